@@ -1,0 +1,208 @@
+//! The command-line definition. Kept free of crate-internal imports so that it can be read on its
+//! own (and `include!`d by tooling); everything it parses is turned into a `Config` elsewhere.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+const EXTRACT_EXAMPLES: &str = "\
+Examples:
+  claude -p \"…\" --output-format stream-json --verbose --json-schema \"$(cat x.json)\" \\
+      | sojx extract --schema x.json
+  codex exec --json --output-schema x.json \"…\" | sojx extract --schema x.json
+  sojx extract --schema x.json run.ndjson
+  sojx extract -r --schema x.json run.ndjson | jq .verdict
+  sojx extract --from openai-chat --strict response.json";
+
+const VALIDATE_EXAMPLES: &str = "\
+Examples:
+  sojx validate --schema x.json answer.json
+  sojx validate --schema x.json answers.jsonl      # one envelope per line
+  cat answer.json | sojx validate --schema '{\"type\":\"object\"}'";
+
+/// Extract the final structured output of an LLM agent run, validate it against a JSON Schema,
+/// and print one JSON envelope per input.
+#[derive(Debug, Parser)]
+#[command(name = "sojx", version, about, long_about = None, max_term_width = 100)]
+#[command(after_help = "Exit status: 0 success, 1 error (the envelope's error.kind says which), \
+2 timeout.\nRun `sojx <command> --help` for examples.")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Extract, validate and print an envelope per input (the main job).
+    #[command(after_help = EXTRACT_EXAMPLES)]
+    Extract(ExtractArgs),
+    /// Validate plain JSON documents, or JSON Lines (one document per line), against a schema.
+    #[command(after_help = VALIDATE_EXAMPLES)]
+    Validate(ValidateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// Input files; none, or `-`, reads standard input. One envelope per input, in order.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// Which producer wrote the input; `auto` detects it from the content.
+    #[arg(long, value_enum, default_value_t = From::Auto, value_name = "PRODUCER")]
+    pub from: From,
+
+    /// Accept only a value that is exactly one JSON document: no code fences, no JSON dug out
+    /// of prose, no repair.
+    #[arg(long, conflicts_with = "repair")]
+    pub strict: bool,
+
+    /// Repair almost-JSON answers (trailing commas, unclosed brackets or strings of a cut-off
+    /// answer, a stray prefix or suffix); every repair is listed in `warnings`.
+    #[arg(long)]
+    pub repair: bool,
+
+    #[command(flatten)]
+    pub schema: SchemaArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ValidateArgs {
+    /// Documents to validate; none, or `-`, reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub schema: SchemaArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict,
+    /// compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped.
+    #[arg(long, short = 's', value_name = "SCHEMA")]
+    pub schema: Option<String>,
+
+    /// Force the schema's draft instead of reading `$schema` (default 2020-12).
+    #[arg(long, value_enum, value_name = "DRAFT")]
+    pub draft: Option<Draft>,
+
+    /// Do not check the `format` keyword (it is checked by default).
+    #[arg(long)]
+    pub ignore_formats: bool,
+
+    /// Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory
+    /// maps every file under it. Remote references are never fetched.
+    #[arg(long, value_name = "URI=FILE")]
+    pub resource: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// `json` prints the envelope; `text` prints a short summary for people.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Json, value_name = "FORMAT")]
+    pub output_format: OutputFormat,
+
+    /// Pretty-print the envelope (the default when stdout is a terminal).
+    #[arg(long)]
+    pub pretty: bool,
+
+    /// Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is
+    /// printed on failure; the exit status says what happened.
+    #[arg(long, short = 'r', conflicts_with = "pretty")]
+    pub raw: bool,
+
+    /// When to use colors on stderr and in `--output-format text`.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub color: ColorWhen,
+}
+
+#[derive(Debug, Args)]
+pub struct LimitArgs {
+    /// Longest input line accepted, in bytes; a longer line is a `parse` error, never an
+    /// out-of-memory kill. Also bounds one multi-line JSON document.
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    pub max_line_bytes: usize,
+
+    /// Most JSON candidates tried in one answer text.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    pub max_candidates: usize,
+}
+
+/// Producer ids (contract §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum From {
+    /// Detect the producer from the content.
+    Auto,
+    /// `claude -p --output-format stream-json|json`, Claude Agent SDK messages.
+    ClaudeCode,
+    /// `codex exec --json` events.
+    Codex,
+    /// `gemini -p --output-format json|stream-json`.
+    GeminiCli,
+    /// `qwen -p --output-format json|stream-json`.
+    QwenCode,
+    /// `amp -x --stream-json`.
+    Amp,
+    /// `cursor-agent -p --output-format json|stream-json`.
+    Cursor,
+    /// `opencode run --format json`.
+    Opencode,
+    /// OpenAI Chat Completions body or SSE stream.
+    OpenaiChat,
+    /// OpenAI Responses body or SSE stream.
+    OpenaiResponses,
+    /// Anthropic Messages body or SSE stream (or bare event lines).
+    Anthropic,
+    /// Ollama `/api/chat` or `/api/generate`, streaming or not.
+    Ollama,
+    /// `rkat run --output json` (a RunResult).
+    Meerkat,
+    /// The whole input is one bare JSON value.
+    Json,
+    /// Plain model text with JSON somewhere in it.
+    Text,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Draft {
+    #[value(name = "4")]
+    Draft4,
+    #[value(name = "6")]
+    Draft6,
+    #[value(name = "7")]
+    Draft7,
+    #[value(name = "2019-09")]
+    Draft201909,
+    #[value(name = "2020-12")]
+    Draft202012,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// One JSON envelope per input (JSON Lines).
+    Json,
+    /// A short human summary.
+    Text,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorWhen {
+    /// Color when the stream is a terminal and `NO_COLOR` is not set.
+    Auto,
+    /// Always color (text output and stderr; JSON is never colored).
+    Always,
+    /// Never color.
+    Never,
+}

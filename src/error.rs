@@ -1,0 +1,131 @@
+//! Typed failures: every way an input can fail, as the envelope's `error` object carries it.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// The stable error kinds of contract §6 (snake_case on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    Usage,
+    Filesystem,
+    SchemaInvalid,
+    EmptyInput,
+    Parse,
+    Truncated,
+    AgentError,
+    NotFound,
+    JsonInvalid,
+    ValidationFailed,
+    AssertionFailed,
+    Timeout,
+    Io,
+    Internal,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Usage => "usage",
+            Self::Filesystem => "filesystem",
+            Self::SchemaInvalid => "schema_invalid",
+            Self::EmptyInput => "empty_input",
+            Self::Parse => "parse",
+            Self::Truncated => "truncated",
+            Self::AgentError => "agent_error",
+            Self::NotFound => "not_found",
+            Self::JsonInvalid => "json_invalid",
+            Self::ValidationFailed => "validation_failed",
+            Self::AssertionFailed => "assertion_failed",
+            Self::Timeout => "timeout",
+            Self::Io => "io",
+            Self::Internal => "internal",
+        }
+    }
+
+    /// Whether re-running the agent (not sojx) can plausibly fix a failure of this kind.
+    pub fn retryable(self) -> bool {
+        matches!(
+            self,
+            Self::Truncated
+                | Self::AgentError
+                | Self::NotFound
+                | Self::JsonInvalid
+                | Self::ValidationFailed
+                | Self::AssertionFailed
+                | Self::Timeout
+                | Self::EmptyInput
+        )
+    }
+}
+
+/// What failed, in the contract's words: `error.{kind, operation, target, retryable, message,
+/// hint, details}` plus the `candidate` that failed, when there is one.
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    pub kind: ErrorKind,
+    pub operation: &'static str,
+    pub target: String,
+    pub retryable: bool,
+    pub message: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+    /// The value that failed validation or the text that failed to parse (envelope top level).
+    #[serde(skip)]
+    pub candidate: Option<Value>,
+}
+
+impl Failure {
+    pub fn new(kind: ErrorKind, operation: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            operation,
+            target: String::new(),
+            retryable: kind.retryable(),
+            message: message.into(),
+            hint: None,
+            details: None,
+            candidate: None,
+        }
+    }
+
+    #[must_use]
+    pub fn target(mut self, target: impl Into<String>) -> Self {
+        self.target = target.into();
+        self
+    }
+
+    #[must_use]
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    #[must_use]
+    pub fn details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    #[must_use]
+    pub fn candidate(mut self, candidate: Value) -> Self {
+        self.candidate = Some(candidate);
+        self
+    }
+
+    #[must_use]
+    pub fn retryable(mut self, retryable: bool) -> Self {
+        self.retryable = retryable;
+        self
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.kind.as_str(), self.message)
+    }
+}
+
+impl std::error::Error for Failure {}

@@ -1,0 +1,449 @@
+//! `sojx extract`: one input → framed items → producer → verdict → candidate → validation →
+//! envelope. Nothing here prints; the caller renders the envelope.
+
+use std::io::{self, Read};
+
+use serde_json::{Map, Value, json};
+
+use crate::cli::From;
+use crate::envelope::{self, Envelope, Parts};
+use crate::error::{ErrorKind, Failure};
+use crate::framing::{Framer, Item, Stats};
+use crate::input::{CHUNK, LineSplitter, Piece, Source};
+use crate::producer::{self, Extractor, Outcome, Producer, Session, SourceKind, Verdict, Warning};
+use crate::repair;
+use crate::schema::Schema;
+use crate::text;
+
+/// Most items kept while the producer is still unknown.
+const MAX_PENDING: usize = 100_000;
+
+/// Options of one `extract` run, shared by every input.
+#[derive(Debug)]
+pub struct Options<'a> {
+    pub from: From,
+    pub strict: bool,
+    pub repair: bool,
+    pub max_line_bytes: usize,
+    pub max_candidates: usize,
+    pub schema: Option<&'a Schema>,
+}
+
+/// Extract from one input and build its envelope.
+pub fn run(source: &Source, opts: &Options<'_>) -> Envelope {
+    let name = source.name();
+    let reader = match source.open() {
+        Ok(r) => r,
+        Err(f) => return envelope::failure("extract", &name, f, Parts::default()),
+    };
+    let (outcome, warnings) = match read(reader, opts) {
+        Ok(r) => r,
+        Err(f) => return envelope::failure("extract", &name, f.target(name.clone()), Parts::default()),
+    };
+    decide(&name, outcome, warnings, opts)
+}
+
+/// Read a whole input into an outcome. Errors are read failures.
+pub fn read(mut reader: impl Read, opts: &Options<'_>) -> Result<(Outcome, Vec<Warning>), Failure> {
+    let mut reading = Reading::new(opts);
+    let mut buf = vec![0u8; CHUNK];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(Failure::new(ErrorKind::Io, "read", format!("reading the input failed: {}", crate::input::io_reason(&e))));
+            }
+        };
+        reading.push(&buf[..n]);
+    }
+    Ok(reading.finish())
+}
+
+/// The streaming state of one input: splitter, framer and router. Feed it bytes as they arrive.
+pub struct Reading<'o> {
+    opts: &'o Options<'o>,
+    splitter: LineSplitter,
+    framer: Framer,
+    router: Router,
+}
+
+impl<'o> Reading<'o> {
+    pub fn new(opts: &'o Options<'o>) -> Self {
+        Self {
+            opts,
+            splitter: LineSplitter::new(opts.max_line_bytes),
+            framer: Framer::new(opts.max_line_bytes),
+            router: Router::new(Producer::forced(opts.from)),
+        }
+    }
+
+    /// Feed bytes; `on_item` sees every framed item (for `--activity`).
+    pub fn push(&mut self, bytes: &[u8]) {
+        let Self { splitter, framer, router, .. } = self;
+        splitter.push(bytes, &mut |piece| feed_piece(piece, framer, router));
+    }
+
+    /// The extractor in use, once the producer is known.
+    pub fn extractor(&self) -> Option<&dyn Extractor> {
+        self.router.extractor.as_deref()
+    }
+
+    /// End of input: decide.
+    pub fn finish(mut self) -> (Outcome, Vec<Warning>) {
+        let Self { splitter, framer, router, .. } = &mut self;
+        splitter.finish(&mut |piece| feed_piece(piece, framer, router));
+        framer.finish();
+        let opts = self.opts;
+        let stats = self.framer.stats.clone();
+        let mut warnings = Vec::new();
+        if stats.too_long > 0 {
+            warnings.push(Warning::new(
+                "line_too_long",
+                format!("{} line(s) longer than --max-line-bytes {} were skipped", stats.too_long, opts.max_line_bytes),
+            ));
+        }
+        let outcome = self.router.finish(&mut self.framer, &stats, opts);
+        (outcome, warnings)
+    }
+}
+
+fn feed_piece(piece: Piece<'_>, framer: &mut Framer, router: &mut Router) {
+    match piece {
+        Piece::Line { no, bytes } => framer.line(no, bytes, &mut |item| router.item(item)),
+        Piece::TooLong { no } => framer.too_long(no),
+    }
+    if router.extractor.is_some() && framer.keeps_text() {
+        framer.drop_text();
+    }
+}
+
+/// Sends items to the producer's extractor once the producer is known.
+struct Router {
+    forced: Option<Producer>,
+    extractor: Option<Box<dyn Extractor>>,
+    pending: Vec<Item>,
+    pending_overflow: bool,
+    detected: Option<Producer>,
+    recognized: u64,
+    values: u64,
+    dones: u64,
+}
+
+impl Router {
+    fn new(forced: Option<Producer>) -> Self {
+        let extractor = forced.and_then(Producer::extractor);
+        Self {
+            forced,
+            extractor,
+            pending: Vec::new(),
+            pending_overflow: false,
+            detected: None,
+            recognized: 0,
+            values: 0,
+            dones: 0,
+        }
+    }
+
+    fn item(&mut self, item: Item) {
+        match &item {
+            Item::Junk { .. } => return,
+            Item::Value { value, .. } => {
+                self.values += 1;
+                if self.detected.is_none() {
+                    self.detected = producer::detect(value);
+                }
+            }
+            Item::Done { .. } => self.dones += 1,
+        }
+        if let Some(ex) = &mut self.extractor {
+            self.recognized += u64::from(ex.feed(&item));
+            return;
+        }
+        if self.forced.is_none()
+            && let Some(p) = self.detected
+        {
+            let mut ex = p.extractor().expect("detected producers have extractors");
+            for it in self.pending.drain(..) {
+                self.recognized += u64::from(ex.feed(&it));
+            }
+            self.recognized += u64::from(ex.feed(&item));
+            self.extractor = Some(ex);
+            return;
+        }
+        // `json`/`text`, or still unknown: keep the item (bounded).
+        if self.pending.len() < MAX_PENDING && !(self.forced == Some(Producer::Json) && self.values > 1) {
+            self.pending.push(item);
+        } else {
+            self.pending_overflow = true;
+        }
+    }
+
+    fn finish(self, framer: &mut Framer, stats: &Stats, opts: &Options<'_>) -> Outcome {
+        let empty = stats.values == 0 && stats.text_lines == 0 && stats.sse_lines == 0 && stats.too_long == 0;
+        if let Some(ex) = self.extractor {
+            let forced = self.forced;
+            if let Some(f) = forced
+                && self.recognized == 0
+            {
+                return mismatch(f, self.detected, empty);
+            }
+            return ex.finish();
+        }
+        if empty {
+            let p = self.forced.unwrap_or(Producer::Text);
+            return failed(p, Failure::new(ErrorKind::EmptyInput, "read", "the input is empty").hint("the producer printed nothing; check that it ran (and its stderr)"));
+        }
+        let only_one_value = self.values == 1 && stats.text_lines == 0 && self.dones == 0 && !self.pending_overflow;
+        match self.forced {
+            Some(Producer::Json) => json_document(self.pending, self.values, framer, stats, opts),
+            Some(Producer::Text) | None if !(self.forced.is_none() && only_one_value) => text_outcome(framer),
+            _ => json_document(self.pending, self.values, framer, stats, opts),
+        }
+    }
+}
+
+fn failed(producer: Producer, f: Failure) -> Outcome {
+    Outcome { producer, verdict: Verdict::Failed(f), session: Session::default(), warnings: Vec::new() }
+}
+
+fn mismatch(forced: Producer, detected: Option<Producer>, empty: bool) -> Outcome {
+    if empty {
+        return failed(forced, Failure::new(ErrorKind::EmptyInput, "read", "the input is empty"));
+    }
+    let f = match detected {
+        Some(d) => Failure::new(
+            ErrorKind::Parse,
+            "detect",
+            format!("--from {} was given, but the input looks like {} output", forced.id(), d.id()),
+        )
+        .hint(format!("use --from {} or --from auto", d.id())),
+        None => Failure::new(ErrorKind::Parse, "detect", format!("--from {} was given, but no {} event was found in the input", forced.id(), forced.id()))
+            .hint("use --from auto to detect the producer"),
+    };
+    failed(forced, f.retryable(false))
+}
+
+/// The whole input as one bare JSON value (`json` producer, `document`).
+fn json_document(mut pending: Vec<Item>, values: u64, framer: &mut Framer, stats: &Stats, opts: &Options<'_>) -> Outcome {
+    let p = Producer::Json;
+    if values == 1 && stats.text_lines == 0 {
+        if let Some(Item::Value { line, value }) = pending.drain(..).find(|i| matches!(i, Item::Value { .. })) {
+            let verdict = Verdict::Value { kind: SourceKind::Document, value, line: Some(line), detail: Map::new() };
+            return Outcome { producer: p, verdict, session: Session::default(), warnings: Vec::new() };
+        }
+    }
+    if values > 1 {
+        return failed(
+            p,
+            Failure::new(ErrorKind::Parse, "parse", format!("the input holds {values} JSON values; --from json expects exactly one"))
+                .hint("use --from auto, or validate JSON Lines with `sojx validate`")
+                .retryable(false),
+        );
+    }
+    // Not one JSON value: read the text as the answer, so that broken JSON is `json_invalid`.
+    let text = framer.take_text().unwrap_or_default();
+    let text = String::from_utf8_lossy(&text).into_owned();
+    if opts.repair || text::looks_like_json(&text) {
+        return Outcome { producer: p, verdict: Verdict::ValueText { kind: SourceKind::Document, text, line: Some(1), detail: Map::new() }, session: Session::default(), warnings: Vec::new() };
+    }
+    failed(p, Failure::new(ErrorKind::Parse, "parse", "the input is not a JSON value").hint("use --from text to look for JSON inside text").candidate(Value::from(text)))
+}
+
+fn text_outcome(framer: &mut Framer) -> Outcome {
+    let p = Producer::Text;
+    match framer.take_text() {
+        Ok(bytes) => {
+            let mut warnings = Vec::new();
+            let text = match String::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(e) => {
+                    warnings.push(Warning::new("invalid_utf8", "the input text is not valid UTF-8; invalid bytes were replaced with U+FFFD"));
+                    String::from_utf8_lossy(e.as_bytes()).into_owned()
+                }
+            };
+            Outcome { producer: p, verdict: Verdict::Text { text, line: Some(1) }, session: Session::default(), warnings }
+        }
+        Err(()) => failed(
+            p,
+            Failure::new(ErrorKind::Parse, "parse", "the input is not a known producer's output and is too large to read as text")
+                .hint("raise --max-line-bytes, or name the producer with --from"),
+        ),
+    }
+}
+
+/// Turn an outcome into the envelope: choose the candidate, parse, repair, validate.
+pub fn decide(name: &str, outcome: Outcome, mut warnings: Vec<Warning>, opts: &Options<'_>) -> Envelope {
+    let Outcome { producer, verdict, session, warnings: w } = outcome;
+    warnings.extend(w);
+    let parts = |source: Option<Value>, warnings: Vec<Warning>| Parts {
+        producer: Some(producer),
+        source,
+        session: Some(session.clone()),
+        warnings,
+        validation: None,
+    };
+    let text_lines = producer == Producer::Text;
+    let chosen = match verdict {
+        Verdict::Failed(f) => return envelope::failure("extract", name, f, parts(None, warnings)),
+        Verdict::Nothing { message } => {
+            return envelope::failure("extract", name, not_found(message, opts), parts(None, warnings));
+        }
+        Verdict::Value { kind, value, line, detail } => Chosen { kind, value, line, detail, repaired: false },
+        Verdict::ValueText { kind, text, line, detail } => match serde_json::from_str::<Value>(text.trim()) {
+            Ok(value) => Chosen { kind, value, line, detail, repaired: false },
+            Err(e) => match try_repair(&text, opts, &mut warnings) {
+                Some(value) => Chosen { kind, value, line, detail, repaired: true },
+                None => {
+                    let f = json_invalid(&e.to_string(), &text, kind);
+                    return envelope::failure("extract", name, f, parts(Some(source_of(kind, line, &detail)), warnings));
+                }
+            },
+        },
+        Verdict::Text { text, line } => match from_text(&text, line, text_lines, opts, &mut warnings) {
+            Ok(c) => c,
+            Err(f) => return envelope::failure("extract", name, f, parts(None, warnings)),
+        },
+    };
+    let mut source = source_of(chosen.kind, chosen.line, &chosen.detail);
+    if chosen.repaired
+        && let Value::Object(m) = &mut source
+    {
+        m.insert("repaired".into(), Value::Bool(true));
+    }
+    match opts.schema {
+        Some(schema) => {
+            let violations = schema.violations(&chosen.value);
+            if violations.is_empty() {
+                let mut p = parts(Some(source), warnings);
+                p.validation = Some(schema.report(true));
+                envelope::success("extract", name, chosen.value, p)
+            } else {
+                let f = validation_failed(schema, violations, chosen.value);
+                let mut p = parts(Some(source), warnings);
+                p.validation = Some(schema.report(false));
+                envelope::failure("extract", name, f, p)
+            }
+        }
+        None => envelope::success("extract", name, chosen.value, parts(Some(source), warnings)),
+    }
+}
+
+struct Chosen {
+    kind: SourceKind,
+    value: Value,
+    line: Option<u64>,
+    detail: Map<String, Value>,
+    repaired: bool,
+}
+
+fn source_of(kind: SourceKind, line: Option<u64>, detail: &Map<String, Value>) -> Value {
+    let mut m = Map::new();
+    m.insert("kind".into(), Value::from(kind.as_str()));
+    if let Some(l) = line {
+        m.insert("line".into(), Value::from(l));
+    }
+    for (k, v) in detail {
+        m.insert(k.clone(), v.clone());
+    }
+    Value::Object(m)
+}
+
+pub fn validation_failed(schema: &Schema, violations: Vec<crate::schema::Violation>, value: Value) -> Failure {
+    let n = violations.len();
+    let first = violations.first().map(|v| format!(" (first: {} at {})", v.message, if v.instance_location.is_empty() { "/" } else { &v.instance_location })).unwrap_or_default();
+    Failure::new(ErrorKind::ValidationFailed, "validate", format!("the output does not match the schema: {n} violation(s){first}"))
+        .target(schema.name.clone())
+        .hint("feed error.details and candidate back to the model, or fix the schema")
+        .details(serde_json::to_value(violations).unwrap_or(Value::Null))
+        .candidate(value)
+}
+
+fn not_found(message: String, opts: &Options<'_>) -> Failure {
+    let hint = if opts.strict {
+        "--strict accepts only a structured output, a tool input or an answer that is exactly one JSON value"
+    } else {
+        "ask the agent for structured output (e.g. claude --json-schema, codex --output-schema)"
+    };
+    Failure::new(ErrorKind::NotFound, "extract", message).hint(hint)
+}
+
+fn json_invalid(err: &str, text: &str, kind: SourceKind) -> Failure {
+    Failure::new(ErrorKind::JsonInvalid, "parse", format!("the {} is not valid JSON: {err}", what(kind)))
+        .hint("the answer looks like JSON but does not parse; --repair fixes cut-off answers and trailing commas")
+        .candidate(Value::from(text))
+}
+
+fn what(kind: SourceKind) -> &'static str {
+    match kind {
+        SourceKind::ToolInput => "tool input",
+        SourceKind::CodeFence => "fenced block",
+        SourceKind::Embedded => "JSON in the answer text",
+        SourceKind::Document => "input",
+        _ => "answer text",
+    }
+}
+
+fn try_repair(text: &str, opts: &Options<'_>, warnings: &mut Vec<Warning>) -> Option<Value> {
+    if !opts.repair {
+        return None;
+    }
+    let r = repair::repair(text)?;
+    for (kind, message) in r.repairs {
+        warnings.push(Warning::new(kind, message));
+    }
+    Some(r.value)
+}
+
+/// JSON from the final answer text (`final_text`, `code_fence`, `embedded`).
+fn from_text(text: &str, line: Option<u64>, text_lines: bool, opts: &Options<'_>, warnings: &mut Vec<Warning>) -> Result<Chosen, Failure> {
+    let none = Map::new();
+    if let Some(value) = text::whole(text) {
+        return Ok(Chosen { kind: SourceKind::FinalText, value, line, detail: none, repaired: false });
+    }
+    let looks = text::looks_like_json(text);
+    if opts.strict {
+        if looks {
+            let err = serde_json::from_str::<Value>(text.trim()).err().map(|e| e.to_string()).unwrap_or_default();
+            return Err(json_invalid(&err, text.trim(), SourceKind::FinalText));
+        }
+        return Err(not_found("the answer text is not exactly one JSON value".into(), opts));
+    }
+    let mined = text::mine(text, opts.max_candidates);
+    if mined.capped {
+        warnings.push(Warning::new("candidates_capped", format!("stopped after {} candidates (--max-candidates)", opts.max_candidates)));
+    }
+    let line_of = |l: usize| if text_lines { line.map(|b| b + l as u64) } else { line };
+    if !mined.candidates.is_empty() {
+        let total = mined.candidates.len();
+        let pick = match opts.schema {
+            Some(s) => mined.candidates.iter().rev().find(|c| s.is_valid(&c.value)),
+            None => None,
+        }
+        .or(mined.candidates.last())
+        .cloned()
+        .expect("non-empty");
+        let detail = crate::producer::detail(&[("candidate", json!(pick.index)), ("candidates", json!(total))]);
+        return Ok(Chosen { kind: pick.kind, value: pick.value, line: line_of(pick.line), detail, repaired: false });
+    }
+    // Nothing parses. Broken JSON is `json_invalid` (or repaired with --repair).
+    let broken: Vec<(SourceKind, String, usize)> = if looks {
+        vec![(SourceKind::FinalText, text.trim().to_owned(), 0)]
+    } else {
+        mined.broken.iter().map(|b| (b.kind, b.text.clone(), b.line)).collect()
+    };
+    if let Some((kind, btext, l)) = broken.last() {
+        if opts.repair {
+            for (kind, btext, l) in broken.iter().rev() {
+                if let Some(value) = try_repair(btext, opts, warnings) {
+                    return Ok(Chosen { kind: *kind, value, line: line_of(*l), detail: none, repaired: true });
+                }
+            }
+        }
+        let err = serde_json::from_str::<Value>(btext).err().map(|e| e.to_string()).unwrap_or_default();
+        let _ = l;
+        return Err(json_invalid(&err, btext, *kind));
+    }
+    Err(not_found("the answer text holds no JSON value".into(), opts))
+}

@@ -1,0 +1,320 @@
+//! Framing: turn input lines into JSON items, whatever the framing (NDJSON, one compact or
+//! pretty-printed document, a JSON array, Server-Sent Events, bare event lines), detected from
+//! the content of each line, never from a file name or the first line alone.
+//!
+//! Lines that are not JSON (recorder echoes, prose) are counted and kept in the raw text while
+//! the producer is unknown, so that plain-text inputs can still be read as `text`.
+
+use serde_json::Value;
+
+/// One framed item.
+#[derive(Debug, Clone)]
+pub enum Item {
+    /// A JSON value that started on input line `line` (1-based).
+    Value { line: u64, value: Value },
+    /// SSE `data: [DONE]`: the OpenAI stream terminator.
+    Done { line: u64 },
+    /// A non-blank line that is neither JSON nor an SSE field (prose, a recorder's echo).
+    Junk { line: u64 },
+}
+
+/// Counters over the whole input.
+#[derive(Debug, Default, Clone)]
+pub struct Stats {
+    pub lines: u64,
+    pub blank: u64,
+    pub values: u64,
+    pub sse_lines: u64,
+    /// Non-blank lines that are neither JSON nor SSE fields.
+    pub text_lines: u64,
+    pub too_long: u64,
+    pub invalid_utf8: u64,
+}
+
+#[derive(Debug)]
+enum State {
+    Normal,
+    /// Inside a multi-line JSON document that started on `start`.
+    Doc { start: u64, buf: Vec<u8>, scan: DepthScan },
+}
+
+/// Line-by-line framer. Feed it lines; it calls back with items.
+#[derive(Debug)]
+pub struct Framer {
+    state: State,
+    sse_pending: Option<(u64, Vec<u8>)>,
+    text: Option<Vec<u8>>,
+    text_overflow: bool,
+    max_doc: usize,
+    pub stats: Stats,
+}
+
+impl Framer {
+    pub fn new(max_doc: usize) -> Self {
+        Self {
+            state: State::Normal,
+            sse_pending: None,
+            text: Some(Vec::new()),
+            text_overflow: false,
+            max_doc,
+            stats: Stats::default(),
+        }
+    }
+
+    /// Stop keeping the raw text (once a producer is known, it is not needed).
+    pub fn drop_text(&mut self) {
+        self.text = None;
+    }
+
+    /// The raw text kept so far, or `Err(())` when it went past the size limit.
+    pub fn take_text(&mut self) -> Result<Vec<u8>, ()> {
+        if self.text_overflow { Err(()) } else { Ok(self.text.take().unwrap_or_default()) }
+    }
+
+    pub fn keeps_text(&self) -> bool {
+        self.text.is_some()
+    }
+
+    fn keep(&mut self, line: &[u8]) {
+        if let Some(t) = &mut self.text {
+            if t.len() + line.len() + 1 > self.max_doc {
+                self.text = None;
+                self.text_overflow = true;
+            } else {
+                t.extend_from_slice(line);
+                t.push(b'\n');
+            }
+        }
+    }
+
+    /// A line that went past the line limit.
+    pub fn too_long(&mut self, _line: u64) {
+        self.stats.lines += 1;
+        self.stats.too_long += 1;
+        self.text_overflow = true;
+        self.text = None;
+    }
+
+    /// Feed one line (without its newline).
+    pub fn line(&mut self, no: u64, mut bytes: &[u8], out: &mut dyn FnMut(Item)) {
+        self.stats.lines += 1;
+        if no == 1 {
+            bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+        }
+        self.keep(bytes);
+        if std::str::from_utf8(bytes).is_err() {
+            self.stats.invalid_utf8 += 1;
+        }
+
+        if let State::Doc { start, buf, scan } = &mut self.state {
+            buf.extend_from_slice(bytes);
+            buf.push(b'\n');
+            let closed = scan.feed(bytes);
+            if closed || buf.len() > self.max_doc {
+                let start = *start;
+                let parsed = if closed { parse(buf) } else { None };
+                self.state = State::Normal;
+                match parsed {
+                    Some(value) => {
+                        self.stats.values += 1;
+                        out(Item::Value { line: start, value });
+                    }
+                    None => {
+                        self.stats.text_lines += 1;
+                        out(Item::Junk { line: start });
+                    }
+                }
+            }
+            return;
+        }
+
+        let t = trim(bytes);
+        if t.is_empty() {
+            self.stats.blank += 1;
+            self.flush_sse();
+            return;
+        }
+        if let Some(payload) = sse_field(t, b"data") {
+            self.stats.sse_lines += 1;
+            self.sse_data(no, payload, out);
+            return;
+        }
+        if t[0] == b':'
+            || sse_field(t, b"event").is_some()
+            || sse_field(t, b"id").is_some()
+            || sse_field(t, b"retry").is_some()
+        {
+            self.stats.sse_lines += 1;
+            return;
+        }
+        if t[0] == b'{' || t[0] == b'[' {
+            if let Some(value) = parse(t) {
+                self.stats.values += 1;
+                out(Item::Value { line: no, value });
+                return;
+            }
+            let mut scan = DepthScan::default();
+            if !scan.feed(t) && scan.depth > 0 {
+                let mut buf = Vec::with_capacity(t.len() + 1);
+                buf.extend_from_slice(t);
+                buf.push(b'\n');
+                self.state = State::Doc { start: no, buf, scan };
+                return;
+            }
+        }
+        self.stats.text_lines += 1;
+        out(Item::Junk { line: no });
+    }
+
+    fn sse_data(&mut self, no: u64, payload: &[u8], out: &mut dyn FnMut(Item)) {
+        let payload = trim(payload);
+        match &mut self.sse_pending {
+            None => {
+                if payload == b"[DONE]" {
+                    out(Item::Done { line: no });
+                } else if let Some(value) = parse(payload) {
+                    self.stats.values += 1;
+                    out(Item::Value { line: no, value });
+                } else {
+                    self.sse_pending = Some((no, payload.to_vec()));
+                }
+            }
+            Some((start, buf)) => {
+                // A payload split over several `data:` lines (the SSE spec joins them with \n).
+                buf.push(b'\n');
+                buf.extend_from_slice(payload);
+                if let Some(value) = parse(buf) {
+                    let line = *start;
+                    self.sse_pending = None;
+                    self.stats.values += 1;
+                    out(Item::Value { line, value });
+                } else if buf.len() > self.max_doc {
+                    self.sse_pending = None;
+                    self.stats.text_lines += 1;
+                }
+            }
+        }
+    }
+
+    fn flush_sse(&mut self) {
+        if self.sse_pending.take().is_some() {
+            // An SSE event whose data never formed JSON.
+            self.stats.text_lines += 1;
+        }
+    }
+
+    /// End of input.
+    pub fn finish(&mut self) {
+        self.flush_sse();
+        if let State::Doc { .. } = std::mem::replace(&mut self.state, State::Normal) {
+            // A document that never closed (a cut-off pretty-printed answer): its lines are text.
+            self.stats.text_lines += 1;
+        }
+    }
+}
+
+/// `name:` field of an SSE line, with one optional space after the colon removed.
+fn sse_field<'a>(line: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
+    let rest = line.strip_prefix(name)?.strip_prefix(b":")?;
+    Some(rest.strip_prefix(b" ").unwrap_or(rest))
+}
+
+pub fn trim(b: &[u8]) -> &[u8] {
+    b.trim_ascii()
+}
+
+/// Parse one JSON value (serde_json's recursion limit guards the stack).
+pub fn parse(bytes: &[u8]) -> Option<Value> {
+    serde_json::from_slice(bytes).ok()
+}
+
+/// String-aware bracket depth over successive lines.
+#[derive(Debug, Default)]
+pub struct DepthScan {
+    depth: usize,
+    in_str: bool,
+    esc: bool,
+}
+
+impl DepthScan {
+    /// Feed bytes; true when the depth returned to zero (the document closed) in them.
+    fn feed(&mut self, bytes: &[u8]) -> bool {
+        for &b in bytes {
+            if self.in_str {
+                if self.esc {
+                    self.esc = false;
+                } else if b == b'\\' {
+                    self.esc = true;
+                } else if b == b'"' {
+                    self.in_str = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => self.in_str = true,
+                b'{' | b'[' => self.depth += 1,
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(input: &str) -> (Vec<(u64, String)>, Stats) {
+        let mut f = Framer::new(1 << 20);
+        let mut items = Vec::new();
+        for (i, line) in input.split('\n').enumerate() {
+            f.line(i as u64 + 1, line.as_bytes(), &mut |it| {
+                items.push(match it {
+                    Item::Value { line, value } => (line, value.to_string()),
+                    Item::Done { line } => (line, "[DONE]".to_owned()),
+                    Item::Junk { .. } => return,
+                });
+            });
+        }
+        f.finish();
+        (items, f.stats)
+    }
+
+    #[test]
+    fn ndjson_with_noise() {
+        let (items, stats) = frame(">>> {\"a\":1}\n{\"b\":2}\n\n{\"c\":3}\r");
+        assert_eq!(items, [(2, "{\"b\":2}".into()), (4, "{\"c\":3}".into())]);
+        assert_eq!(stats.text_lines, 1);
+    }
+
+    #[test]
+    fn pretty_document() {
+        let (items, _) = frame("{\n  \"a\": [1,\n 2],\n  \"s\": \"}\"\n}\n");
+        assert_eq!(items, [(1, "{\"a\":[1,2],\"s\":\"}\"}".into())]);
+    }
+
+    #[test]
+    fn sse_with_comments_and_done() {
+        let (items, stats) = frame(": ping\nevent: x\ndata: {\"a\":1}\n\ndata: [DONE]\n");
+        assert_eq!(items, [(3, "{\"a\":1}".into()), (5, "[DONE]".into())]);
+        assert_eq!(stats.sse_lines, 4);
+    }
+
+    #[test]
+    fn sse_data_split_over_lines() {
+        let (items, _) = frame("data: {\"a\":\ndata: 1}\n\n");
+        assert_eq!(items, [(1, "{\"a\":1}".into())]);
+    }
+
+    #[test]
+    fn bom_is_skipped() {
+        let (items, _) = frame("\u{feff}{\"a\":1}");
+        assert_eq!(items, [(1, "{\"a\":1}".into())]);
+    }
+}

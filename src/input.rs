@@ -1,0 +1,196 @@
+//! Input sources and the line splitter.
+//!
+//! Input is read in chunks and split into lines here, so memory is bounded by the longest line
+//! (plus one chunk), whatever the input size, and the result does not depend on how the bytes
+//! were split across reads.
+
+use std::fs::File;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use crate::error::{ErrorKind, Failure};
+
+/// Size of one read from the input.
+pub const CHUNK: usize = 64 * 1024;
+
+/// Where one input comes from.
+#[derive(Debug, Clone)]
+pub enum Source {
+    Stdin,
+    Path(PathBuf),
+}
+
+impl Source {
+    pub fn from_arg(path: &Path) -> Self {
+        if path.as_os_str() == "-" {
+            Self::Stdin
+        } else {
+            Self::Path(path.to_path_buf())
+        }
+    }
+
+    /// The name used in envelopes: the file name as given, or `<stdin>`.
+    pub fn name(&self) -> String {
+        match self {
+            Self::Stdin => "<stdin>".to_owned(),
+            Self::Path(p) => p.to_string_lossy().into_owned(),
+        }
+    }
+
+    /// Open the source for reading; a missing or unreadable file is a `filesystem` failure.
+    pub fn open(&self) -> Result<Box<dyn Read + Send>, Failure> {
+        match self {
+            Self::Stdin => Ok(Box::new(io::stdin())),
+            Self::Path(p) => match File::open(p) {
+                Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => Err(Failure::new(
+                    ErrorKind::Filesystem,
+                    "read",
+                    format!("{} is a directory, not a file", p.display()),
+                )
+                .target(self.name())),
+                Ok(f) => Ok(Box::new(f)),
+                Err(e) => Err(Failure::new(
+                    ErrorKind::Filesystem,
+                    "read",
+                    format!("cannot open {}: {}", p.display(), io_reason(&e)),
+                )
+                .target(self.name())
+                .hint("check the path; `-` reads standard input")),
+            },
+        }
+    }
+}
+
+/// A short lower-case reason for an I/O error, without the `(os error N)` suffix.
+pub fn io_reason(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file".to_owned(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => {
+            let s = e.to_string();
+            match s.find(" (os error") {
+                Some(i) => s[..i].to_owned(),
+                None => s,
+            }
+        }
+    }
+}
+
+/// Splits a byte stream into lines. Lines end at `\n`; a trailing `\r` is removed; the last line
+/// may lack its newline. A line longer than `max` bytes is reported once and its bytes dropped.
+#[derive(Debug)]
+pub struct LineSplitter {
+    carry: Vec<u8>,
+    max: usize,
+    line_no: u64,
+    overlong: bool,
+}
+
+/// What the splitter hands out.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Piece<'a> {
+    Line { no: u64, bytes: &'a [u8] },
+    /// A line that went past the limit; its content was not kept.
+    TooLong { no: u64 },
+}
+
+impl LineSplitter {
+    pub fn new(max: usize) -> Self {
+        Self { carry: Vec::new(), max, line_no: 0, overlong: false }
+    }
+
+    /// Feed a chunk; `f` is called once per complete line.
+    pub fn push(&mut self, mut chunk: &[u8], f: &mut dyn FnMut(Piece<'_>)) {
+        while let Some(i) = memchr(b'\n', chunk) {
+            let (head, rest) = (&chunk[..i], &chunk[i + 1..]);
+            chunk = rest;
+            self.line_no += 1;
+            if self.overlong {
+                self.overlong = false;
+                self.carry.clear();
+                f(Piece::TooLong { no: self.line_no });
+            } else if self.carry.is_empty() {
+                if head.len() > self.max {
+                    f(Piece::TooLong { no: self.line_no });
+                } else {
+                    f(Piece::Line { no: self.line_no, bytes: strip_cr(head) });
+                }
+            } else if self.carry.len() + head.len() > self.max {
+                self.carry.clear();
+                f(Piece::TooLong { no: self.line_no });
+            } else {
+                self.carry.extend_from_slice(head);
+                f(Piece::Line { no: self.line_no, bytes: strip_cr(&self.carry) });
+                self.carry.clear();
+            }
+        }
+        if !chunk.is_empty() && !self.overlong {
+            if self.carry.len() + chunk.len() > self.max {
+                self.overlong = true;
+                self.carry = Vec::new();
+            } else {
+                self.carry.extend_from_slice(chunk);
+            }
+        }
+    }
+
+    /// End of input: hand out the last line if it had no newline.
+    pub fn finish(&mut self, f: &mut dyn FnMut(Piece<'_>)) {
+        if self.overlong {
+            self.overlong = false;
+            self.line_no += 1;
+            f(Piece::TooLong { no: self.line_no });
+        } else if !self.carry.is_empty() {
+            self.line_no += 1;
+            let carry = std::mem::take(&mut self.carry);
+            f(Piece::Line { no: self.line_no, bytes: strip_cr(&carry) });
+        }
+    }
+}
+
+fn strip_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Position of the first `needle` in `hay` (the standard library's slice search is fast enough
+/// here: it is vectorized by the compiler for a single byte).
+pub fn memchr(needle: u8, hay: &[u8]) -> Option<usize> {
+    hay.iter().position(|&b| b == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(chunks: &[&[u8]], max: usize) -> Vec<String> {
+        let mut s = LineSplitter::new(max);
+        let mut out = Vec::new();
+        let mut f = |p: Piece<'_>| match p {
+            Piece::Line { no, bytes } => out.push(format!("{no}:{}", String::from_utf8_lossy(bytes))),
+            Piece::TooLong { no } => out.push(format!("{no}:<too long>")),
+        };
+        for c in chunks {
+            s.push(c, &mut f);
+        }
+        s.finish(&mut f);
+        out
+    }
+
+    #[test]
+    fn splits_lines_crlf_and_last_line() {
+        assert_eq!(split(&[b"a\r\nb\n\nc"], 100), ["1:a", "2:b", "3:", "4:c"]);
+    }
+
+    #[test]
+    fn chunk_boundaries_do_not_matter() {
+        let whole = split(&[b"abc\ndef\r\nghi\n"], 100);
+        assert_eq!(split(&[b"ab", b"c\nde", b"f\r", b"\ngh", b"i\n"], 100), whole);
+    }
+
+    #[test]
+    fn overlong_lines_are_reported_not_kept() {
+        assert_eq!(split(&[b"12345\nab\n"], 4), ["1:<too long>", "2:ab"]);
+        assert_eq!(split(&[b"12", b"34", b"5\nab"], 4), ["1:<too long>", "2:ab"]);
+        assert_eq!(split(&[b"12", b"345"], 4), ["1:<too long>"]);
+    }
+}

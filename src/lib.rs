@@ -1,0 +1,219 @@
+//! sojx: extract the final structured output of an LLM agent run, validate it against a JSON
+//! Schema, and print one JSON envelope per input.
+//!
+//! Pipeline: [`input`] (chunks → lines) → [`framing`] (lines → JSON items) → [`producer`]
+//! (detection and per-producer extraction) → [`text`] / [`repair`] (JSON from text) →
+//! [`schema`] (validation) → [`envelope`] → [`render`]. [`run`] wires them for the command line.
+
+pub mod cli;
+pub mod color;
+pub mod envelope;
+pub mod error;
+pub mod extract;
+pub mod framing;
+pub mod input;
+pub mod producer;
+pub mod render;
+pub mod repair;
+pub mod sanitize;
+pub mod schema;
+pub mod text;
+pub mod validate;
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+
+use clap::Parser;
+use serde_json::Value;
+
+use crate::cli::{Cli, Command, OutputArgs, OutputFormat};
+use crate::color::EnvSnapshot;
+use crate::envelope::{Envelope, Parts};
+use crate::error::{ErrorKind, Failure};
+use crate::input::Source;
+use crate::render::Style;
+
+/// The process's streams and terminal facts, injected so that tests can run sojx in-process.
+pub struct Io<'a> {
+    pub stdout: &'a mut dyn Write,
+    pub stderr: &'a mut dyn Write,
+    pub stdin_is_tty: bool,
+    pub stdout_is_tty: bool,
+    pub stderr_is_tty: bool,
+    pub env: EnvSnapshot,
+}
+
+/// Exit status of a whole run (contract §7): 2 if any input timed out, else 1 if any failed.
+#[derive(Debug, Default, Clone, Copy)]
+struct Status {
+    failed: bool,
+    timed_out: bool,
+}
+
+impl Status {
+    fn note(&mut self, exit_code: i32) {
+        match exit_code {
+            0 => {}
+            2 => self.timed_out = true,
+            _ => self.failed = true,
+        }
+    }
+
+    fn code(self) -> i32 {
+        if self.timed_out {
+            2
+        } else {
+            i32::from(self.failed)
+        }
+    }
+}
+
+/// Run sojx with `args` (including the program name); returns the exit code.
+pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(c) => c,
+        Err(e) => return clap_error(&e, &args, io),
+    };
+    let result = match cli.command {
+        Command::Extract(a) => extract(&a, io),
+        Command::Validate(a) => validate(&a, io),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
+        Err(e) => {
+            let _ = writeln!(io.stderr, "sojx: error: writing the output failed: {e}");
+            1
+        }
+    }
+}
+
+/// `--help` / `--version` print and exit 0; usage errors print clap's message on stderr and a
+/// `usage` envelope on stdout, exit 1.
+fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
+    use clap::error::ErrorKind as K;
+    if matches!(e.kind(), K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand) {
+        let text = if io.stdout_is_tty { e.render().ansi().to_string() } else { e.render().to_string() };
+        let out: &mut dyn Write = if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand { io.stderr } else { io.stdout };
+        let _ = write!(out, "{text}");
+        return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand { 1 } else { 0 };
+    }
+    let _ = write!(io.stderr, "{}", e.render());
+    let command = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .find(|a| ["extract", "validate", "lint", "compile", "compare"].contains(a))
+        .unwrap_or("sojx");
+    let first = e.to_string();
+    let message = first.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ").to_owned();
+    let f = Failure::new(ErrorKind::Usage, "parse_arguments", message).retryable(false).hint(format!("run `sojx {} --help`", if command == "sojx" { "" } else { command }).replace("  ", " "));
+    let env = envelope::failure(command, "", f, Parts::default());
+    let _ = render::render(io.stdout, &env, Style { format: OutputFormat::Json, pretty: false, raw: false, color: false });
+    1
+}
+
+fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
+    Style {
+        format: o.output_format,
+        pretty: o.pretty || (io.stdout_is_tty && o.output_format == OutputFormat::Json),
+        raw: o.raw,
+        color: color::resolve(o.color, &io.env, io.stdout_is_tty),
+    }
+}
+
+fn sources(files: &[std::path::PathBuf]) -> Vec<Source> {
+    if files.is_empty() { vec![Source::Stdin] } else { files.iter().map(|f| Source::from_arg(f)).collect() }
+}
+
+/// No FILE and stdin a terminal: a one-line hint and a `usage` envelope instead of hanging.
+fn stdin_guard(command: &str, files: &[std::path::PathBuf], io: &mut Io<'_>, style: Style) -> io::Result<Option<i32>> {
+    if !files.is_empty() || !io.stdin_is_tty {
+        return Ok(None);
+    }
+    let _ = writeln!(io.stderr, "sojx: reading from the terminal; pipe an agent's output in, or name a FILE (`sojx {command} --help`)");
+    let f = Failure::new(ErrorKind::Usage, "read", "no input: standard input is a terminal and no FILE was given")
+        .retryable(false)
+        .hint(format!("pipe an agent's output into `sojx {command}`, or pass a FILE ('-' reads stdin anyway)"));
+    let env = envelope::failure(command, "<stdin>", f, Parts::default());
+    emit(io, &env, style)?;
+    Ok(Some(1))
+}
+
+/// Render an envelope, and tell people on stderr what went wrong.
+fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
+    render::render(io.stdout, env, style)?;
+    if style.format == OutputFormat::Json
+        && let Some(Value::Object(err)) = env.fields.get("error")
+    {
+        let input = env.fields.get("input").and_then(Value::as_str).unwrap_or("");
+        let kind = err.get("kind").and_then(Value::as_str).unwrap_or("error");
+        let msg = err.get("message").and_then(Value::as_str).unwrap_or("");
+        let c = color::resolve(crate::cli::ColorWhen::Auto, &io.env, io.stderr_is_tty);
+        let label = if c { format!("\x1b[31m{kind}\x1b[0m") } else { kind.to_owned() };
+        let _ = writeln!(io.stderr, "sojx: {}: {label}: {}", sanitize::sanitize(input), sanitize::sanitize(msg));
+        if let Some(h) = err.get("hint").and_then(Value::as_str) {
+            let _ = writeln!(io.stderr, "  hint: {}", sanitize::sanitize(h));
+        }
+    }
+    io.stdout.flush()
+}
+
+/// A failure before any input is read (a bad schema): one envelope per input, all failing.
+fn fail_all(command: &str, files: &[std::path::PathBuf], f: &Failure, io: &mut Io<'_>, style: Style) -> io::Result<i32> {
+    for s in sources(files) {
+        let env = envelope::failure(command, &s.name(), f.clone(), Parts::default());
+        emit(io, &env, style)?;
+    }
+    Ok(1)
+}
+
+fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
+    let style = style(&a.output, io);
+    let schema = match schema::load(&a.schema) {
+        Ok(s) => s,
+        Err(f) => return fail_all("extract", &a.files, &f, io, style),
+    };
+    if let Some(code) = stdin_guard("extract", &a.files, io, style)? {
+        return Ok(code);
+    }
+    let opts = extract::Options {
+        from: a.from,
+        strict: a.strict,
+        repair: a.repair,
+        max_line_bytes: a.limits.max_line_bytes,
+        max_candidates: a.limits.max_candidates,
+        schema: schema.as_ref(),
+    };
+    let mut status = Status::default();
+    for s in sources(&a.files) {
+        let env = extract::run(&s, &opts);
+        status.note(env.exit_code);
+        emit(io, &env, style)?;
+    }
+    Ok(status.code())
+}
+
+fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
+    let style = style(&a.output, io);
+    let schema = match schema::load(&a.schema) {
+        Ok(Some(s)) => s,
+        Ok(None) => {
+            let f = Failure::new(ErrorKind::Usage, "parse_arguments", "sojx validate needs --schema").retryable(false).hint("sojx validate --schema S [FILE]...");
+            return fail_all("validate", &a.files, &f, io, style);
+        }
+        Err(f) => return fail_all("validate", &a.files, &f, io, style),
+    };
+    if let Some(code) = stdin_guard("validate", &a.files, io, style)? {
+        return Ok(code);
+    }
+    let mut status = Status::default();
+    for s in sources(&a.files) {
+        validate::run(&s, &schema, a.limits.max_line_bytes, &mut |env| {
+            status.note(env.exit_code);
+            emit(io, &env, style)
+        })?;
+    }
+    Ok(status.code())
+}

@@ -1,0 +1,21 @@
+use std::io::{BufWriter, IsTerminal, Write};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let stdout = std::io::stdout();
+    let stdout_is_tty = stdout.is_terminal();
+    let mut out = BufWriter::new(stdout.lock());
+    let mut err = std::io::stderr().lock();
+    let mut io = sojx::Io {
+        stdout: &mut out,
+        stderr: &mut err,
+        stdin_is_tty: std::io::stdin().is_terminal(),
+        stdout_is_tty,
+        stderr_is_tty: std::io::stderr().is_terminal(),
+        env: sojx::color::EnvSnapshot::capture(),
+    };
+    let code = sojx::run(std::env::args_os(), &mut io);
+    // A closed stdout is not an error (`sojx … | head -c0`).
+    let _ = out.flush();
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}

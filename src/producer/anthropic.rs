@@ -1,0 +1,192 @@
+//! Anthropic Messages API: the response body, its SSE stream, and bare event lines
+//! (`formats/other-producers.md` §5).
+//!
+//! Answer: the last `tool_use` block's `input` (`tool_input`), else the text blocks joined.
+//! Stream: text deltas and `input_json_delta` fragments joined per block index. Failure:
+//! `stop_reason` `refusal` / `max_tokens` / `model_context_window_exceeded`, an `error` event
+//! or body; a stream without `message_stop` is `truncated`.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use super::{Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail, num, snippet, str_at, truncated};
+use crate::framing::Item;
+
+#[derive(Debug, Default)]
+struct Block {
+    kind: String,
+    text: String,
+    json: String,
+    input: Option<Value>,
+    name: String,
+    id: String,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Anthropic {
+    blocks: BTreeMap<u64, Block>,
+    stop_reason: Option<String>,
+    stop_details: Option<Value>,
+    stopped: bool,
+    error: Option<Value>,
+    line: Option<u64>,
+    session: Session,
+}
+
+impl Anthropic {
+    fn message(&mut self, line: u64, m: &Value) {
+        self.session.id = str_at(m, "id").map(str::to_owned).or(self.session.id.take());
+        self.session.model = str_at(m, "model").map(str::to_owned).or(self.session.model.take());
+        if let Some(u) = m.get("usage") {
+            self.usage(u);
+        }
+        if let Some(s) = str_at(m, "stop_reason") {
+            self.stop_reason = Some(s.to_owned());
+        }
+        if let Some(d) = m.get("stop_details").filter(|d| !d.is_null()) {
+            self.stop_details = Some(d.clone());
+        }
+        if let Some(content) = m.get("content").and_then(Value::as_array) {
+            for (i, b) in content.iter().enumerate() {
+                self.start_block(i as u64, b);
+            }
+            if !content.is_empty() {
+                self.line = Some(line);
+            }
+        }
+    }
+
+    fn usage(&mut self, u: &Value) {
+        let s = &mut self.session.usage;
+        for (slot, key) in [
+            (&mut s.input_tokens, "input_tokens"),
+            (&mut s.output_tokens, "output_tokens"),
+            (&mut s.cache_read_input_tokens, "cache_read_input_tokens"),
+            (&mut s.cache_creation_input_tokens, "cache_creation_input_tokens"),
+        ] {
+            if let Some(n) = num(u, key) {
+                *slot = Some(n);
+            }
+        }
+    }
+
+    fn start_block(&mut self, idx: u64, b: &Value) {
+        let block = Block {
+            kind: str_at(b, "type").unwrap_or("").to_owned(),
+            text: str_at(b, "text").unwrap_or("").to_owned(),
+            input: b.get("input").filter(|i| i.as_object().is_some_and(|o| !o.is_empty())).cloned(),
+            name: str_at(b, "name").unwrap_or("").to_owned(),
+            id: str_at(b, "id").unwrap_or("").to_owned(),
+            json: String::new(),
+        };
+        self.blocks.insert(idx, block);
+    }
+}
+
+impl Extractor for Anthropic {
+    fn feed(&mut self, item: &Item) -> bool {
+        let Item::Value { line, value: v } = item else { return false };
+        let idx = v.get("index").and_then(Value::as_u64).unwrap_or(0);
+        match str_at(v, "type") {
+            Some("message") => {
+                self.message(*line, v);
+                self.stopped = true;
+            }
+            Some("message_start") => {
+                if let Some(m) = v.get("message") {
+                    self.message(*line, m);
+                }
+            }
+            Some("content_block_start") => {
+                if let Some(b) = v.get("content_block") {
+                    self.start_block(idx, b);
+                }
+                self.line = Some(*line);
+            }
+            Some("content_block_delta") => {
+                let block = self.blocks.entry(idx).or_default();
+                if let Some(d) = v.get("delta") {
+                    match str_at(d, "type") {
+                        Some("text_delta") => block.text.push_str(str_at(d, "text").unwrap_or("")),
+                        Some("input_json_delta") => block.json.push_str(str_at(d, "partial_json").unwrap_or("")),
+                        _ => {}
+                    }
+                }
+                self.line = Some(*line);
+            }
+            Some("message_delta") => {
+                if let Some(s) = v.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    self.stop_reason = Some(s.to_owned());
+                }
+                if let Some(d) = v.pointer("/delta/stop_details").filter(|d| !d.is_null()) {
+                    self.stop_details = Some(d.clone());
+                }
+                if let Some(u) = v.get("usage") {
+                    self.usage(u);
+                }
+            }
+            Some("message_stop") => self.stopped = true,
+            Some("content_block_stop" | "ping") => {}
+            Some("error") => self.error = Some(v.get("error").cloned().unwrap_or_else(|| v.clone())),
+            _ => return false,
+        }
+        true
+    }
+
+    fn describe(&self, item: &Item) -> Option<String> {
+        let Item::Value { value, .. } = item else { return None };
+        match str_at(value, "type")? {
+            "content_block_start" => {
+                let b = value.get("content_block")?;
+                (str_at(b, "type") == Some("tool_use")).then(|| format!("tool {}", str_at(b, "name").unwrap_or("?")))
+            }
+            "message_delta" => value.pointer("/delta/stop_reason").and_then(Value::as_str).map(|s| format!("stop: {s}")),
+            "error" => Some(format!("error: {}", value.pointer("/error/message").and_then(Value::as_str).unwrap_or("?"))),
+            _ => None,
+        }
+    }
+
+    fn finish(self: Box<Self>) -> Outcome {
+        let verdict = if let Some(e) = &self.error {
+            let msg = str_at(e, "message").unwrap_or("error");
+            agent_error(
+                format!("the API returned an error: {}", snippet(msg, 300)),
+                agent_details(str_at(e, "type"), None, Value::Array(vec![e.clone()])),
+            )
+        } else if let Some(s @ ("refusal" | "max_tokens" | "model_context_window_exceeded")) = self.stop_reason.as_deref() {
+            let why = match s {
+                "refusal" => "the model refused",
+                "max_tokens" => "the model hit max_tokens; the answer is cut off",
+                _ => "the model ran out of context window; the answer is cut off",
+            };
+            let mut d = agent_details(Some(s), Some(s), Value::Array(Vec::new()));
+            if let (Value::Object(m), Some(sd)) = (&mut d, &self.stop_details) {
+                m.insert("stop_details".into(), sd.clone());
+            }
+            agent_error(format!("{why} (stop_reason: {s})"), d)
+        } else if !self.stopped {
+            truncated("`message_stop`")
+        } else if let Some(b) = self.blocks.values().rev().find(|b| b.kind == "tool_use") {
+            let d = detail(&[("tool", Value::from(b.name.clone())), ("tool_use_id", Value::from(b.id.clone()))]);
+            if b.json.trim().is_empty() {
+                Verdict::Value {
+                    kind: SourceKind::ToolInput,
+                    value: b.input.clone().unwrap_or_else(|| Value::Object(Map::new())),
+                    line: self.line,
+                    detail: d,
+                }
+            } else {
+                Verdict::ValueText { kind: SourceKind::ToolInput, text: b.json.clone(), line: self.line, detail: d }
+            }
+        } else {
+            let text: String = self.blocks.values().filter(|b| b.kind == "text").map(|b| b.text.as_str()).collect();
+            if self.blocks.values().any(|b| b.kind == "text") {
+                Verdict::Text { text, line: self.line }
+            } else {
+                Verdict::Nothing { message: "the message has no text or tool_use block".into() }
+            }
+        };
+        Outcome { producer: Producer::Anthropic, verdict, session: self.session, warnings: Vec::new() }
+    }
+}

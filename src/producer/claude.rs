@@ -1,0 +1,326 @@
+//! Claude Code (`claude -p --output-format stream-json|json`, Agent SDK messages) and the
+//! producers that print the same event vocabulary: Qwen Code, Amp and Cursor.
+//!
+//! Precedence (contract §4): `result.structured_output` → the last accepted `StructuredOutput`
+//! tool_use input → the final answer text. Failure (§5): no `result` is `truncated`; a
+//! `subtype` other than `success`, or `is_error: true`, is `agent_error`.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use super::{
+    Extractor, Outcome, Producer, Session, SourceKind, Usage, Verdict, Warning, agent_error, content_text, detail,
+    field, num, snippet, str_at, truncated,
+};
+use crate::framing::Item;
+
+/// Tool names that carry the schema-bound answer: Claude Code's and Qwen Code's.
+const OUTPUT_TOOLS: [&str; 2] = ["StructuredOutput", "structured_output"];
+
+#[derive(Debug)]
+struct ToolCall {
+    id: String,
+    input: Value,
+    line: u64,
+}
+
+#[derive(Debug)]
+pub(super) struct Claude {
+    forced: Producer,
+    evidence: Option<Producer>,
+    init: Option<Value>,
+    model: Option<String>,
+    result: Option<(u64, Value)>,
+    calls: Vec<ToolCall>,
+    rejected: HashSet<String>,
+    /// Text of the last assistant message, and whether a Cursor `tool_call` followed it.
+    last_text: Option<(u64, String)>,
+    text_after_tool: Option<(u64, String)>,
+}
+
+impl Claude {
+    pub(super) fn new(producer: Producer) -> Self {
+        Self {
+            forced: producer,
+            evidence: None,
+            init: None,
+            model: None,
+            result: None,
+            calls: Vec::new(),
+            rejected: HashSet::new(),
+            last_text: None,
+            text_after_tool: None,
+        }
+    }
+
+    fn event(&mut self, line: u64, v: &Value) -> bool {
+        let Some(ty) = str_at(v, "type") else { return false };
+        match ty {
+            "system" => {
+                match str_at(v, "subtype") {
+                    Some("init") => {
+                        if let Some(m) = str_at(v, "model") {
+                            self.model = Some(m.to_owned());
+                        }
+                        self.init = Some(v.clone());
+                    }
+                    Some("session_start") => {
+                        self.evidence = Some(Producer::QwenCode);
+                        self.init = Some(v.clone());
+                    }
+                    _ => {}
+                }
+                self.note_session(v);
+                true
+            }
+            "assistant" => {
+                self.note_session(v);
+                let Some(msg) = v.get("message") else { return true };
+                if self.model.is_none()
+                    && let Some(m) = str_at(msg, "model")
+                {
+                    self.model = Some(m.to_owned());
+                }
+                if let Some(blocks) = msg.get("content").and_then(Value::as_array) {
+                    for b in blocks {
+                        if str_at(b, "type") == Some("tool_use")
+                            && str_at(b, "name").is_some_and(|n| OUTPUT_TOOLS.contains(&n))
+                        {
+                            self.calls.push(ToolCall {
+                                id: str_at(b, "id").unwrap_or_default().to_owned(),
+                                input: b.get("input").cloned().unwrap_or(Value::Null),
+                                line,
+                            });
+                        }
+                    }
+                }
+                if let Some(t) = msg.get("content").and_then(content_text) {
+                    self.last_text = Some((line, t.clone()));
+                    self.text_after_tool = Some((line, t));
+                }
+                true
+            }
+            "user" => {
+                self.note_session(v);
+                if let Some(blocks) = v.pointer("/message/content").and_then(Value::as_array) {
+                    for b in blocks {
+                        if str_at(b, "type") == Some("tool_result")
+                            && b.get("is_error").and_then(Value::as_bool) == Some(true)
+                            && let Some(id) = str_at(b, "tool_use_id")
+                        {
+                            self.rejected.insert(id.to_owned());
+                        }
+                    }
+                }
+                true
+            }
+            "result" => {
+                self.note_session(v);
+                self.result = Some((line, v.clone()));
+                true
+            }
+            "tool_call" => {
+                self.evidence = Some(Producer::Cursor);
+                self.text_after_tool = None;
+                true
+            }
+            "thinking" | "interaction_query" => {
+                self.evidence = Some(Producer::Cursor);
+                true
+            }
+            "stream_event" | "rate_limit_event" | "control_request" | "control_response"
+            | "control_cancel_request" | "keep_alive" => true,
+            _ => false,
+        }
+    }
+
+    fn note_session(&mut self, v: &Value) {
+        if self.evidence.is_none() {
+            let p = super::detect(v);
+            if matches!(p, Some(Producer::Amp | Producer::Cursor | Producer::QwenCode)) {
+                self.evidence = p;
+            }
+        }
+    }
+
+    fn producer(&self) -> Producer {
+        if self.forced == Producer::ClaudeCode
+            && let Some(e) = self.evidence
+        {
+            // Auto detection starts at claude-code; later lines may show another dialect.
+            return e;
+        }
+        self.forced
+    }
+}
+
+impl Extractor for Claude {
+    fn feed(&mut self, item: &Item) -> bool {
+        match item {
+            Item::Value { line, value: Value::Array(items) } => {
+                let mut any = false;
+                for v in items {
+                    any |= self.event(*line, v);
+                }
+                any
+            }
+            Item::Value { line, value } => self.event(*line, value),
+            Item::Done { .. } | Item::Junk { .. } => false,
+        }
+    }
+
+    fn describe(&self, item: &Item) -> Option<String> {
+        let Item::Value { value, .. } = item else { return None };
+        match str_at(value, "type")? {
+            "system" if str_at(value, "subtype") == Some("init") => {
+                Some(format!("init: model {}", str_at(value, "model").unwrap_or("?")))
+            }
+            "system" if str_at(value, "subtype") == Some("api_retry") => Some(format!(
+                "retry: attempt {} of {}",
+                value.get("attempt").map_or("?".into(), Value::to_string),
+                value.get("max_retries").map_or("?".into(), Value::to_string)
+            )),
+            "assistant" => {
+                let blocks = value.pointer("/message/content")?.as_array()?;
+                let parts: Vec<String> = blocks
+                    .iter()
+                    .filter_map(|b| match str_at(b, "type")? {
+                        "text" => Some(format!("text: {}", snippet(str_at(b, "text")?, 80))),
+                        "tool_use" => Some(format!(
+                            "tool {}: {}",
+                            str_at(b, "name").unwrap_or("?"),
+                            snippet(&b.get("input").map(Value::to_string).unwrap_or_default(), 60)
+                        )),
+                        _ => None,
+                    })
+                    .collect();
+                (!parts.is_empty()).then(|| parts.join("; "))
+            }
+            "user" => {
+                let blocks = value.pointer("/message/content")?.as_array()?;
+                blocks.iter().find_map(|b| {
+                    (b.get("is_error").and_then(Value::as_bool) == Some(true)).then(|| {
+                        let c = b.get("content").map(|c| c.as_str().map_or(c.to_string(), str::to_owned));
+                        format!("tool error: {}", snippet(&c.unwrap_or_default(), 80))
+                    })
+                })
+            }
+            "result" => Some(format!(
+                "result: {}{}, {} turns, ${}",
+                str_at(value, "subtype").unwrap_or("?"),
+                if value.get("is_error").and_then(Value::as_bool) == Some(true) { " (is_error)" } else { "" },
+                value.get("num_turns").map_or("?".into(), Value::to_string),
+                value.get("total_cost_usd").map_or("?".into(), Value::to_string),
+            )),
+            _ => None,
+        }
+    }
+
+    fn finish(self: Box<Self>) -> Outcome {
+        let producer = self.producer();
+        let mut session = Session { model: self.model.clone(), ..Session::default() };
+        if let Some(init) = &self.init {
+            session.id = str_at(init, "session_id").map(str::to_owned);
+        }
+        let mut warnings = Vec::new();
+        let Some((line, r)) = &self.result else {
+            return Outcome { producer, verdict: truncated("a `result` message"), session, warnings };
+        };
+        fill_session(&mut session, r);
+
+        let subtype = str_at(r, "subtype");
+        let is_error = r.get("is_error").and_then(Value::as_bool) == Some(true);
+        if subtype != Some("success") || is_error {
+            return Outcome { producer, verdict: failure(r, subtype, is_error), session, warnings };
+        }
+
+        let accepted = self.calls.iter().rev().find(|c| !self.rejected.contains(&c.id));
+        let structured = field(r, "structured_output").or_else(|| field(r, "structured_result"));
+        let verdict = if let Some(so) = structured {
+            if let Some(call) = accepted
+                && call.input != *so
+            {
+                warnings.push(Warning::new(
+                    "cross_check_mismatch",
+                    format!(
+                        "result.structured_output differs from the last accepted StructuredOutput tool input \
+                         (line {}); structured_output wins",
+                        call.line
+                    ),
+                ));
+            }
+            Verdict::Value { kind: SourceKind::StructuredOutput, value: so.clone(), line: Some(*line), detail: Map::new() }
+        } else if let Some(call) = accepted {
+            Verdict::Value {
+                kind: SourceKind::ToolInput,
+                value: call.input.clone(),
+                line: Some(call.line),
+                detail: detail(&[("tool", Value::from("StructuredOutput")), ("tool_use_id", Value::from(call.id.clone()))]),
+            }
+        } else {
+            let cursor_text = (producer == Producer::Cursor).then(|| self.text_after_tool.clone()).flatten();
+            match (cursor_text, str_at(r, "result")) {
+                (Some((l, t)), _) => Verdict::Text { text: t, line: Some(l) },
+                (None, Some(t)) => Verdict::Text { text: t.to_owned(), line: Some(*line) },
+                (None, None) => match &self.last_text {
+                    Some((l, t)) => Verdict::Text { text: t.clone(), line: Some(*l) },
+                    None => Verdict::Nothing { message: "the run succeeded but printed no answer text".into() },
+                },
+            }
+        };
+        Outcome { producer, verdict, session, warnings }
+    }
+}
+
+fn failure(r: &Value, subtype: Option<&str>, is_error: bool) -> Verdict {
+    let errors = r.get("errors").cloned().unwrap_or_else(|| Value::Array(Vec::new()));
+    let first_error = errors.as_array().and_then(|a| a.iter().find_map(Value::as_str)).filter(|s| !s.is_empty());
+    let text = str_at(r, "result").filter(|s| !s.is_empty());
+    let error_field = r.get("error").map(|e| e.as_str().map_or_else(|| e.to_string(), str::to_owned));
+    let why = match subtype {
+        Some("success") => "ended with is_error: true".to_owned(),
+        Some(s) => format!("ended with subtype {s}"),
+        None => "ended without a subtype".to_owned(),
+    };
+    let message = match first_error.or(text).map(str::to_owned).or(error_field) {
+        Some(e) => format!("the agent run {why}: {}", snippet(&e, 300)),
+        None => format!("the agent run {why}"),
+    };
+    let mut details = super::agent_details(subtype, str_at(r, "terminal_reason"), errors);
+    if let Value::Object(m) = &mut details {
+        m.insert("is_error".into(), Value::Bool(is_error));
+        for key in ["api_error_status", "permission_denials", "stop_reason"] {
+            if let Some(v) = field(r, key) {
+                m.insert(key.into(), v.clone());
+            }
+        }
+        if is_error && let Some(t) = text {
+            m.insert("result".into(), Value::from(t));
+        }
+    }
+    agent_error(message, details)
+}
+
+fn fill_session(s: &mut Session, r: &Value) {
+    if let Some(id) = str_at(r, "session_id") {
+        s.id = Some(id.to_owned());
+    }
+    if s.model.is_none()
+        && let Some(Value::Object(mu)) = r.get("modelUsage")
+    {
+        s.model = mu.keys().next().cloned();
+    }
+    s.turns = num(r, "num_turns");
+    s.duration_ms = num(r, "duration_ms");
+    s.cost_usd = num(r, "total_cost_usd").or_else(|| num(r, "cost_usd"));
+    if let Some(u) = r.get("usage") {
+        s.usage = Usage {
+            input_tokens: num(u, "input_tokens").or_else(|| num(u, "inputTokens")),
+            output_tokens: num(u, "output_tokens").or_else(|| num(u, "outputTokens")),
+            cache_read_input_tokens: num(u, "cache_read_input_tokens").or_else(|| num(u, "cacheReadTokens")),
+            cache_creation_input_tokens: num(u, "cache_creation_input_tokens")
+                .or_else(|| num(u, "cacheWriteTokens")),
+        };
+    }
+}

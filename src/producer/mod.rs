@@ -1,0 +1,508 @@
+//! Producers: detection of who wrote the input, and one extractor per producer family that
+//! turns the framed items into a verdict (a value, a text to mine for JSON, a failure, or
+//! nothing), plus the normalized session.
+//!
+//! Detection looks at each item until one is decisive; it never depends on key order, on the
+//! first line alone or on a line prefix.
+
+mod anthropic;
+mod claude;
+mod codex;
+mod gemini;
+mod meerkat;
+mod ollama;
+mod openai_chat;
+mod openai_responses;
+mod opencode;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use crate::cli::From;
+use crate::error::Failure;
+use crate::framing::Item;
+
+/// Producer ids (contract §3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Producer {
+    ClaudeCode,
+    Codex,
+    GeminiCli,
+    QwenCode,
+    Amp,
+    Cursor,
+    Opencode,
+    OpenaiChat,
+    OpenaiResponses,
+    Anthropic,
+    Ollama,
+    Meerkat,
+    Json,
+    Text,
+}
+
+impl Producer {
+    pub fn id(self) -> &'static str {
+        match self {
+            Self::ClaudeCode => "claude-code",
+            Self::Codex => "codex",
+            Self::GeminiCli => "gemini-cli",
+            Self::QwenCode => "qwen-code",
+            Self::Amp => "amp",
+            Self::Cursor => "cursor",
+            Self::Opencode => "opencode",
+            Self::OpenaiChat => "openai-chat",
+            Self::OpenaiResponses => "openai-responses",
+            Self::Anthropic => "anthropic",
+            Self::Ollama => "ollama",
+            Self::Meerkat => "meerkat",
+            Self::Json => "json",
+            Self::Text => "text",
+        }
+    }
+
+    /// The producer forced by `--from`, or `None` for `auto`.
+    pub fn forced(from: From) -> Option<Self> {
+        Some(match from {
+            From::Auto => return None,
+            From::ClaudeCode => Self::ClaudeCode,
+            From::Codex => Self::Codex,
+            From::GeminiCli => Self::GeminiCli,
+            From::QwenCode => Self::QwenCode,
+            From::Amp => Self::Amp,
+            From::Cursor => Self::Cursor,
+            From::Opencode => Self::Opencode,
+            From::OpenaiChat => Self::OpenaiChat,
+            From::OpenaiResponses => Self::OpenaiResponses,
+            From::Anthropic => Self::Anthropic,
+            From::Ollama => Self::Ollama,
+            From::Meerkat => Self::Meerkat,
+            From::Json => Self::Json,
+            From::Text => Self::Text,
+        })
+    }
+
+    /// The extractor for this producer; `None` for `json` and `text`, which read the whole input.
+    pub fn extractor(self) -> Option<Box<dyn Extractor>> {
+        Some(match self {
+            Self::ClaudeCode | Self::QwenCode | Self::Amp | Self::Cursor => {
+                Box::new(claude::Claude::new(self))
+            }
+            Self::Codex => Box::new(codex::Codex::default()),
+            Self::GeminiCli => Box::new(gemini::Gemini::default()),
+            Self::Opencode => Box::new(opencode::Opencode::default()),
+            Self::OpenaiChat => Box::new(openai_chat::Chat::default()),
+            Self::OpenaiResponses => Box::new(openai_responses::Responses::default()),
+            Self::Anthropic => Box::new(anthropic::Anthropic::default()),
+            Self::Ollama => Box::new(ollama::Ollama::default()),
+            Self::Meerkat => Box::new(meerkat::Meerkat::default()),
+            Self::Json | Self::Text => return None,
+        })
+    }
+}
+
+/// Which extraction rule produced the value (contract §4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    StructuredOutput,
+    ToolInput,
+    FinalText,
+    CodeFence,
+    Embedded,
+    Document,
+    Markers,
+}
+
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::StructuredOutput => "structured_output",
+            Self::ToolInput => "tool_input",
+            Self::FinalText => "final_text",
+            Self::CodeFence => "code_fence",
+            Self::Embedded => "embedded",
+            Self::Document => "document",
+            Self::Markers => "markers",
+        }
+    }
+}
+
+/// What a producer's extractor concluded.
+#[derive(Debug)]
+pub enum Verdict {
+    /// The producer's own failure marker, or a missing terminal marker.
+    Failed(Failure),
+    /// An already-parsed value (`structured_output`, a tool input object).
+    Value { kind: SourceKind, value: Value, line: Option<u64>, detail: Map<String, Value> },
+    /// A value that arrives as JSON text (OpenAI `function.arguments`): parsed, never mined.
+    ValueText { kind: SourceKind, text: String, line: Option<u64>, detail: Map<String, Value> },
+    /// The final answer text, to be mined for JSON (`final_text`, `code_fence`, `embedded`).
+    Text { text: String, line: Option<u64> },
+    /// A complete run with no answer at all.
+    Nothing { message: String },
+}
+
+/// A warning in the envelope.
+#[derive(Debug, Clone, Serialize)]
+pub struct Warning {
+    pub kind: &'static str,
+    pub message: String,
+}
+
+impl Warning {
+    pub fn new(kind: &'static str, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into() }
+    }
+}
+
+/// Token usage, normalized across producers.
+#[derive(Debug, Default, Clone, Serialize, PartialEq)]
+pub struct Usage {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_read_input_tokens: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache_creation_input_tokens: Option<Value>,
+}
+
+impl Usage {
+    pub fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// The run's session facts, normalized across producers; unknown facts are omitted.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Session {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub turns: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<Value>,
+    #[serde(skip_serializing_if = "Usage::is_empty")]
+    pub usage: Usage,
+}
+
+impl Session {
+    pub fn is_empty(&self) -> bool {
+        self.id.is_none()
+            && self.model.is_none()
+            && self.turns.is_none()
+            && self.duration_ms.is_none()
+            && self.cost_usd.is_none()
+            && self.usage.is_empty()
+    }
+}
+
+/// The result of reading one input.
+#[derive(Debug)]
+pub struct Outcome {
+    pub producer: Producer,
+    pub verdict: Verdict,
+    pub session: Session,
+    pub warnings: Vec<Warning>,
+}
+
+/// A producer family's streaming extractor.
+pub trait Extractor: Send {
+    /// Offer one item; returns whether the extractor recognized it as its producer's.
+    fn feed(&mut self, item: &Item) -> bool;
+    /// End of input: decide.
+    fn finish(self: Box<Self>) -> Outcome;
+    /// A short human line for the event, for `--activity` (None: nothing worth showing).
+    fn describe(&self, _item: &Item) -> Option<String> {
+        None
+    }
+}
+
+/// Decide the producer from one value, when the value is decisive.
+pub fn detect(v: &Value) -> Option<Producer> {
+    match v {
+        Value::Array(items) => items.iter().take(64).find_map(|i| match detect(i) {
+            // A JSON array of Claude-style messages: `--output-format json --verbose` or Qwen json.
+            Some(p @ (Producer::ClaudeCode | Producer::QwenCode | Producer::Amp | Producer::Cursor)) => {
+                Some(p)
+            }
+            _ => None,
+        }),
+        Value::Object(o) => detect_object(o),
+        _ => None,
+    }
+}
+
+fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
+    let ty = o.get("type").and_then(Value::as_str);
+    let Some(ty) = ty else {
+        return detect_untyped(o);
+    };
+    if o.contains_key("sessionID") {
+        return Some(Producer::Opencode);
+    }
+    if let Some((head, _)) = ty.split_once('.') {
+        return match head {
+            "thread" | "turn" | "item" => Some(Producer::Codex),
+            "response" => Some(Producer::OpenaiResponses),
+            _ => None,
+        };
+    }
+    match ty {
+        "system" => {
+            let sub = o.get("subtype").and_then(Value::as_str);
+            if sub == Some("session_start") || o.contains_key("qwen_code_version") {
+                Some(Producer::QwenCode)
+            } else {
+                Some(claude_like_variant(o))
+            }
+        }
+        "assistant" | "user" | "stream_event" | "rate_limit_event" | "control_request"
+        | "control_response" | "control_cancel_request" | "keep_alive" => Some(claude_like_variant(o)),
+        "tool_call" | "thinking" | "interaction_query" => Some(Producer::Cursor),
+        "result" => {
+            if o.contains_key("status") && !o.contains_key("subtype") {
+                Some(Producer::GeminiCli)
+            } else {
+                Some(claude_like_variant(o))
+            }
+        }
+        "init" if o.get("timestamp").is_some_and(Value::is_string) => Some(Producer::GeminiCli),
+        "tool_use" | "tool_result" if o.contains_key("tool_id") => Some(Producer::GeminiCli),
+        "message" => {
+            if o.get("content").is_some_and(Value::is_array) || o.contains_key("stop_reason") {
+                Some(Producer::Anthropic)
+            } else if o.get("content").is_some_and(Value::is_string) && o.contains_key("role") {
+                Some(Producer::GeminiCli)
+            } else {
+                None
+            }
+        }
+        "message_start" | "content_block_start" | "content_block_delta" | "content_block_stop"
+        | "message_delta" | "message_stop" | "ping" => Some(Producer::Anthropic),
+        "error" => detect_error(o),
+        "request_user_input" => Some(Producer::Codex),
+        _ => None,
+    }
+}
+
+/// Claude Code, Amp, Cursor and Qwen Code share one event vocabulary; tell them apart by the
+/// fields the collision table lists (`formats/other-producers.md` §15).
+fn claude_like_variant(o: &Map<String, Value>) -> Producer {
+    let sid = o.get("session_id").and_then(Value::as_str).unwrap_or("");
+    if sid.starts_with("T-") {
+        return Producer::Amp;
+    }
+    if o.contains_key("request_id") && o.get("type").and_then(Value::as_str) == Some("result") {
+        return Producer::Cursor;
+    }
+    if let Some(u) = o.get("usage").and_then(Value::as_object)
+        && (u.contains_key("inputTokens") || u.contains_key("outputTokens"))
+    {
+        return Producer::Cursor;
+    }
+    Producer::ClaudeCode
+}
+
+fn detect_error(o: &Map<String, Value>) -> Option<Producer> {
+    if o.contains_key("severity") {
+        return Some(Producer::GeminiCli);
+    }
+    if o.contains_key("sequence_number") {
+        return Some(Producer::OpenaiResponses);
+    }
+    if let Some(e) = o.get("error").and_then(Value::as_object) {
+        if e.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("_error") || t == "error")
+        {
+            return Some(Producer::Anthropic);
+        }
+        if e.contains_key("code") || e.contains_key("param") {
+            return Some(Producer::OpenaiResponses);
+        }
+        return Some(Producer::Anthropic);
+    }
+    if o.contains_key("errorText") {
+        return None;
+    }
+    if o.get("message").is_some_and(Value::is_string) {
+        return Some(Producer::Codex);
+    }
+    None
+}
+
+fn detect_untyped(o: &Map<String, Value>) -> Option<Producer> {
+    match o.get("object").and_then(Value::as_str) {
+        Some("chat.completion" | "chat.completion.chunk") => return Some(Producer::OpenaiChat),
+        Some("response") => return Some(Producer::OpenaiResponses),
+        _ => {}
+    }
+    if o.get("done").is_some_and(Value::is_boolean) && o.contains_key("model") {
+        return Some(Producer::Ollama);
+    }
+    if o.get("choices").is_some_and(Value::is_array) && o.contains_key("id") {
+        return Some(Producer::OpenaiChat);
+    }
+    match o.get("error") {
+        Some(Value::String(_)) if o.len() == 1 => return Some(Producer::Ollama),
+        Some(Value::Object(e)) if !o.contains_key("session_id") && e.contains_key("message") => {
+            return Some(Producer::OpenaiChat);
+        }
+        _ => {}
+    }
+    let meerkat_keys = o.contains_key("session_id")
+        && o.contains_key("text")
+        && (o.contains_key("turns") || o.contains_key("tool_calls"));
+    if meerkat_keys
+        || (o.contains_key("session_id")
+            && (o.contains_key("structured_output") || o.contains_key("extraction_error"))
+            && o.contains_key("text"))
+    {
+        return Some(Producer::Meerkat);
+    }
+    let gemini_keys = ["session_id", "response", "stats", "error", "warnings"];
+    if (o.get("response").is_some_and(Value::is_string) || o.get("stats").is_some_and(Value::is_object))
+        && o.keys().all(|k| gemini_keys.contains(&k.as_str()))
+    {
+        return Some(Producer::GeminiCli);
+    }
+    None
+}
+
+// --- small helpers shared by the extractors ---
+
+pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+/// A non-null field.
+pub(crate) fn field<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    v.get(key).filter(|x| !x.is_null())
+}
+
+/// A number field, kept exactly as written.
+pub(crate) fn num(v: &Value, key: &str) -> Option<Value> {
+    v.get(key).filter(|x| x.is_number()).cloned()
+}
+
+pub(crate) fn u64_at(v: &Value, key: &str) -> Option<u64> {
+    v.get(key).and_then(Value::as_u64)
+}
+
+/// Add `n` to an accumulated token count.
+pub(crate) fn add(acc: &mut Option<Value>, n: Option<u64>) {
+    if let Some(n) = n {
+        let prev = acc.as_ref().and_then(Value::as_u64).unwrap_or(0);
+        *acc = Some(Value::from(prev.saturating_add(n)));
+    }
+}
+
+pub(crate) fn detail(pairs: &[(&str, Value)]) -> Map<String, Value> {
+    pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+}
+
+/// The `details` object of an `agent_error` (contract §6): the producer's own words.
+pub(crate) fn agent_details(subtype: Option<&str>, terminal_reason: Option<&str>, errors: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("subtype".into(), subtype.map_or(Value::Null, Value::from));
+    m.insert("terminal_reason".into(), terminal_reason.map_or(Value::Null, Value::from));
+    m.insert("errors".into(), errors);
+    Value::Object(m)
+}
+
+/// An `agent_error` failure with the producer's own words.
+pub(crate) fn agent_error(message: impl Into<String>, details: Value) -> Verdict {
+    Verdict::Failed(
+        Failure::new(crate::error::ErrorKind::AgentError, "extract", message)
+            .details(details)
+            .hint("the agent run failed; fix the cause named in error.details and run it again"),
+    )
+}
+
+/// A `truncated` failure: the stream ended without the producer's positive terminal marker.
+pub(crate) fn truncated(marker: &str) -> Verdict {
+    Verdict::Failed(
+        Failure::new(
+            crate::error::ErrorKind::Truncated,
+            "extract",
+            format!("the stream ended without its terminal marker ({marker})"),
+        )
+        .hint("the run was cut off or is still going; re-run it, or use --timeout to bound the wait"),
+    )
+}
+
+/// Text of the `text` blocks of an Anthropic-style `content` array (or a plain string).
+pub(crate) fn content_text(content: &Value) -> Option<String> {
+    match content {
+        Value::String(s) => Some(s.clone()),
+        Value::Array(blocks) => {
+            let mut out = String::new();
+            let mut any = false;
+            for b in blocks {
+                if str_at(b, "type") == Some("text")
+                    && let Some(t) = str_at(b, "text")
+                {
+                    out.push_str(t);
+                    any = true;
+                }
+            }
+            any.then_some(out)
+        }
+        _ => None,
+    }
+}
+
+/// Shorten a text for a one-line human description.
+pub(crate) fn snippet(s: &str, max: usize) -> String {
+    let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one_line.chars().count() <= max {
+        one_line
+    } else {
+        let cut: String = one_line.chars().take(max).collect();
+        format!("{cut}…")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn detects_the_collision_table() {
+        let cases = [
+            (json!({"type":"error","message":"x"}), Some(Producer::Codex)),
+            (json!({"type":"error","timestamp":"t","severity":"error","message":"x"}), Some(Producer::GeminiCli)),
+            (json!({"type":"error","error":{"type":"overloaded_error","message":"x"}}), Some(Producer::Anthropic)),
+            (json!({"type":"error","sequence_number":2,"error":{"code":"c"}}), Some(Producer::OpenaiResponses)),
+            (json!({"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"E"}}), Some(Producer::Opencode)),
+            (json!({"error":"boom"}), Some(Producer::Ollama)),
+            (json!({"error":{"message":"m","type":"t","code":"c","param":null}}), Some(Producer::OpenaiChat)),
+            (json!({"type":"result","status":"success","stats":{}}), Some(Producer::GeminiCli)),
+            (json!({"type":"result","subtype":"success","request_id":"1"}), Some(Producer::Cursor)),
+            (json!({"type":"result","subtype":"success","session_id":"T-1"}), Some(Producer::Amp)),
+            (json!({"type":"system","subtype":"session_start"}), Some(Producer::QwenCode)),
+            (json!({"type":"system","subtype":"init","claude_code_version":"2"}), Some(Producer::ClaudeCode)),
+            (json!({"type":"message","role":"assistant","content":[]}), Some(Producer::Anthropic)),
+            (json!({"type":"message","role":"assistant","content":"hi","timestamp":"t"}), Some(Producer::GeminiCli)),
+            (json!({"model":"m","created_at":"t","done":false}), Some(Producer::Ollama)),
+            (json!({"name":"Rex","age":3}), None),
+            (json!([1, 2]), None),
+        ];
+        for (v, want) in cases {
+            assert_eq!(detect(&v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn key_order_does_not_matter() {
+        let a: Value = serde_json::from_str(r#"{"subtype":"success","type":"result","is_error":false}"#).unwrap();
+        assert_eq!(detect(&a), Some(Producer::ClaudeCode));
+    }
+}

@@ -1,0 +1,148 @@
+//! OpenAI Chat Completions: the response body and its SSE stream
+//! (`formats/other-producers.md` §3).
+//!
+//! Answer: a tool call's `function.arguments` (`tool_input`, a JSON string), else
+//! `message.content` (text). Stream: `delta.content` joined, tool-call fragments joined per
+//! `index`. Failure: `refusal`, `finish_reason` `length` / `content_filter`, an `{"error": …}`
+//! body; a stream with neither `finish_reason` nor `[DONE]` is `truncated`.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::{Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail, num, snippet, str_at, truncated};
+use crate::framing::Item;
+
+#[derive(Debug, Default)]
+struct Call {
+    name: String,
+    id: String,
+    args: String,
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Chat {
+    content: String,
+    refusal: String,
+    calls: BTreeMap<u64, Call>,
+    finish_reason: Option<String>,
+    done: bool,
+    error: Option<Value>,
+    line: Option<u64>,
+    session: Session,
+}
+
+impl Chat {
+    fn choice(&mut self, line: u64, c: &Value) {
+        // Only the first choice (`index` 0) is the answer.
+        if c.get("index").and_then(Value::as_u64).unwrap_or(0) != 0 {
+            return;
+        }
+        let part = c.get("message").or_else(|| c.get("delta"));
+        if let Some(m) = part {
+            if let Some(t) = str_at(m, "content") {
+                self.content.push_str(t);
+                self.line = Some(line);
+            }
+            if let Some(r) = str_at(m, "refusal") {
+                self.refusal.push_str(r);
+            }
+            if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
+                for (i, tc) in calls.iter().enumerate() {
+                    let idx = tc.get("index").and_then(Value::as_u64).unwrap_or(i as u64);
+                    let call = self.calls.entry(idx).or_default();
+                    if let Some(n) = tc.pointer("/function/name").and_then(Value::as_str) {
+                        call.name.push_str(n);
+                    }
+                    if let Some(id) = str_at(tc, "id") {
+                        call.id = id.to_owned();
+                    }
+                    match tc.pointer("/function/arguments") {
+                        Some(Value::String(a)) => call.args.push_str(a),
+                        Some(v @ Value::Object(_)) => call.args.push_str(&v.to_string()),
+                        _ => {}
+                    }
+                    self.line = Some(line);
+                }
+            }
+        }
+        if let Some(f) = str_at(c, "finish_reason") {
+            self.finish_reason = Some(f.to_owned());
+        }
+    }
+}
+
+impl Extractor for Chat {
+    fn feed(&mut self, item: &Item) -> bool {
+        let v = match item {
+            Item::Done { .. } => {
+                self.done = true;
+                return true;
+            }
+            Item::Value { value, .. } => value,
+            Item::Junk { .. } => return false,
+        };
+        let Item::Value { line, .. } = item else { return false };
+        if let Some(e) = v.get("error").filter(|e| e.is_object() || e.is_string()) {
+            self.error = Some(e.clone());
+            return true;
+        }
+        let Some(choices) = v.get("choices").and_then(Value::as_array) else {
+            return v.get("object").and_then(Value::as_str).is_some_and(|o| o.starts_with("chat.completion"));
+        };
+        if let Some(id) = str_at(v, "id") {
+            self.session.id = Some(id.to_owned());
+        }
+        if let Some(m) = str_at(v, "model") {
+            self.session.model = Some(m.to_owned());
+        }
+        if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
+            self.session.usage.input_tokens = num(u, "prompt_tokens");
+            self.session.usage.output_tokens = num(u, "completion_tokens");
+            self.session.usage.cache_read_input_tokens =
+                u.get("prompt_tokens_details").and_then(|d| num(d, "cached_tokens"));
+        }
+        for c in choices {
+            self.choice(*line, c);
+        }
+        true
+    }
+
+    fn describe(&self, item: &Item) -> Option<String> {
+        let Item::Value { value, .. } = item else { return None };
+        let c = value.get("choices")?.get(0)?;
+        str_at(c, "finish_reason").map(|f| format!("finish: {f}"))
+    }
+
+    fn finish(self: Box<Self>) -> Outcome {
+        let verdict = if let Some(e) = &self.error {
+            let msg = e.as_str().map(str::to_owned).or_else(|| str_at(e, "message").map(str::to_owned)).unwrap_or_default();
+            agent_error(
+                format!("the API returned an error: {}", snippet(&msg, 300)),
+                agent_details(str_at(e, "type").or_else(|| str_at(e, "code")), None, Value::Array(vec![e.clone()])),
+            )
+        } else if !self.refusal.is_empty() {
+            agent_error(
+                format!("the model refused: {}", snippet(&self.refusal, 300)),
+                agent_details(Some("refusal"), self.finish_reason.as_deref(), Value::Array(vec![Value::from(self.refusal.clone())])),
+            )
+        } else if let Some(f @ ("length" | "content_filter")) = self.finish_reason.as_deref() {
+            let why = if f == "length" { "hit the token limit; the answer is cut off" } else { "was stopped by the content filter" };
+            agent_error(format!("the model {why} (finish_reason: {f})"), agent_details(Some(f), Some(f), Value::Array(Vec::new())))
+        } else if self.finish_reason.is_none() && !self.done {
+            truncated("a `finish_reason` or `data: [DONE]`")
+        } else if let Some((_, call)) = self.calls.iter().next_back() {
+            Verdict::ValueText {
+                kind: SourceKind::ToolInput,
+                text: call.args.clone(),
+                line: self.line,
+                detail: detail(&[("tool", Value::from(call.name.clone())), ("tool_call_id", Value::from(call.id.clone()))]),
+            }
+        } else if self.content.is_empty() {
+            Verdict::Nothing { message: "the response has no content".into() }
+        } else {
+            Verdict::Text { text: self.content, line: self.line }
+        };
+        Outcome { producer: Producer::OpenaiChat, verdict, session: self.session, warnings: Vec::new() }
+    }
+}

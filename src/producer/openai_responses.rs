@@ -1,0 +1,161 @@
+//! OpenAI Responses API: the response body and its SSE stream
+//! (`formats/other-producers.md` §4).
+//!
+//! Answer: the last `function_call` item's `arguments` (`tool_input`), else the text of the
+//! `final_answer`-phase message (or the last message). Stream: the `response` object of the
+//! terminal `response.completed` / `response.failed` / `response.incomplete` event.
+//! Failure: `status` other than `completed`, a refusal part, an `error` event or body.
+
+use serde_json::Value;
+
+use super::{Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail, field, num, snippet, str_at, truncated};
+use crate::framing::Item;
+
+#[derive(Debug, Default)]
+pub(super) struct Responses {
+    response: Option<(u64, Value)>,
+    terminal: bool,
+    streamed: bool,
+    items: Vec<Value>,
+    error: Option<Value>,
+}
+
+impl Extractor for Responses {
+    fn feed(&mut self, item: &Item) -> bool {
+        let Item::Value { line, value: v } = item else { return self.streamed };
+        match str_at(v, "type") {
+            None if str_at(v, "object") == Some("response") => {
+                self.response = Some((*line, v.clone()));
+                self.terminal = true;
+                true
+            }
+            None => {
+                if let Some(e) = field(v, "error") {
+                    self.error = Some(e.clone());
+                    return true;
+                }
+                false
+            }
+            Some("error") => {
+                self.error = Some(v.get("error").filter(|e| e.is_object()).cloned().unwrap_or_else(|| v.clone()));
+                true
+            }
+            Some(t @ ("response.completed" | "response.failed" | "response.incomplete" | "response.cancelled")) => {
+                self.streamed = true;
+                self.terminal = true;
+                if let Some(r) = v.get("response") {
+                    self.response = Some((*line, r.clone()));
+                } else {
+                    self.response = Some((*line, serde_json::json!({"status": t.trim_start_matches("response.")})));
+                }
+                true
+            }
+            Some("response.output_item.done") => {
+                self.streamed = true;
+                if let Some(it) = v.get("item") {
+                    self.items.push(it.clone());
+                }
+                true
+            }
+            Some(t) if t.starts_with("response.") => {
+                self.streamed = true;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn describe(&self, item: &Item) -> Option<String> {
+        let Item::Value { value, .. } = item else { return None };
+        match str_at(value, "type")? {
+            "response.output_item.added" => {
+                let it = value.get("item")?;
+                (str_at(it, "type") == Some("function_call")).then(|| format!("tool {}", str_at(it, "name").unwrap_or("?")))
+            }
+            "response.completed" => Some("completed".into()),
+            "response.failed" | "error" => Some("error".into()),
+            _ => None,
+        }
+    }
+
+    fn finish(self: Box<Self>) -> Outcome {
+        let mut session = Session::default();
+        let verdict = match (&self.error, &self.response) {
+            (Some(e), _) => {
+                let msg = str_at(e, "message").unwrap_or("error").to_owned();
+                agent_error(
+                    format!("the API returned an error: {}", snippet(&msg, 300)),
+                    agent_details(str_at(e, "code").or_else(|| str_at(e, "type")), None, Value::Array(vec![e.clone()])),
+                )
+            }
+            (None, None) => truncated("`response.completed`"),
+            (None, Some(_)) if !self.terminal => truncated("`response.completed`"),
+            (None, Some((line, r))) => {
+                session.id = str_at(r, "id").map(str::to_owned);
+                session.model = str_at(r, "model").map(str::to_owned);
+                if let Some(u) = r.get("usage") {
+                    session.usage.input_tokens = num(u, "input_tokens");
+                    session.usage.output_tokens = num(u, "output_tokens");
+                    session.usage.cache_read_input_tokens = u.get("input_tokens_details").and_then(|d| num(d, "cached_tokens"));
+                }
+                let output = match r.get("output").and_then(Value::as_array) {
+                    Some(o) if !o.is_empty() => o.clone(),
+                    _ => self.items.clone(),
+                };
+                from_response(*line, r, &output)
+            }
+        };
+        Outcome { producer: Producer::OpenaiResponses, verdict, session, warnings: Vec::new() }
+    }
+}
+
+fn from_response(line: u64, r: &Value, output: &[Value]) -> Verdict {
+    let status = str_at(r, "status");
+    if let Some(e) = field(r, "error") {
+        let msg = str_at(e, "message").unwrap_or("error");
+        return agent_error(
+            format!("the response failed: {}", snippet(msg, 300)),
+            agent_details(status, str_at(e, "code"), Value::Array(vec![e.clone()])),
+        );
+    }
+    if status.is_some_and(|s| s != "completed") {
+        let reason = r.pointer("/incomplete_details/reason").and_then(Value::as_str);
+        return agent_error(
+            format!("the response ended with status {}{}", status.unwrap_or("?"), reason.map(|r| format!(" ({r})")).unwrap_or_default()),
+            agent_details(status, reason, Value::Array(Vec::new())),
+        );
+    }
+    let mut refusal = None;
+    for it in output {
+        for part in it.get("content").and_then(Value::as_array).into_iter().flatten() {
+            if str_at(part, "type") == Some("refusal") {
+                refusal = Some(str_at(part, "refusal").unwrap_or("").to_owned());
+            }
+        }
+    }
+    if let Some(r) = refusal {
+        return agent_error(format!("the model refused: {}", snippet(&r, 300)), agent_details(Some("refusal"), None, Value::Array(vec![Value::from(r)])));
+    }
+    if let Some(call) = output.iter().rev().find(|it| str_at(it, "type") == Some("function_call")) {
+        return Verdict::ValueText {
+            kind: SourceKind::ToolInput,
+            text: str_at(call, "arguments").unwrap_or("").to_owned(),
+            line: Some(line),
+            detail: detail(&[("tool", Value::from(str_at(call, "name").unwrap_or(""))), ("call_id", Value::from(str_at(call, "call_id").unwrap_or("")))]),
+        };
+    }
+    let messages: Vec<&Value> = output.iter().filter(|it| str_at(it, "type") == Some("message")).collect();
+    let chosen = messages.iter().rev().find(|m| str_at(m, "phase") == Some("final_answer")).or(messages.last());
+    let Some(m) = chosen else {
+        return Verdict::Nothing { message: "the response has no message".into() };
+    };
+    let text: String = m
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|p| str_at(p, "type") == Some("output_text"))
+        .filter_map(|p| str_at(p, "text"))
+        .collect();
+    Verdict::Text { text, line: Some(line) }
+}

@@ -1,0 +1,312 @@
+//! Schemas: read (`path`, `@path`, inline JSON, wrapper objects), compiled once, resolved
+//! offline, and used to validate values with every violation reported as JSON Pointers.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use jsonschema::{Draft, Retrieve, Uri, Validator};
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::cli::{self, SchemaArgs};
+use crate::error::{ErrorKind, Failure};
+
+/// A compiled schema.
+pub struct Schema {
+    validator: Validator,
+    /// How the schema was given (a path, or `<inline>`), for `validation.schema`.
+    pub name: String,
+    /// The raw schema document (after unwrapping).
+    pub document: Value,
+}
+
+impl std::fmt::Debug for Schema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schema").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// One schema violation, as in the JSON Schema "basic" output.
+#[derive(Debug, Clone, Serialize)]
+pub struct Violation {
+    pub instance_location: String,
+    pub keyword_location: String,
+    pub message: String,
+}
+
+impl Schema {
+    /// The draft in force, as the envelope names it.
+    pub fn draft(&self) -> &'static str {
+        draft_name(self.validator.draft())
+    }
+
+    pub fn is_valid(&self, value: &Value) -> bool {
+        self.validator.is_valid(value)
+    }
+
+    /// Every violation of `value` (empty when valid).
+    pub fn violations(&self, value: &Value) -> Vec<Violation> {
+        self.validator
+            .iter_errors(value)
+            .map(|e| {
+                let full = e.to_string();
+                let message = if full.len() <= 300 { full } else { e.masked().to_string() };
+                Violation {
+                    instance_location: e.instance_path().as_str().to_owned(),
+                    keyword_location: e.evaluation_path().as_str().to_owned(),
+                    message,
+                }
+            })
+            .collect()
+    }
+
+    /// The `validation` object of a success envelope.
+    pub fn report(&self, valid: bool) -> Value {
+        json!({"schema": self.name, "valid": valid, "draft": self.draft()})
+    }
+}
+
+pub fn draft_name(d: Draft) -> &'static str {
+    match d {
+        Draft::Draft4 => "4",
+        Draft::Draft6 => "6",
+        Draft::Draft7 => "7",
+        Draft::Draft201909 => "2019-09",
+        _ => "2020-12",
+    }
+}
+
+fn to_draft(d: cli::Draft) -> Draft {
+    match d {
+        cli::Draft::Draft4 => Draft::Draft4,
+        cli::Draft::Draft6 => Draft::Draft6,
+        cli::Draft::Draft7 => Draft::Draft7,
+        cli::Draft::Draft201909 => Draft::Draft201909,
+        cli::Draft::Draft202012 => Draft::Draft202012,
+    }
+}
+
+fn invalid(target: &str, message: impl Into<String>) -> Failure {
+    Failure::new(ErrorKind::SchemaInvalid, "compile_schema", message).target(target).retryable(false)
+}
+
+/// Where the schema text comes from.
+enum Spec {
+    Inline(String),
+    File(PathBuf),
+}
+
+fn spec(arg: &str) -> Spec {
+    if let Some(p) = arg.strip_prefix('@') {
+        return Spec::File(PathBuf::from(p));
+    }
+    let t = arg.trim_start();
+    if t.starts_with('{') || t == "true" || t == "false" {
+        Spec::Inline(arg.to_owned())
+    } else {
+        Spec::File(PathBuf::from(arg))
+    }
+}
+
+/// Read, unwrap and compile the schema given by `--schema`, or `None` when there is none.
+pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
+    let Some(arg) = &args.schema else { return Ok(None) };
+    let (name, text, base) = match spec(arg) {
+        Spec::Inline(t) => ("<inline>".to_owned(), t, None),
+        Spec::File(p) => {
+            let name = p.to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&p).map_err(|e| {
+                Failure::new(
+                    ErrorKind::Filesystem,
+                    "read_schema",
+                    format!("cannot read the schema {name}: {}", crate::input::io_reason(&e)),
+                )
+                .target(name.clone())
+                .retryable(false)
+                .hint("--schema takes a path, @path, or inline JSON")
+            })?;
+            (name, text, Some(p))
+        }
+    };
+    let doc: Value = serde_json::from_str(&text).map_err(|e| {
+        invalid(&name, format!("the schema is not JSON: {e}")).hint("--schema takes a path, @path, or inline JSON")
+    })?;
+    let document = unwrap(doc);
+    let validator = compile(&document, &name, base.as_deref(), args)?;
+    Ok(Some(Schema { validator, name, document }))
+}
+
+/// Unwrap `{schema, name, strict, …}` wrappers (OpenAI `json_schema` format objects, Meerkat
+/// `meerkat_v1`): an object whose `schema` member is a schema and whose other keys are all
+/// wrapper keys.
+pub fn unwrap(doc: Value) -> Value {
+    const WRAPPER_KEYS: [&str; 6] = ["schema", "name", "strict", "compat", "format", "description"];
+    if let Value::Object(o) = &doc
+        && o.get("schema").is_some_and(|s| s.is_object() || s.is_boolean())
+        && o.keys().all(|k| WRAPPER_KEYS.contains(&k.as_str()))
+        && (o.contains_key("name") || o.contains_key("strict") || o.contains_key("format") || o.contains_key("compat") || o.len() == 1)
+    {
+        let Some(Value::Object(mut o)) = Some(doc) else { unreachable!() };
+        return o.remove("schema").unwrap_or(Value::Bool(true));
+    }
+    doc
+}
+
+/// Compile with sojx's fixed options: offline resolution, formats asserted unless
+/// `--ignore-formats`, a bounded regex engine.
+pub fn compile(document: &Value, name: &str, base: Option<&Path>, args: &SchemaArgs) -> Result<Validator, Failure> {
+    let resources = parse_resources(&args.resource)?;
+    let retriever = LocalRetriever { resources: Arc::new(resources) };
+    let mut opts = jsonschema::options()
+        .with_retriever(retriever)
+        .should_validate_formats(!args.ignore_formats)
+        .with_pattern_options(jsonschema::PatternOptions::fancy_regex().backtrack_limit(100_000));
+    if let Some(d) = args.draft {
+        opts = opts.with_draft(to_draft(d));
+    }
+    if let Some(base) = base
+        && let Some(uri) = file_uri(base)
+    {
+        opts = opts.with_base_uri(uri);
+    }
+    opts.build(document).map_err(|e| {
+        let msg = e.to_string();
+        let mut f = invalid(name, format!("the schema is not a valid JSON Schema: {msg}"));
+        if let Some(uri) = remote_uri(&msg) {
+            f = f.hint(format!(
+                "remote references are never fetched; map this one to a local file with --resource {uri}=FILE"
+            ));
+        } else {
+            f = f.details(json!([{
+                "instance_location": "",
+                "keyword_location": e.instance_path().as_str(),
+                "message": msg,
+            }]));
+        }
+        f
+    })
+}
+
+/// The first non-file URI in a resolution error message, if the error is about one.
+fn remote_uri(msg: &str) -> Option<String> {
+    if !(msg.contains("resolve") || msg.contains("retrieve") || msg.contains("Retriev") || msg.contains("not fetched")) {
+        return None;
+    }
+    msg.split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '`')
+        .find(|w| (w.starts_with("http://") || w.starts_with("https://") || w.starts_with("urn:")) && w.len() > 8)
+        .map(|w| w.trim_end_matches([',', '.', ':', ')']).to_owned())
+}
+
+fn file_uri(path: &Path) -> Option<String> {
+    let abs = std::fs::canonicalize(path).ok()?;
+    let s = abs.to_str()?;
+    Some(format!("file://{}", s.replace(' ', "%20")))
+}
+
+fn parse_resources(specs: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> {
+    specs
+        .iter()
+        .map(|s| {
+            let (uri, file) = s.split_once('=').ok_or_else(|| {
+                Failure::new(ErrorKind::Usage, "parse_arguments", format!("--resource {s}: expected URI=FILE"))
+                    .retryable(false)
+            })?;
+            Ok((uri.to_owned(), PathBuf::from(file)))
+        })
+        .collect()
+}
+
+/// Resolves references offline: `--resource` mappings and local files, never the network.
+struct LocalRetriever {
+    resources: Arc<Vec<(String, PathBuf)>>,
+}
+
+#[derive(Debug)]
+struct NotFetched(String);
+
+impl std::fmt::Display for NotFetched {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for NotFetched {}
+
+impl Retrieve for LocalRetriever {
+    fn retrieve(&self, uri: &Uri<String>) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+        let s = uri.as_str();
+        let s = s.split('#').next().unwrap_or(s);
+        for (prefix, path) in self.resources.iter() {
+            let file = if prefix == s {
+                Some(path.clone())
+            } else if prefix.ends_with('/') && s.starts_with(prefix.as_str()) {
+                Some(path.join(&s[prefix.len()..]))
+            } else {
+                None
+            };
+            if let Some(file) = file {
+                return read_json(&file);
+            }
+        }
+        if let Some(p) = s.strip_prefix("file://") {
+            return read_json(Path::new(&p.replace("%20", " ")));
+        }
+        Err(Box::new(NotFetched(format!("remote reference {s} not fetched (sojx never uses the network)"))))
+    }
+}
+
+fn read_json(path: &Path) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| NotFetched(format!("cannot read {}: {}", path.display(), crate::input::io_reason(&e))))?;
+    Ok(serde_json::from_str(&text)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(schema: &str) -> SchemaArgs {
+        SchemaArgs { schema: Some(schema.to_owned()), draft: None, ignore_formats: false, resource: Vec::new() }
+    }
+
+    #[test]
+    fn inline_schema_and_violations_as_pointers() {
+        let s = load(&args(r#"{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}"#)).unwrap().unwrap();
+        assert_eq!(s.draft(), "2020-12");
+        let v = s.violations(&json!({"n": "x"}));
+        assert_eq!(v.len(), 1);
+        assert_eq!(v[0].instance_location, "/n");
+        assert_eq!(v[0].keyword_location, "/properties/n/type");
+    }
+
+    #[test]
+    fn invalid_schema_is_schema_invalid() {
+        let e = load(&args(r#"{"type": 12}"#)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::SchemaInvalid);
+    }
+
+    #[test]
+    fn wrappers_are_unwrapped() {
+        assert_eq!(unwrap(json!({"name":"x","strict":true,"schema":{"type":"object"}})), json!({"type":"object"}));
+        assert_eq!(unwrap(json!({"format":"meerkat_v1","schema":{"type":"object"}})), json!({"type":"object"}));
+        // A schema that merely has a property called "schema" is not a wrapper.
+        let s = json!({"type":"object","properties":{"schema":{"type":"string"}}});
+        assert_eq!(unwrap(s.clone()), s);
+    }
+
+    #[test]
+    fn formats_are_checked_unless_ignored() {
+        let s = load(&args(r#"{"format":"email"}"#)).unwrap().unwrap();
+        assert!(!s.is_valid(&json!("not an email")));
+        let mut a = args(r#"{"format":"email"}"#);
+        a.ignore_formats = true;
+        assert!(load(&a).unwrap().unwrap().is_valid(&json!("not an email")));
+    }
+
+    #[test]
+    fn remote_refs_are_not_fetched() {
+        let e = load(&args(r#"{"$ref":"https://example.com/s.json"}"#)).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::SchemaInvalid);
+        assert!(e.hint.unwrap().contains("--resource https://example.com/s.json=FILE"));
+    }
+}

@@ -1,0 +1,329 @@
+//! JSON from model text: the whole text, fenced blocks, and a string-aware balanced `{…}` /
+//! `[…]` scan. Every candidate is reported in text order with where it came from; the caller
+//! decides which one wins. Nothing here invents keys or repairs: text that looks like JSON but
+//! does not parse is reported as `broken`, never silently fixed.
+//!
+//! The scan is linear in the text length: brackets are matched in one pass with a stack, and a
+//! region that fails to parse is not searched again for smaller pieces (a nested value of a
+//! broken object is not an answer).
+
+use serde_json::Value;
+
+use crate::producer::SourceKind;
+
+/// A JSON value found in the text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub kind: SourceKind,
+    pub value: Value,
+    /// Byte offset of the value in the text.
+    pub offset: usize,
+    /// 0-based line of the text where the value starts.
+    pub line: usize,
+    /// The candidate's position among all candidates (1-based), for `source`.
+    pub index: usize,
+}
+
+/// Text that looks like JSON but does not parse (a cut-off answer, a trailing comma).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Broken {
+    pub kind: SourceKind,
+    pub text: String,
+    pub offset: usize,
+    pub line: usize,
+}
+
+#[derive(Debug, Default)]
+pub struct Mined {
+    pub candidates: Vec<Candidate>,
+    pub broken: Vec<Broken>,
+    /// The candidate limit was reached; later text was not searched.
+    pub capped: bool,
+}
+
+/// The whole text, trimmed, as one JSON value (`final_text`).
+pub fn whole(text: &str) -> Option<Value> {
+    let t = text.trim_start_matches('\u{feff}').trim();
+    if t.is_empty() {
+        return None;
+    }
+    serde_json::from_str(t).ok()
+}
+
+/// Whether the trimmed text looks like a JSON document (so a parse failure is `json_invalid`).
+pub fn looks_like_json(text: &str) -> bool {
+    let t = text.trim();
+    looks_like_json_start(t.as_bytes())
+}
+
+/// `{` followed by `"` or `}`, or `[` followed by a JSON value start or `]`.
+fn looks_like_json_start(b: &[u8]) -> bool {
+    let Some((&first, rest)) = b.split_first() else { return false };
+    let next = rest.iter().copied().find(|c| !c.is_ascii_whitespace());
+    match (first, next) {
+        (b'{', Some(b'"' | b'}') | None) => true,
+        (b'[', Some(c)) => matches!(c, b'{' | b'[' | b'"' | b']' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'),
+        (b'[', None) => true,
+        _ => false,
+    }
+}
+
+/// Find every candidate: fenced blocks first, then the balanced scan of the text outside them.
+pub fn mine(text: &str, max_candidates: usize) -> Mined {
+    let mut mined = Mined::default();
+    let fences = fences(text);
+    let mut masked: Option<Vec<u8>> = None;
+    for f in &fences {
+        let body = &text[f.body.clone()];
+        let trimmed = body.trim();
+        let json_label = f.lang.is_empty() || f.lang.eq_ignore_ascii_case("json") || f.lang.eq_ignore_ascii_case("jsonc") || f.lang.eq_ignore_ascii_case("json5");
+        if !json_label && !looks_like_json(trimmed) {
+            continue;
+        }
+        let bytes = masked.get_or_insert_with(|| text.as_bytes().to_vec());
+        bytes[f.whole.clone()].fill(b' ');
+        let start = f.body.start + (body.len() - body.trim_start().len());
+        match serde_json::from_str::<Value>(trimmed) {
+            Ok(value) => mined.candidates.push(Candidate { kind: SourceKind::CodeFence, value, offset: start, line: line_of(text, start), index: 0 }),
+            Err(_) if json_label && !trimmed.is_empty() || looks_like_json(trimmed) => {
+                mined.broken.push(Broken { kind: SourceKind::CodeFence, text: trimmed.to_owned(), offset: start, line: line_of(text, start) });
+            }
+            Err(_) => {}
+        }
+    }
+    let scan_bytes = masked.as_deref().unwrap_or(text.as_bytes());
+    scan(text, scan_bytes, max_candidates, &mut mined);
+    mined.candidates.sort_by_key(|c| c.offset);
+    mined.broken.sort_by_key(|b| b.offset);
+    for (i, c) in mined.candidates.iter_mut().enumerate() {
+        c.index = i + 1;
+    }
+    mined
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count()
+}
+
+#[derive(Debug)]
+struct Fence {
+    lang: String,
+    whole: std::ops::Range<usize>,
+    body: std::ops::Range<usize>,
+}
+
+/// Markdown fenced blocks (``` or ~~~, up to three spaces of indent), and one-line
+/// ```` ```{…}``` ```` spans.
+fn fences(text: &str) -> Vec<Fence> {
+    let mut out = Vec::new();
+    let mut open: Option<(usize, String, usize, &str)> = None; // (start, lang, body start, marker)
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let start = pos;
+        pos += line.len();
+        let content = line.trim_end_matches(['\n', '\r']);
+        let indent = content.len() - content.trim_start_matches(' ').len();
+        let t = &content[indent..];
+        let marker = if t.starts_with("```") { "```" } else if t.starts_with("~~~") { "~~~" } else { "" };
+        match &open {
+            None if indent <= 3 && !marker.is_empty() => {
+                let after = &t[3..];
+                if let Some(end) = after.find(marker) {
+                    // One-line span: ```{"a":1}```
+                    let body_start = start + indent + 3;
+                    out.push(Fence { lang: String::new(), whole: start..start + indent + 3 + end + 3, body: body_start..body_start + end });
+                } else {
+                    let lang = after.trim().split_whitespace().next().unwrap_or("").to_owned();
+                    open = Some((start, lang, pos, marker));
+                }
+            }
+            Some((s, lang, body_start, m)) if indent <= 3 && t.starts_with(m) && t[3..].trim().is_empty() => {
+                out.push(Fence { lang: lang.clone(), whole: *s..start + content.len(), body: *body_start..start });
+                open = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some((s, lang, body_start, _)) = open {
+        // An unclosed fence (a cut-off answer): its body runs to the end.
+        out.push(Fence { lang, whole: s..text.len(), body: body_start..text.len() });
+    }
+    out
+}
+
+/// The balanced scan over `bytes` (the text with fences blanked out).
+fn scan(text: &str, bytes: &[u8], max_candidates: usize, mined: &mut Mined) {
+    let mut stack: Vec<(u8, usize)> = Vec::new();
+    let mut in_str = false;
+    let mut esc = false;
+    let mut i = 0;
+    let mut restarts = 0;
+    let mut attempts = 0usize;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if in_str {
+            if esc {
+                esc = false;
+            } else if b == b'\\' {
+                esc = true;
+            } else if b == b'"' || b == b'\n' {
+                // JSON strings cannot hold a raw newline: a quote in prose ends here.
+                in_str = false;
+            }
+            i += 1;
+            continue;
+        }
+        match b {
+            b'{' | b'[' => stack.push((b, i)),
+            b'}' | b']' => {
+                let open = if b == b'}' { b'{' } else { b'[' };
+                while let Some(&(o, _)) = stack.last() {
+                    if o == open {
+                        break;
+                    }
+                    stack.pop();
+                }
+                if let Some((_, start)) = stack.pop()
+                    && stack.is_empty()
+                {
+                    attempts += 1;
+                    if attempts > max_candidates {
+                        mined.capped = true;
+                        return;
+                    }
+                    region(text, start, i + 1, mined);
+                }
+            }
+            b'"' if !stack.is_empty() => in_str = true,
+            _ => {}
+        }
+        i += 1;
+        if i == bytes.len() && !stack.is_empty() && restarts < 64 {
+            // Unclosed brackets: report the outermost if it looks like JSON (a cut-off answer),
+            // then rescan after it, so a stray `{` in prose does not hide a later value.
+            let (_, start) = stack[0];
+            if looks_like_json_start(&bytes[start..]) {
+                mined.broken.push(Broken { kind: SourceKind::Embedded, text: text[start..].trim_end().to_owned(), offset: start, line: line_of(text, start) });
+            }
+            restarts += 1;
+            stack.clear();
+            in_str = false;
+            esc = false;
+            i = start + 1;
+        }
+    }
+}
+
+fn region(text: &str, start: usize, end: usize, mined: &mut Mined) {
+    let slice = &text[start..end];
+    match serde_json::from_str::<Value>(slice) {
+        Ok(value) => {
+            if is_answer_like(&value) {
+                mined.candidates.push(Candidate { kind: SourceKind::Embedded, value, offset: start, line: line_of(text, start), index: 0 });
+            }
+        }
+        Err(_) => {
+            if looks_like_json_start(slice.as_bytes()) {
+                mined.broken.push(Broken { kind: SourceKind::Embedded, text: slice.to_owned(), offset: start, line: line_of(text, start) });
+            }
+        }
+    }
+}
+
+/// Embedded values that are never answers: `{}`, `[]`, and arrays of only numbers, booleans or
+/// null, which in prose are citations (`[1]`) and ranges (`[0, 10]`).
+fn is_answer_like(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => !o.is_empty(),
+        Value::Array(a) => a.iter().any(|x| matches!(x, Value::String(_) | Value::Object(_) | Value::Array(_))),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn values(m: &Mined) -> Vec<(SourceKind, Value)> {
+        m.candidates.iter().map(|c| (c.kind, c.value.clone())).collect()
+    }
+
+    #[test]
+    fn whole_text_any_json_value() {
+        assert_eq!(whole("\n\n4"), Some(json!(4)));
+        assert_eq!(whole(" {\"a\":1} "), Some(json!({"a":1})));
+        assert_eq!(whole("2 + 2 = 4"), None);
+    }
+
+    #[test]
+    fn fences_and_embedded_in_order() {
+        let t = "First {\"a\":1} then\n```json\n{\"b\":2}\n```\nand [\"c\"] end";
+        let m = mine(t, 100);
+        assert_eq!(
+            values(&m),
+            [
+                (SourceKind::Embedded, json!({"a":1})),
+                (SourceKind::CodeFence, json!({"b":2})),
+                (SourceKind::Embedded, json!(["c"])),
+            ]
+        );
+        assert!(m.broken.is_empty());
+    }
+
+    #[test]
+    fn nested_values_are_part_of_the_outer_one() {
+        let m = mine("# stdout: {\"s\":\"...\",\"o\":{\"answer\":\"4\"}}", 100);
+        assert_eq!(values(&m), [(SourceKind::Embedded, json!({"s":"...","o":{"answer":"4"}}))]);
+    }
+
+    #[test]
+    fn braces_inside_strings_do_not_count() {
+        let m = mine("x {\"a\":\"}{][\"} y", 100);
+        assert_eq!(values(&m), [(SourceKind::Embedded, json!({"a":"}{]["}))]);
+    }
+
+    #[test]
+    fn prose_braces_and_citations_are_not_candidates() {
+        let m = mine("Use {curly} braces, see [1] and [0, 10].", 100);
+        assert!(m.candidates.is_empty());
+        assert!(m.broken.is_empty());
+    }
+
+    #[test]
+    fn broken_json_is_reported_not_repaired() {
+        let m = mine("Here: {\"a\": 1,}", 100);
+        assert!(m.candidates.is_empty());
+        assert_eq!(m.broken.len(), 1);
+        let m = mine("Answer: {\"a\": [1, 2", 100);
+        assert_eq!(m.broken[0].text, "{\"a\": [1, 2");
+    }
+
+    #[test]
+    fn stray_open_brace_does_not_hide_a_later_value() {
+        let m = mine("type { to start. Result: {\"ok\": true}", 100);
+        assert_eq!(values(&m), [(SourceKind::Embedded, json!({"ok":true}))]);
+    }
+
+    #[test]
+    fn unlabeled_and_unclosed_fences() {
+        let m = mine("```\n[{\"a\":1}]\n```", 100);
+        assert_eq!(values(&m), [(SourceKind::CodeFence, json!([{"a":1}]))]);
+        let m = mine("```json\n{\"a\": 1", 100);
+        assert_eq!(m.broken.len(), 1);
+        assert_eq!(m.broken[0].kind, SourceKind::CodeFence);
+    }
+
+    #[test]
+    fn other_language_fences_are_skipped() {
+        let m = mine("```python\nprint({'a': 1})\n```", 100);
+        assert!(m.candidates.is_empty() && m.broken.is_empty());
+    }
+
+    #[test]
+    fn deep_nesting_is_linear_and_safe() {
+        let t = "[".repeat(100_000) + &"]".repeat(100_000);
+        let m = mine(&t, 100);
+        assert!(m.candidates.is_empty());
+    }
+}
