@@ -24,8 +24,10 @@ Examples:
 /// and print one JSON envelope per input.
 #[derive(Debug, Parser)]
 #[command(name = "sojx", version, about, long_about = None, max_term_width = 100)]
-#[command(after_help = "Exit status: 0 success, 1 error (the envelope's error.kind says which), \
-2 timeout.\nRun `sojx <command> --help` for examples.")]
+#[command(
+    after_help = "Exit status: 0 success, 1 error (the envelope's error.kind says which), \
+2 timeout.\nRun `sojx <command> --help` for examples."
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -17,7 +17,12 @@ pub struct EnvSnapshot {
 impl EnvSnapshot {
     pub fn capture() -> Self {
         let var = |k: &str| std::env::var(k).ok();
-        Self { no_color: var("NO_COLOR"), clicolor_force: var("CLICOLOR_FORCE"), force_color: var("FORCE_COLOR"), term: var("TERM") }
+        Self {
+            no_color: var("NO_COLOR"),
+            clicolor_force: var("CLICOLOR_FORCE"),
+            force_color: var("FORCE_COLOR"),
+            term: var("TERM"),
+        }
     }
 }
 
@@ -31,7 +36,9 @@ pub fn resolve(flag: ColorWhen, env: &EnvSnapshot, is_tty: bool) -> bool {
     if env.no_color.as_deref().is_some_and(|v| !v.is_empty()) {
         return false;
     }
-    if env.clicolor_force.as_deref().is_some_and(|v| v != "0") || env.force_color.as_deref().is_some_and(|v| !v.is_empty()) {
+    if env.clicolor_force.as_deref().is_some_and(|v| v != "0")
+        || env.force_color.as_deref().is_some_and(|v| !v.is_empty())
+    {
         return true;
     }
     is_tty && env.term.as_deref() != Some("dumb")
@@ -41,7 +48,12 @@ pub fn resolve(flag: ColorWhen, env: &EnvSnapshot, is_tty: bool) -> bool {
 mod tests {
     use super::*;
 
-    fn env(no: Option<&str>, cli: Option<&str>, force: Option<&str>, term: Option<&str>) -> EnvSnapshot {
+    fn env(
+        no: Option<&str>,
+        cli: Option<&str>,
+        force: Option<&str>,
+        term: Option<&str>,
+    ) -> EnvSnapshot {
         EnvSnapshot {
             no_color: no.map(Into::into),
             clicolor_force: cli.map(Into::into),
@@ -54,9 +66,19 @@ mod tests {
     fn precedence_table() {
         use ColorWhen::{Always, Auto, Never};
         let rows = [
-            (Always, env(Some("1"), None, None, Some("dumb")), false, true),
+            (
+                Always,
+                env(Some("1"), None, None, Some("dumb")),
+                false,
+                true,
+            ),
             (Never, env(None, Some("1"), Some("1"), None), true, false),
-            (Auto, env(Some("1"), Some("1"), Some("1"), None), true, false),
+            (
+                Auto,
+                env(Some("1"), Some("1"), Some("1"), None),
+                true,
+                false,
+            ),
             (Auto, env(Some(""), None, None, None), true, true),
             (Auto, env(None, Some("1"), None, None), false, true),
             (Auto, env(None, Some("0"), None, None), false, false),

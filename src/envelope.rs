@@ -59,7 +59,8 @@ pub struct Parts {
 }
 
 fn session_value(s: Option<Session>) -> Option<Value> {
-    s.filter(|s| !s.is_empty()).and_then(|s| serde_json::to_value(s).ok())
+    s.filter(|s| !s.is_empty())
+        .and_then(|s| serde_json::to_value(s).ok())
 }
 
 fn warnings_value(w: Vec<Warning>) -> Value {
@@ -81,7 +82,10 @@ pub fn success(command: &str, input: &str, data: Value, parts: Parts) -> Envelop
         m.insert("session".into(), s);
     }
     m.insert("warnings".into(), warnings_value(parts.warnings));
-    Envelope { fields: m, exit_code: 0 }
+    Envelope {
+        fields: m,
+        exit_code: 0,
+    }
 }
 
 /// A failure envelope.
@@ -94,7 +98,10 @@ pub fn failure(command: &str, input: &str, failure: Failure, parts: Parts) -> En
     if error.target.is_empty() {
         error.target = input.to_owned();
     }
-    m.insert("error".into(), serde_json::to_value(&error).unwrap_or(Value::Null));
+    m.insert(
+        "error".into(),
+        serde_json::to_value(&error).unwrap_or(Value::Null),
+    );
     if let Some(p) = parts.producer {
         m.insert("producer".into(), Value::from(p.id()));
     }
@@ -114,12 +121,17 @@ pub fn failure(command: &str, input: &str, failure: Failure, parts: Parts) -> En
         m.insert("found".into(), Value::Bool(false));
     }
     m.insert("warnings".into(), warnings_value(parts.warnings));
-    Envelope { fields: m, exit_code }
+    Envelope {
+        fields: m,
+        exit_code,
+    }
 }
 
 /// Now, as ISO 8601 UTC with milliseconds (`2026-11-22T04:19:33.123Z`).
 pub fn timestamp() -> String {
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
     format_utc(now.as_secs(), now.subsec_millis())
 }
 
@@ -157,9 +169,24 @@ mod tests {
 
     #[test]
     fn common_fields_come_first_in_order() {
-        let e = failure("extract", "<stdin>", Failure::new(ErrorKind::NotFound, "extract", "none"), Parts::default());
+        let e = failure(
+            "extract",
+            "<stdin>",
+            Failure::new(ErrorKind::NotFound, "extract", "none"),
+            Parts::default(),
+        );
         let keys: Vec<&str> = e.fields.keys().map(String::as_str).collect();
-        assert_eq!(&keys[..6], ["timestamp", "command", "exit_code", "output_format", "schema_version", "input"]);
+        assert_eq!(
+            &keys[..6],
+            [
+                "timestamp",
+                "command",
+                "exit_code",
+                "output_format",
+                "schema_version",
+                "input"
+            ]
+        );
         assert_eq!(e.fields["found"], Value::Bool(false));
         assert_eq!(e.exit_code, 1);
     }

@@ -38,7 +38,9 @@ pub fn run(source: &Source, opts: &Options<'_>) -> Envelope {
     };
     let (outcome, warnings) = match read(reader, opts) {
         Ok(r) => r,
-        Err(f) => return envelope::failure("extract", &name, f.target(name.clone()), Parts::default()),
+        Err(f) => {
+            return envelope::failure("extract", &name, f.target(name.clone()), Parts::default());
+        }
     };
     decide(&name, outcome, warnings, opts)
 }
@@ -53,7 +55,11 @@ pub fn read(mut reader: impl Read, opts: &Options<'_>) -> Result<(Outcome, Vec<W
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                return Err(Failure::new(ErrorKind::Io, "read", format!("reading the input failed: {}", crate::input::io_reason(&e))));
+                return Err(Failure::new(
+                    ErrorKind::Io,
+                    "read",
+                    format!("reading the input failed: {}", crate::input::io_reason(&e)),
+                ));
             }
         };
         reading.push(&buf[..n]);
@@ -81,7 +87,12 @@ impl<'o> Reading<'o> {
 
     /// Feed bytes; `on_item` sees every framed item (for `--activity`).
     pub fn push(&mut self, bytes: &[u8]) {
-        let Self { splitter, framer, router, .. } = self;
+        let Self {
+            splitter,
+            framer,
+            router,
+            ..
+        } = self;
         splitter.push(bytes, &mut |piece| feed_piece(piece, framer, router));
     }
 
@@ -92,7 +103,12 @@ impl<'o> Reading<'o> {
 
     /// End of input: decide.
     pub fn finish(mut self) -> (Outcome, Vec<Warning>) {
-        let Self { splitter, framer, router, .. } = &mut self;
+        let Self {
+            splitter,
+            framer,
+            router,
+            ..
+        } = &mut self;
         splitter.finish(&mut |piece| feed_piece(piece, framer, router));
         framer.finish();
         let opts = self.opts;
@@ -101,7 +117,10 @@ impl<'o> Reading<'o> {
         if stats.too_long > 0 {
             warnings.push(Warning::new(
                 "line_too_long",
-                format!("{} line(s) longer than --max-line-bytes {} were skipped", stats.too_long, opts.max_line_bytes),
+                format!(
+                    "{} line(s) longer than --max-line-bytes {} were skipped",
+                    stats.too_long, opts.max_line_bytes
+                ),
             ));
         }
         let outcome = self.router.finish(&mut self.framer, &stats, opts);
@@ -173,7 +192,9 @@ impl Router {
             return;
         }
         // `json`/`text`, or still unknown: keep the item (bounded).
-        if self.pending.len() < MAX_PENDING && !(self.forced == Some(Producer::Json) && self.values > 1) {
+        if self.pending.len() < MAX_PENDING
+            && !(self.forced == Some(Producer::Json) && self.values > 1)
+        {
             self.pending.push(item);
         } else {
             self.pending_overflow = true;
@@ -181,7 +202,10 @@ impl Router {
     }
 
     fn finish(self, framer: &mut Framer, stats: &Stats, opts: &Options<'_>) -> Outcome {
-        let empty = stats.values == 0 && stats.text_lines == 0 && stats.sse_lines == 0 && stats.too_long == 0;
+        let empty = stats.values == 0
+            && stats.text_lines == 0
+            && stats.sse_lines == 0
+            && stats.too_long == 0;
         if let Some(ex) = self.extractor {
             let forced = self.forced;
             if let Some(f) = forced
@@ -193,68 +217,147 @@ impl Router {
         }
         if empty {
             let p = self.forced.unwrap_or(Producer::Text);
-            return failed(p, Failure::new(ErrorKind::EmptyInput, "read", "the input is empty").hint("the producer printed nothing; check that it ran (and its stderr)"));
+            return failed(
+                p,
+                Failure::new(ErrorKind::EmptyInput, "read", "the input is empty")
+                    .hint("the producer printed nothing; check that it ran (and its stderr)"),
+            );
         }
-        let only_one_value = self.values == 1 && stats.text_lines == 0 && self.dones == 0 && !self.pending_overflow;
+        let only_one_value =
+            self.values == 1 && stats.text_lines == 0 && self.dones == 0 && !self.pending_overflow;
         match self.forced {
             Some(Producer::Json) => json_document(self.pending, self.values, framer, stats, opts),
-            Some(Producer::Text) | None if !(self.forced.is_none() && only_one_value) => text_outcome(framer),
+            Some(Producer::Text) | None if !(self.forced.is_none() && only_one_value) => {
+                text_outcome(framer)
+            }
             _ => json_document(self.pending, self.values, framer, stats, opts),
         }
     }
 }
 
 fn failed(producer: Producer, f: Failure) -> Outcome {
-    Outcome { producer, verdict: Verdict::Failed(f), session: Session::default(), warnings: Vec::new() }
+    Outcome {
+        producer,
+        verdict: Verdict::Failed(f),
+        session: Session::default(),
+        warnings: Vec::new(),
+    }
 }
 
 fn mismatch(forced: Producer, detected: Option<Producer>, empty: bool) -> Outcome {
     if empty {
-        return failed(forced, Failure::new(ErrorKind::EmptyInput, "read", "the input is empty"));
+        return failed(
+            forced,
+            Failure::new(ErrorKind::EmptyInput, "read", "the input is empty"),
+        );
     }
     let f = match detected {
         Some(d) => Failure::new(
             ErrorKind::Parse,
             "detect",
-            format!("--from {} was given, but the input looks like {} output", forced.id(), d.id()),
+            format!(
+                "--from {} was given, but the input looks like {} output",
+                forced.id(),
+                d.id()
+            ),
         )
         .hint(format!("use --from {} or --from auto", d.id())),
-        None => Failure::new(ErrorKind::Parse, "detect", format!("--from {} was given, but no {} event was found in the input", forced.id(), forced.id()))
-            .hint("use --from auto to detect the producer"),
+        None => Failure::new(
+            ErrorKind::Parse,
+            "detect",
+            format!(
+                "--from {} was given, but no {} event was found in the input",
+                forced.id(),
+                forced.id()
+            ),
+        )
+        .hint("use --from auto to detect the producer"),
     };
     failed(forced, f.retryable(false))
 }
 
 /// The whole input as one bare JSON value (`json` producer, `document`).
-fn json_document(mut pending: Vec<Item>, values: u64, framer: &mut Framer, stats: &Stats, opts: &Options<'_>) -> Outcome {
+fn json_document(
+    mut pending: Vec<Item>,
+    values: u64,
+    framer: &mut Framer,
+    stats: &Stats,
+    opts: &Options<'_>,
+) -> Outcome {
     let p = Producer::Json;
     if values == 1 && stats.text_lines == 0 {
-        if let Some(Item::Value { line, value }) = pending.drain(..).find(|i| matches!(i, Item::Value { .. })) {
-            let verdict = Verdict::Value { kind: SourceKind::Document, value, line: Some(line), detail: Map::new() };
-            return Outcome { producer: p, verdict, session: Session::default(), warnings: Vec::new() };
+        if let Some(Item::Value { line, value }) =
+            pending.drain(..).find(|i| matches!(i, Item::Value { .. }))
+        {
+            let verdict = Verdict::Value {
+                kind: SourceKind::Document,
+                value,
+                line: Some(line),
+                detail: Map::new(),
+            };
+            return Outcome {
+                producer: p,
+                verdict,
+                session: Session::default(),
+                warnings: Vec::new(),
+            };
         }
     }
     if values > 1 {
         return failed(
             p,
-            Failure::new(ErrorKind::Parse, "parse", format!("the input holds {values} JSON values; --from json expects exactly one"))
-                .hint("use --from auto, or validate JSON Lines with `sojx validate`")
-                .retryable(false),
+            Failure::new(
+                ErrorKind::Parse,
+                "parse",
+                format!("the input holds {values} JSON values; --from json expects exactly one"),
+            )
+            .hint("use --from auto, or validate JSON Lines with `sojx validate`")
+            .retryable(false),
         );
     }
     // Not one JSON value: read the text as the answer, so that broken JSON is `json_invalid`.
     let text = framer.take_text().unwrap_or_default();
     let text = String::from_utf8_lossy(&text).into_owned();
-    if opts.repair || text::looks_like_json(&text) {
-        return Outcome { producer: p, verdict: Verdict::ValueText { kind: SourceKind::Document, text, line: Some(1), detail: Map::new() }, session: Session::default(), warnings: Vec::new() };
+    if let Some(value) = text::whole(&text) {
+        // A bare scalar (`"plain"`, `42`): lines that do not start with `{` or `[` are not framed.
+        let verdict = Verdict::Value {
+            kind: SourceKind::Document,
+            value,
+            line: Some(1),
+            detail: Map::new(),
+        };
+        return Outcome {
+            producer: p,
+            verdict,
+            session: Session::default(),
+            warnings: Vec::new(),
+        };
     }
-    failed(p, Failure::new(ErrorKind::Parse, "parse", "the input is not a JSON value").hint("use --from text to look for JSON inside text").candidate(Value::from(text)))
+    if opts.repair || text::looks_like_json(&text) {
+        return Outcome {
+            producer: p,
+            verdict: Verdict::ValueText {
+                kind: SourceKind::Document,
+                text,
+                line: Some(1),
+                detail: Map::new(),
+            },
+            session: Session::default(),
+            warnings: Vec::new(),
+        };
+    }
+    failed(
+        p,
+        Failure::new(ErrorKind::Parse, "parse", "the input is not a JSON value")
+            .hint("use --from text to look for JSON inside text")
+            .candidate(Value::from(text)),
+    )
 }
 
 fn text_outcome(framer: &mut Framer) -> Outcome {
     let p = Producer::Text;
     match framer.take_text() {
-        Ok(bytes) => {
+        Some(bytes) => {
             let mut warnings = Vec::new();
             let text = match String::from_utf8(bytes) {
                 Ok(t) => t,
@@ -263,19 +366,41 @@ fn text_outcome(framer: &mut Framer) -> Outcome {
                     String::from_utf8_lossy(e.as_bytes()).into_owned()
                 }
             };
-            Outcome { producer: p, verdict: Verdict::Text { text, line: Some(1) }, session: Session::default(), warnings }
+            Outcome {
+                producer: p,
+                verdict: Verdict::Text {
+                    text,
+                    line: Some(1),
+                },
+                session: Session::default(),
+                warnings,
+            }
         }
-        Err(()) => failed(
+        None => failed(
             p,
-            Failure::new(ErrorKind::Parse, "parse", "the input is not a known producer's output and is too large to read as text")
-                .hint("raise --max-line-bytes, or name the producer with --from"),
+            Failure::new(
+                ErrorKind::Parse,
+                "parse",
+                "the input is not a known producer's output and is too large to read as text",
+            )
+            .hint("raise --max-line-bytes, or name the producer with --from"),
         ),
     }
 }
 
 /// Turn an outcome into the envelope: choose the candidate, parse, repair, validate.
-pub fn decide(name: &str, outcome: Outcome, mut warnings: Vec<Warning>, opts: &Options<'_>) -> Envelope {
-    let Outcome { producer, verdict, session, warnings: w } = outcome;
+pub fn decide(
+    name: &str,
+    outcome: Outcome,
+    mut warnings: Vec<Warning>,
+    opts: &Options<'_>,
+) -> Envelope {
+    let Outcome {
+        producer,
+        verdict,
+        session,
+        warnings: w,
+    } = outcome;
     warnings.extend(w);
     let parts = |source: Option<Value>, warnings: Vec<Warning>| Parts {
         producer: Some(producer),
@@ -288,23 +413,63 @@ pub fn decide(name: &str, outcome: Outcome, mut warnings: Vec<Warning>, opts: &O
     let chosen = match verdict {
         Verdict::Failed(f) => return envelope::failure("extract", name, f, parts(None, warnings)),
         Verdict::Nothing { message } => {
-            return envelope::failure("extract", name, not_found(message, opts), parts(None, warnings));
+            return envelope::failure(
+                "extract",
+                name,
+                not_found(message, opts),
+                parts(None, warnings),
+            );
         }
-        Verdict::Value { kind, value, line, detail } => Chosen { kind, value, line, detail, repaired: false },
-        Verdict::ValueText { kind, text, line, detail } => match serde_json::from_str::<Value>(text.trim()) {
-            Ok(value) => Chosen { kind, value, line, detail, repaired: false },
+        Verdict::Value {
+            kind,
+            value,
+            line,
+            detail,
+        } => Chosen {
+            kind,
+            value,
+            line,
+            detail,
+            repaired: false,
+        },
+        Verdict::ValueText {
+            kind,
+            text,
+            line,
+            detail,
+        } => match serde_json::from_str::<Value>(text.trim()) {
+            Ok(value) => Chosen {
+                kind,
+                value,
+                line,
+                detail,
+                repaired: false,
+            },
             Err(e) => match try_repair(&text, opts, &mut warnings) {
-                Some(value) => Chosen { kind, value, line, detail, repaired: true },
+                Some(value) => Chosen {
+                    kind,
+                    value,
+                    line,
+                    detail,
+                    repaired: true,
+                },
                 None => {
                     let f = json_invalid(&e.to_string(), &text, kind);
-                    return envelope::failure("extract", name, f, parts(Some(source_of(kind, line, &detail)), warnings));
+                    return envelope::failure(
+                        "extract",
+                        name,
+                        f,
+                        parts(Some(source_of(kind, line, &detail)), warnings),
+                    );
                 }
             },
         },
-        Verdict::Text { text, line } => match from_text(&text, line, text_lines, opts, &mut warnings) {
-            Ok(c) => c,
-            Err(f) => return envelope::failure("extract", name, f, parts(None, warnings)),
-        },
+        Verdict::Text { text, line } => {
+            match from_text(&text, line, text_lines, opts, &mut warnings) {
+                Ok(c) => c,
+                Err(f) => return envelope::failure("extract", name, f, parts(None, warnings)),
+            }
+        }
     };
     let mut source = source_of(chosen.kind, chosen.line, &chosen.detail);
     if chosen.repaired
@@ -350,14 +515,35 @@ fn source_of(kind: SourceKind, line: Option<u64>, detail: &Map<String, Value>) -
     Value::Object(m)
 }
 
-pub fn validation_failed(schema: &Schema, violations: Vec<crate::schema::Violation>, value: Value) -> Failure {
+pub fn validation_failed(
+    schema: &Schema,
+    violations: Vec<crate::schema::Violation>,
+    value: Value,
+) -> Failure {
     let n = violations.len();
-    let first = violations.first().map(|v| format!(" (first: {} at {})", v.message, if v.instance_location.is_empty() { "/" } else { &v.instance_location })).unwrap_or_default();
-    Failure::new(ErrorKind::ValidationFailed, "validate", format!("the output does not match the schema: {n} violation(s){first}"))
-        .target(schema.name.clone())
-        .hint("feed error.details and candidate back to the model, or fix the schema")
-        .details(serde_json::to_value(violations).unwrap_or(Value::Null))
-        .candidate(value)
+    let first = violations
+        .first()
+        .map(|v| {
+            format!(
+                " (first: {} at {})",
+                v.message,
+                if v.instance_location.is_empty() {
+                    "/"
+                } else {
+                    &v.instance_location
+                }
+            )
+        })
+        .unwrap_or_default();
+    Failure::new(
+        ErrorKind::ValidationFailed,
+        "validate",
+        format!("the output does not match the schema: {n} violation(s){first}"),
+    )
+    .target(schema.name.clone())
+    .hint("feed error.details and candidate back to the model, or fix the schema")
+    .details(serde_json::to_value(violations).unwrap_or(Value::Null))
+    .candidate(value)
 }
 
 fn not_found(message: String, opts: &Options<'_>) -> Failure {
@@ -397,24 +583,54 @@ fn try_repair(text: &str, opts: &Options<'_>, warnings: &mut Vec<Warning>) -> Op
 }
 
 /// JSON from the final answer text (`final_text`, `code_fence`, `embedded`).
-fn from_text(text: &str, line: Option<u64>, text_lines: bool, opts: &Options<'_>, warnings: &mut Vec<Warning>) -> Result<Chosen, Failure> {
+fn from_text(
+    text: &str,
+    line: Option<u64>,
+    text_lines: bool,
+    opts: &Options<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Result<Chosen, Failure> {
     let none = Map::new();
     if let Some(value) = text::whole(text) {
-        return Ok(Chosen { kind: SourceKind::FinalText, value, line, detail: none, repaired: false });
+        return Ok(Chosen {
+            kind: SourceKind::FinalText,
+            value,
+            line,
+            detail: none,
+            repaired: false,
+        });
     }
     let looks = text::looks_like_json(text);
     if opts.strict {
         if looks {
-            let err = serde_json::from_str::<Value>(text.trim()).err().map(|e| e.to_string()).unwrap_or_default();
+            let err = serde_json::from_str::<Value>(text.trim())
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
             return Err(json_invalid(&err, text.trim(), SourceKind::FinalText));
         }
-        return Err(not_found("the answer text is not exactly one JSON value".into(), opts));
+        return Err(not_found(
+            "the answer text is not exactly one JSON value".into(),
+            opts,
+        ));
     }
     let mined = text::mine(text, opts.max_candidates);
     if mined.capped {
-        warnings.push(Warning::new("candidates_capped", format!("stopped after {} candidates (--max-candidates)", opts.max_candidates)));
+        warnings.push(Warning::new(
+            "candidates_capped",
+            format!(
+                "stopped after {} candidates (--max-candidates)",
+                opts.max_candidates
+            ),
+        ));
     }
-    let line_of = |l: usize| if text_lines { line.map(|b| b + l as u64) } else { line };
+    let line_of = |l: usize| {
+        if text_lines {
+            line.map(|b| b + l as u64)
+        } else {
+            line
+        }
+    };
     if !mined.candidates.is_empty() {
         let total = mined.candidates.len();
         let pick = match opts.schema {
@@ -424,26 +640,51 @@ fn from_text(text: &str, line: Option<u64>, text_lines: bool, opts: &Options<'_>
         .or(mined.candidates.last())
         .cloned()
         .expect("non-empty");
-        let detail = crate::producer::detail(&[("candidate", json!(pick.index)), ("candidates", json!(total))]);
-        return Ok(Chosen { kind: pick.kind, value: pick.value, line: line_of(pick.line), detail, repaired: false });
+        let detail = crate::producer::detail(&[
+            ("candidate", json!(pick.index)),
+            ("candidates", json!(total)),
+        ]);
+        return Ok(Chosen {
+            kind: pick.kind,
+            value: pick.value,
+            line: line_of(pick.line),
+            detail,
+            repaired: false,
+        });
     }
     // Nothing parses. Broken JSON is `json_invalid` (or repaired with --repair).
     let broken: Vec<(SourceKind, String, usize)> = if looks {
         vec![(SourceKind::FinalText, text.trim().to_owned(), 0)]
     } else {
-        mined.broken.iter().map(|b| (b.kind, b.text.clone(), b.line)).collect()
+        mined
+            .broken
+            .iter()
+            .map(|b| (b.kind, b.text.clone(), b.line))
+            .collect()
     };
     if let Some((kind, btext, l)) = broken.last() {
         if opts.repair {
             for (kind, btext, l) in broken.iter().rev() {
                 if let Some(value) = try_repair(btext, opts, warnings) {
-                    return Ok(Chosen { kind: *kind, value, line: line_of(*l), detail: none, repaired: true });
+                    return Ok(Chosen {
+                        kind: *kind,
+                        value,
+                        line: line_of(*l),
+                        detail: none,
+                        repaired: true,
+                    });
                 }
             }
         }
-        let err = serde_json::from_str::<Value>(btext).err().map(|e| e.to_string()).unwrap_or_default();
+        let err = serde_json::from_str::<Value>(btext)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
         let _ = l;
         return Err(json_invalid(&err, btext, *kind));
     }
-    Err(not_found("the answer text holds no JSON value".into(), opts))
+    Err(not_found(
+        "the answer text holds no JSON value".into(),
+        opts,
+    ))
 }

@@ -35,7 +35,11 @@ pub struct Stats {
 enum State {
     Normal,
     /// Inside a multi-line JSON document that started on `start`.
-    Doc { start: u64, buf: Vec<u8>, scan: DepthScan },
+    Doc {
+        start: u64,
+        buf: Vec<u8>,
+        scan: DepthScan,
+    },
 }
 
 /// Line-by-line framer. Feed it lines; it calls back with items.
@@ -66,9 +70,13 @@ impl Framer {
         self.text = None;
     }
 
-    /// The raw text kept so far, or `Err(())` when it went past the size limit.
-    pub fn take_text(&mut self) -> Result<Vec<u8>, ()> {
-        if self.text_overflow { Err(()) } else { Ok(self.text.take().unwrap_or_default()) }
+    /// The raw text kept so far, or `None` when it went past the size limit.
+    pub fn take_text(&mut self) -> Option<Vec<u8>> {
+        if self.text_overflow {
+            None
+        } else {
+            Some(self.text.take().unwrap_or_default())
+        }
     }
 
     pub fn keeps_text(&self) -> bool {
@@ -158,7 +166,11 @@ impl Framer {
                 let mut buf = Vec::with_capacity(t.len() + 1);
                 buf.extend_from_slice(t);
                 buf.push(b'\n');
-                self.state = State::Doc { start: no, buf, scan };
+                self.state = State::Doc {
+                    start: no,
+                    buf,
+                    scan,
+                };
                 return;
             }
         }

@@ -89,14 +89,24 @@ pub struct LineSplitter {
 /// What the splitter hands out.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Piece<'a> {
-    Line { no: u64, bytes: &'a [u8] },
+    Line {
+        no: u64,
+        bytes: &'a [u8],
+    },
     /// A line that went past the limit; its content was not kept.
-    TooLong { no: u64 },
+    TooLong {
+        no: u64,
+    },
 }
 
 impl LineSplitter {
     pub fn new(max: usize) -> Self {
-        Self { carry: Vec::new(), max, line_no: 0, overlong: false }
+        Self {
+            carry: Vec::new(),
+            max,
+            line_no: 0,
+            overlong: false,
+        }
     }
 
     /// Feed a chunk; `f` is called once per complete line.
@@ -113,14 +123,20 @@ impl LineSplitter {
                 if head.len() > self.max {
                     f(Piece::TooLong { no: self.line_no });
                 } else {
-                    f(Piece::Line { no: self.line_no, bytes: strip_cr(head) });
+                    f(Piece::Line {
+                        no: self.line_no,
+                        bytes: strip_cr(head),
+                    });
                 }
             } else if self.carry.len() + head.len() > self.max {
                 self.carry.clear();
                 f(Piece::TooLong { no: self.line_no });
             } else {
                 self.carry.extend_from_slice(head);
-                f(Piece::Line { no: self.line_no, bytes: strip_cr(&self.carry) });
+                f(Piece::Line {
+                    no: self.line_no,
+                    bytes: strip_cr(&self.carry),
+                });
                 self.carry.clear();
             }
         }
@@ -143,7 +159,10 @@ impl LineSplitter {
         } else if !self.carry.is_empty() {
             self.line_no += 1;
             let carry = std::mem::take(&mut self.carry);
-            f(Piece::Line { no: self.line_no, bytes: strip_cr(&carry) });
+            f(Piece::Line {
+                no: self.line_no,
+                bytes: strip_cr(&carry),
+            });
         }
     }
 }
@@ -166,7 +185,9 @@ mod tests {
         let mut s = LineSplitter::new(max);
         let mut out = Vec::new();
         let mut f = |p: Piece<'_>| match p {
-            Piece::Line { no, bytes } => out.push(format!("{no}:{}", String::from_utf8_lossy(bytes))),
+            Piece::Line { no, bytes } => {
+                out.push(format!("{no}:{}", String::from_utf8_lossy(bytes)))
+            }
             Piece::TooLong { no } => out.push(format!("{no}:<too long>")),
         };
         for c in chunks {
@@ -184,13 +205,19 @@ mod tests {
     #[test]
     fn chunk_boundaries_do_not_matter() {
         let whole = split(&[b"abc\ndef\r\nghi\n"], 100);
-        assert_eq!(split(&[b"ab", b"c\nde", b"f\r", b"\ngh", b"i\n"], 100), whole);
+        assert_eq!(
+            split(&[b"ab", b"c\nde", b"f\r", b"\ngh", b"i\n"], 100),
+            whole
+        );
     }
 
     #[test]
     fn overlong_lines_are_reported_not_kept() {
         assert_eq!(split(&[b"12345\nab\n"], 4), ["1:<too long>", "2:ab"]);
-        assert_eq!(split(&[b"12", b"34", b"5\nab"], 4), ["1:<too long>", "2:ab"]);
+        assert_eq!(
+            split(&[b"12", b"34", b"5\nab"], 4),
+            ["1:<too long>", "2:ab"]
+        );
         assert_eq!(split(&[b"12", b"345"], 4), ["1:<too long>"]);
     }
 }

@@ -93,11 +93,26 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
 /// `usage` envelope on stdout, exit 1.
 fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
     use clap::error::ErrorKind as K;
-    if matches!(e.kind(), K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand) {
-        let text = if io.stdout_is_tty { e.render().ansi().to_string() } else { e.render().to_string() };
-        let out: &mut dyn Write = if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand { io.stderr } else { io.stdout };
+    if matches!(
+        e.kind(),
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let text = if io.stdout_is_tty {
+            e.render().ansi().to_string()
+        } else {
+            e.render().to_string()
+        };
+        let out: &mut dyn Write = if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
+            io.stderr
+        } else {
+            io.stdout
+        };
         let _ = write!(out, "{text}");
-        return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand { 1 } else { 0 };
+        return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
+            1
+        } else {
+            0
+        };
     }
     let _ = write!(io.stderr, "{}", e.render());
     let command = args
@@ -107,10 +122,32 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
         .find(|a| ["extract", "validate", "lint", "compile", "compare"].contains(a))
         .unwrap_or("sojx");
     let first = e.to_string();
-    let message = first.lines().next().unwrap_or("invalid arguments").trim_start_matches("error: ").to_owned();
-    let f = Failure::new(ErrorKind::Usage, "parse_arguments", message).retryable(false).hint(format!("run `sojx {} --help`", if command == "sojx" { "" } else { command }).replace("  ", " "));
+    let message = first
+        .lines()
+        .next()
+        .unwrap_or("invalid arguments")
+        .trim_start_matches("error: ")
+        .to_owned();
+    let f = Failure::new(ErrorKind::Usage, "parse_arguments", message)
+        .retryable(false)
+        .hint(
+            format!(
+                "run `sojx {} --help`",
+                if command == "sojx" { "" } else { command }
+            )
+            .replace("  ", " "),
+        );
     let env = envelope::failure(command, "", f, Parts::default());
-    let _ = render::render(io.stdout, &env, Style { format: OutputFormat::Json, pretty: false, raw: false, color: false });
+    let _ = render::render(
+        io.stdout,
+        &env,
+        Style {
+            format: OutputFormat::Json,
+            pretty: false,
+            raw: false,
+            color: false,
+        },
+    );
     1
 }
 
@@ -124,18 +161,36 @@ fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
 }
 
 fn sources(files: &[std::path::PathBuf]) -> Vec<Source> {
-    if files.is_empty() { vec![Source::Stdin] } else { files.iter().map(|f| Source::from_arg(f)).collect() }
+    if files.is_empty() {
+        vec![Source::Stdin]
+    } else {
+        files.iter().map(|f| Source::from_arg(f)).collect()
+    }
 }
 
 /// No FILE and stdin a terminal: a one-line hint and a `usage` envelope instead of hanging.
-fn stdin_guard(command: &str, files: &[std::path::PathBuf], io: &mut Io<'_>, style: Style) -> io::Result<Option<i32>> {
+fn stdin_guard(
+    command: &str,
+    files: &[std::path::PathBuf],
+    io: &mut Io<'_>,
+    style: Style,
+) -> io::Result<Option<i32>> {
     if !files.is_empty() || !io.stdin_is_tty {
         return Ok(None);
     }
-    let _ = writeln!(io.stderr, "sojx: reading from the terminal; pipe an agent's output in, or name a FILE (`sojx {command} --help`)");
-    let f = Failure::new(ErrorKind::Usage, "read", "no input: standard input is a terminal and no FILE was given")
-        .retryable(false)
-        .hint(format!("pipe an agent's output into `sojx {command}`, or pass a FILE ('-' reads stdin anyway)"));
+    let _ = writeln!(
+        io.stderr,
+        "sojx: reading from the terminal; pipe an agent's output in, or name a FILE (`sojx {command} --help`)"
+    );
+    let f = Failure::new(
+        ErrorKind::Usage,
+        "read",
+        "no input: standard input is a terminal and no FILE was given",
+    )
+    .retryable(false)
+    .hint(format!(
+        "pipe an agent's output into `sojx {command}`, or pass a FILE ('-' reads stdin anyway)"
+    ));
     let env = envelope::failure(command, "<stdin>", f, Parts::default());
     emit(io, &env, style)?;
     Ok(Some(1))
@@ -147,12 +202,25 @@ fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
     if style.format == OutputFormat::Json
         && let Some(Value::Object(err)) = env.fields.get("error")
     {
-        let input = env.fields.get("input").and_then(Value::as_str).unwrap_or("");
+        let input = env
+            .fields
+            .get("input")
+            .and_then(Value::as_str)
+            .unwrap_or("");
         let kind = err.get("kind").and_then(Value::as_str).unwrap_or("error");
         let msg = err.get("message").and_then(Value::as_str).unwrap_or("");
         let c = color::resolve(crate::cli::ColorWhen::Auto, &io.env, io.stderr_is_tty);
-        let label = if c { format!("\x1b[31m{kind}\x1b[0m") } else { kind.to_owned() };
-        let _ = writeln!(io.stderr, "sojx: {}: {label}: {}", sanitize::sanitize(input), sanitize::sanitize(msg));
+        let label = if c {
+            format!("\x1b[31m{kind}\x1b[0m")
+        } else {
+            kind.to_owned()
+        };
+        let _ = writeln!(
+            io.stderr,
+            "sojx: {}: {label}: {}",
+            sanitize::sanitize(input),
+            sanitize::sanitize(msg)
+        );
         if let Some(h) = err.get("hint").and_then(Value::as_str) {
             let _ = writeln!(io.stderr, "  hint: {}", sanitize::sanitize(h));
         }
@@ -161,7 +229,13 @@ fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
 }
 
 /// A failure before any input is read (a bad schema): one envelope per input, all failing.
-fn fail_all(command: &str, files: &[std::path::PathBuf], f: &Failure, io: &mut Io<'_>, style: Style) -> io::Result<i32> {
+fn fail_all(
+    command: &str,
+    files: &[std::path::PathBuf],
+    f: &Failure,
+    io: &mut Io<'_>,
+    style: Style,
+) -> io::Result<i32> {
     for s in sources(files) {
         let env = envelope::failure(command, &s.name(), f.clone(), Parts::default());
         emit(io, &env, style)?;
@@ -200,7 +274,13 @@ fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
     let schema = match schema::load(&a.schema) {
         Ok(Some(s)) => s,
         Ok(None) => {
-            let f = Failure::new(ErrorKind::Usage, "parse_arguments", "sojx validate needs --schema").retryable(false).hint("sojx validate --schema S [FILE]...");
+            let f = Failure::new(
+                ErrorKind::Usage,
+                "parse_arguments",
+                "sojx validate needs --schema",
+            )
+            .retryable(false)
+            .hint("sojx validate --schema S [FILE]...");
             return fail_all("validate", &a.files, &f, io, style);
         }
         Err(f) => return fail_all("validate", &a.files, &f, io, style),

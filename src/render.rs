@@ -58,37 +58,82 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
     if let Some(err) = f.get("error") {
         let kind = err.get("kind").and_then(Value::as_str).unwrap_or("error");
         let msg = err.get("message").and_then(Value::as_str).unwrap_or("");
-        writeln!(out, "{} {}{who}: {}", paint(color, "✗", |s| s.red().bold().to_string()), sanitize(input), paint(color, kind, |s| s.red().to_string()))?;
+        writeln!(
+            out,
+            "{} {}{who}: {}",
+            paint(color, "✗", |s| s.red().bold().to_string()),
+            sanitize(input),
+            paint(color, kind, |s| s.red().to_string())
+        )?;
         writeln!(out, "  {}", sanitize(msg))?;
         if kind == "validation_failed"
             && let Some(Value::Array(vs)) = err.get("details")
         {
             for v in vs {
-                let at = v.get("instance_location").and_then(Value::as_str).unwrap_or("");
+                let at = v
+                    .get("instance_location")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
                 let at = if at.is_empty() { "/" } else { at };
                 let m = v.get("message").and_then(Value::as_str).unwrap_or("");
-                let kw = v.get("keyword_location").and_then(Value::as_str).unwrap_or("");
-                writeln!(out, "  - {} {} {}", paint(color, at, |s| s.yellow().to_string()), sanitize(m), paint(color, &format!("({kw})"), |s| s.dimmed().to_string()))?;
+                let kw = v
+                    .get("keyword_location")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                writeln!(
+                    out,
+                    "  - {} {} {}",
+                    paint(color, at, |s| s.yellow().to_string()),
+                    sanitize(m),
+                    paint(color, &format!("({kw})"), |s| s.dimmed().to_string())
+                )?;
             }
         }
         if let Some(d) = err.get("details").filter(|_| kind == "agent_error") {
-            writeln!(out, "  {}", paint(color, &sanitize(&d.to_string()), |s| s.dimmed().to_string()))?;
+            writeln!(
+                out,
+                "  {}",
+                paint(color, &sanitize(&d.to_string()), |s| s.dimmed().to_string())
+            )?;
         }
         if let Some(h) = err.get("hint").and_then(Value::as_str) {
-            writeln!(out, "  {} {}", paint(color, "hint:", |s| s.cyan().to_string()), sanitize(h))?;
+            writeln!(
+                out,
+                "  {} {}",
+                paint(color, "hint:", |s| s.cyan().to_string()),
+                sanitize(h)
+            )?;
         }
         if let Some(c) = f.get("candidate") {
             writeln!(out, "  candidate:")?;
             pretty_block(out, c)?;
         }
     } else {
-        let kind = f.get("source").and_then(|s| s.get("kind")).and_then(Value::as_str).unwrap_or("?");
-        let line = f.get("source").and_then(|s| s.get("line")).and_then(Value::as_u64).map(|l| format!(", line {l}")).unwrap_or_default();
+        let kind = f
+            .get("source")
+            .and_then(|s| s.get("kind"))
+            .and_then(Value::as_str)
+            .unwrap_or("?");
+        let line = f
+            .get("source")
+            .and_then(|s| s.get("line"))
+            .and_then(Value::as_u64)
+            .map(|l| format!(", line {l}"))
+            .unwrap_or_default();
         let valid = match f.get("validation") {
-            Some(Value::Object(v)) => format!(", valid against {}", sanitize(v.get("schema").and_then(Value::as_str).unwrap_or("schema"))),
+            Some(Value::Object(v)) => format!(
+                ", valid against {}",
+                sanitize(v.get("schema").and_then(Value::as_str).unwrap_or("schema"))
+            ),
             _ => String::new(),
         };
-        writeln!(out, "{} {}{who}: {}{line}{valid}", paint(color, "✓", |s| s.green().bold().to_string()), sanitize(input), paint(color, kind, |s| s.green().to_string()))?;
+        writeln!(
+            out,
+            "{} {}{who}: {}{line}{valid}",
+            paint(color, "✓", |s| s.green().bold().to_string()),
+            sanitize(input),
+            paint(color, kind, |s| s.green().to_string())
+        )?;
         if let Some(d) = f.get("data") {
             pretty_block(out, d)?;
         }
@@ -97,7 +142,12 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
         for w in ws {
             let k = w.get("kind").and_then(Value::as_str).unwrap_or("");
             let m = w.get("message").and_then(Value::as_str).unwrap_or("");
-            writeln!(out, "  {} {k}: {}", paint(color, "warning:", |s| s.yellow().to_string()), sanitize(m))?;
+            writeln!(
+                out,
+                "  {} {k}: {}",
+                paint(color, "warning:", |s| s.yellow().to_string()),
+                sanitize(m)
+            )?;
         }
     }
     Ok(())

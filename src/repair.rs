@@ -26,7 +26,13 @@ pub fn repair(text: &str) -> Option<Repaired> {
     let mut repairs: Vec<(&'static str, String)> = Vec::new();
     let start = text.find(['{', '['])?;
     if !text[..start].trim().is_empty() {
-        repairs.push(("stray_prefix", format!("removed {} bytes of text before the JSON value", text[..start].trim().len())));
+        repairs.push((
+            "stray_prefix",
+            format!(
+                "removed {} bytes of text before the JSON value",
+                text[..start].trim().len()
+            ),
+        ));
     }
     let bytes = &text.as_bytes()[start..];
     let mut out: Vec<u8> = Vec::with_capacity(bytes.len() + 8);
@@ -83,12 +89,21 @@ pub fn repair(text: &str) -> Option<Repaired> {
         }
     }
     if trailing_commas > 0 {
-        repairs.push(("trailing_comma", format!("removed {trailing_commas} trailing comma(s)")));
+        repairs.push((
+            "trailing_comma",
+            format!("removed {trailing_commas} trailing comma(s)"),
+        ));
     }
     if let Some(end) = ended_at {
         let rest = &text[start + end..];
         if !rest.trim().is_empty() {
-            repairs.push(("stray_suffix", format!("removed {} bytes of text after the JSON value", rest.trim().len())));
+            repairs.push((
+                "stray_suffix",
+                format!(
+                    "removed {} bytes of text after the JSON value",
+                    rest.trim().len()
+                ),
+            ));
         }
         let value: Value = serde_json::from_slice(&out).ok()?;
         return (!repairs.is_empty()).then_some(Repaired { value, repairs });
@@ -104,20 +119,33 @@ pub fn repair(text: &str) -> Option<Repaired> {
             closed.truncate(cut);
         }
         closed.push(b'"');
-        attempt_repairs.push(("unclosed_string", "closed a string cut off at the end".into()));
+        attempt_repairs.push((
+            "unclosed_string",
+            "closed a string cut off at the end".into(),
+        ));
     }
     if let Some(v) = close(&mut closed, &stack, &mut attempt_repairs) {
-        return Some(Repaired { value: v, repairs: attempt_repairs });
+        return Some(Repaired {
+            value: v,
+            repairs: attempt_repairs,
+        });
     }
     let (len, stack) = safe?;
     let mut truncated = out[..len].to_vec();
-    repairs.push(("dropped_incomplete_member", format!("removed {} bytes of a cut-off last member", out.len() - len)));
+    repairs.push((
+        "dropped_incomplete_member",
+        format!("removed {} bytes of a cut-off last member", out.len() - len),
+    ));
     let v = close(&mut truncated, &stack, &mut repairs)?;
     Some(Repaired { value: v, repairs })
 }
 
 /// Close the open brackets and parse.
-fn close(out: &mut Vec<u8>, stack: &[u8], repairs: &mut Vec<(&'static str, String)>) -> Option<Value> {
+fn close(
+    out: &mut Vec<u8>,
+    stack: &[u8],
+    repairs: &mut Vec<(&'static str, String)>,
+) -> Option<Value> {
     if strip_trailing_comma(out) {
         repairs.push(("trailing_comma", "removed a trailing comma".into()));
     }
@@ -125,14 +153,20 @@ fn close(out: &mut Vec<u8>, stack: &[u8], repairs: &mut Vec<(&'static str, Strin
         out.push(if open == b'{' { b'}' } else { b']' });
     }
     if !stack.is_empty() {
-        repairs.push(("unclosed_brackets", format!("closed {} bracket(s) left open at the end", stack.len())));
+        repairs.push((
+            "unclosed_brackets",
+            format!("closed {} bracket(s) left open at the end", stack.len()),
+        ));
     }
     serde_json::from_slice(out).ok()
 }
 
 /// Remove a `,` (and the whitespace after it) at the end of `out`.
 fn strip_trailing_comma(out: &mut Vec<u8>) -> bool {
-    let end = out.iter().rposition(|b| !b.is_ascii_whitespace()).map_or(0, |p| p + 1);
+    let end = out
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |p| p + 1);
     if end > 0 && out[end - 1] == b',' {
         out.truncate(end - 1);
         true

@@ -22,7 +22,9 @@ pub struct Schema {
 
 impl std::fmt::Debug for Schema {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Schema").field("name", &self.name).finish_non_exhaustive()
+        f.debug_struct("Schema")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
     }
 }
 
@@ -50,7 +52,11 @@ impl Schema {
             .iter_errors(value)
             .map(|e| {
                 let full = e.to_string();
-                let message = if full.len() <= 300 { full } else { e.masked().to_string() };
+                let message = if full.len() <= 300 {
+                    full
+                } else {
+                    e.masked().to_string()
+                };
                 Violation {
                     instance_location: e.instance_path().as_str().to_owned(),
                     keyword_location: e.evaluation_path().as_str().to_owned(),
@@ -87,7 +93,9 @@ fn to_draft(d: cli::Draft) -> Draft {
 }
 
 fn invalid(target: &str, message: impl Into<String>) -> Failure {
-    Failure::new(ErrorKind::SchemaInvalid, "compile_schema", message).target(target).retryable(false)
+    Failure::new(ErrorKind::SchemaInvalid, "compile_schema", message)
+        .target(target)
+        .retryable(false)
 }
 
 /// Where the schema text comes from.
@@ -110,7 +118,9 @@ fn spec(arg: &str) -> Spec {
 
 /// Read, unwrap and compile the schema given by `--schema`, or `None` when there is none.
 pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
-    let Some(arg) = &args.schema else { return Ok(None) };
+    let Some(arg) = &args.schema else {
+        return Ok(None);
+    };
     let (name, text, base) = match spec(arg) {
         Spec::Inline(t) => ("<inline>".to_owned(), t, None),
         Spec::File(p) => {
@@ -119,7 +129,10 @@ pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
                 Failure::new(
                     ErrorKind::Filesystem,
                     "read_schema",
-                    format!("cannot read the schema {name}: {}", crate::input::io_reason(&e)),
+                    format!(
+                        "cannot read the schema {name}: {}",
+                        crate::input::io_reason(&e)
+                    ),
                 )
                 .target(name.clone())
                 .retryable(false)
@@ -129,24 +142,43 @@ pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
         }
     };
     let doc: Value = serde_json::from_str(&text).map_err(|e| {
-        invalid(&name, format!("the schema is not JSON: {e}")).hint("--schema takes a path, @path, or inline JSON")
+        invalid(&name, format!("the schema is not JSON: {e}"))
+            .hint("--schema takes a path, @path, or inline JSON")
     })?;
     let document = unwrap(doc);
     let validator = compile(&document, &name, base.as_deref(), args)?;
-    Ok(Some(Schema { validator, name, document }))
+    Ok(Some(Schema {
+        validator,
+        name,
+        document,
+    }))
 }
 
 /// Unwrap `{schema, name, strict, …}` wrappers (OpenAI `json_schema` format objects, Meerkat
 /// `meerkat_v1`): an object whose `schema` member is a schema and whose other keys are all
 /// wrapper keys.
 pub fn unwrap(doc: Value) -> Value {
-    const WRAPPER_KEYS: [&str; 6] = ["schema", "name", "strict", "compat", "format", "description"];
+    const WRAPPER_KEYS: [&str; 6] = [
+        "schema",
+        "name",
+        "strict",
+        "compat",
+        "format",
+        "description",
+    ];
     if let Value::Object(o) = &doc
-        && o.get("schema").is_some_and(|s| s.is_object() || s.is_boolean())
+        && o.get("schema")
+            .is_some_and(|s| s.is_object() || s.is_boolean())
         && o.keys().all(|k| WRAPPER_KEYS.contains(&k.as_str()))
-        && (o.contains_key("name") || o.contains_key("strict") || o.contains_key("format") || o.contains_key("compat") || o.len() == 1)
+        && (o.contains_key("name")
+            || o.contains_key("strict")
+            || o.contains_key("format")
+            || o.contains_key("compat")
+            || o.len() == 1)
     {
-        let Some(Value::Object(mut o)) = Some(doc) else { unreachable!() };
+        let Some(Value::Object(mut o)) = Some(doc) else {
+            unreachable!()
+        };
         return o.remove("schema").unwrap_or(Value::Bool(true));
     }
     doc
@@ -154,9 +186,16 @@ pub fn unwrap(doc: Value) -> Value {
 
 /// Compile with sojx's fixed options: offline resolution, formats asserted unless
 /// `--ignore-formats`, a bounded regex engine.
-pub fn compile(document: &Value, name: &str, base: Option<&Path>, args: &SchemaArgs) -> Result<Validator, Failure> {
+pub fn compile(
+    document: &Value,
+    name: &str,
+    base: Option<&Path>,
+    args: &SchemaArgs,
+) -> Result<Validator, Failure> {
     let resources = parse_resources(&args.resource)?;
-    let retriever = LocalRetriever { resources: Arc::new(resources) };
+    let retriever = LocalRetriever {
+        resources: Arc::new(resources),
+    };
     let mut opts = jsonschema::options()
         .with_retriever(retriever)
         .should_validate_formats(!args.ignore_formats)
@@ -189,11 +228,18 @@ pub fn compile(document: &Value, name: &str, base: Option<&Path>, args: &SchemaA
 
 /// The first non-file URI in a resolution error message, if the error is about one.
 fn remote_uri(msg: &str) -> Option<String> {
-    if !(msg.contains("resolve") || msg.contains("retrieve") || msg.contains("Retriev") || msg.contains("not fetched")) {
+    if !(msg.contains("resolve")
+        || msg.contains("retrieve")
+        || msg.contains("Retriev")
+        || msg.contains("not fetched"))
+    {
         return None;
     }
     msg.split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '`')
-        .find(|w| (w.starts_with("http://") || w.starts_with("https://") || w.starts_with("urn:")) && w.len() > 8)
+        .find(|w| {
+            (w.starts_with("http://") || w.starts_with("https://") || w.starts_with("urn:"))
+                && w.len() > 8
+        })
         .map(|w| w.trim_end_matches([',', '.', ':', ')']).to_owned())
 }
 
@@ -208,8 +254,12 @@ fn parse_resources(specs: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> 
         .iter()
         .map(|s| {
             let (uri, file) = s.split_once('=').ok_or_else(|| {
-                Failure::new(ErrorKind::Usage, "parse_arguments", format!("--resource {s}: expected URI=FILE"))
-                    .retryable(false)
+                Failure::new(
+                    ErrorKind::Usage,
+                    "parse_arguments",
+                    format!("--resource {s}: expected URI=FILE"),
+                )
+                .retryable(false)
             })?;
             Ok((uri.to_owned(), PathBuf::from(file)))
         })
@@ -233,7 +283,10 @@ impl std::fmt::Display for NotFetched {
 impl std::error::Error for NotFetched {}
 
 impl Retrieve for LocalRetriever {
-    fn retrieve(&self, uri: &Uri<String>) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+    fn retrieve(
+        &self,
+        uri: &Uri<String>,
+    ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
         let s = uri.as_str();
         let s = s.split('#').next().unwrap_or(s);
         for (prefix, path) in self.resources.iter() {
@@ -251,13 +304,20 @@ impl Retrieve for LocalRetriever {
         if let Some(p) = s.strip_prefix("file://") {
             return read_json(Path::new(&p.replace("%20", " ")));
         }
-        Err(Box::new(NotFetched(format!("remote reference {s} not fetched (sojx never uses the network)"))))
+        Err(Box::new(NotFetched(format!(
+            "remote reference {s} not fetched (sojx never uses the network)"
+        ))))
     }
 }
 
 fn read_json(path: &Path) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| NotFetched(format!("cannot read {}: {}", path.display(), crate::input::io_reason(&e))))?;
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        NotFetched(format!(
+            "cannot read {}: {}",
+            path.display(),
+            crate::input::io_reason(&e)
+        ))
+    })?;
     Ok(serde_json::from_str(&text)?)
 }
 
@@ -266,12 +326,21 @@ mod tests {
     use super::*;
 
     fn args(schema: &str) -> SchemaArgs {
-        SchemaArgs { schema: Some(schema.to_owned()), draft: None, ignore_formats: false, resource: Vec::new() }
+        SchemaArgs {
+            schema: Some(schema.to_owned()),
+            draft: None,
+            ignore_formats: false,
+            resource: Vec::new(),
+        }
     }
 
     #[test]
     fn inline_schema_and_violations_as_pointers() {
-        let s = load(&args(r#"{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}"#)).unwrap().unwrap();
+        let s = load(&args(
+            r#"{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}"#,
+        ))
+        .unwrap()
+        .unwrap();
         assert_eq!(s.draft(), "2020-12");
         let v = s.violations(&json!({"n": "x"}));
         assert_eq!(v.len(), 1);
@@ -287,8 +356,14 @@ mod tests {
 
     #[test]
     fn wrappers_are_unwrapped() {
-        assert_eq!(unwrap(json!({"name":"x","strict":true,"schema":{"type":"object"}})), json!({"type":"object"}));
-        assert_eq!(unwrap(json!({"format":"meerkat_v1","schema":{"type":"object"}})), json!({"type":"object"}));
+        assert_eq!(
+            unwrap(json!({"name":"x","strict":true,"schema":{"type":"object"}})),
+            json!({"type":"object"})
+        );
+        assert_eq!(
+            unwrap(json!({"format":"meerkat_v1","schema":{"type":"object"}})),
+            json!({"type":"object"})
+        );
         // A schema that merely has a property called "schema" is not a wrapper.
         let s = json!({"type":"object","properties":{"schema":{"type":"string"}}});
         assert_eq!(unwrap(s.clone()), s);
@@ -307,6 +382,10 @@ mod tests {
     fn remote_refs_are_not_fetched() {
         let e = load(&args(r#"{"$ref":"https://example.com/s.json"}"#)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::SchemaInvalid);
-        assert!(e.hint.unwrap().contains("--resource https://example.com/s.json=FILE"));
+        assert!(
+            e.hint
+                .unwrap()
+                .contains("--resource https://example.com/s.json=FILE")
+        );
     }
 }

@@ -58,11 +58,16 @@ pub fn looks_like_json(text: &str) -> bool {
 
 /// `{` followed by `"` or `}`, or `[` followed by a JSON value start or `]`.
 fn looks_like_json_start(b: &[u8]) -> bool {
-    let Some((&first, rest)) = b.split_first() else { return false };
+    let Some((&first, rest)) = b.split_first() else {
+        return false;
+    };
     let next = rest.iter().copied().find(|c| !c.is_ascii_whitespace());
     match (first, next) {
         (b'{', Some(b'"' | b'}') | None) => true,
-        (b'[', Some(c)) => matches!(c, b'{' | b'[' | b'"' | b']' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'),
+        (b'[', Some(c)) => matches!(
+            c,
+            b'{' | b'[' | b'"' | b']' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+        ),
         (b'[', None) => true,
         _ => false,
     }
@@ -76,7 +81,10 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
     for f in &fences {
         let body = &text[f.body.clone()];
         let trimmed = body.trim();
-        let json_label = f.lang.is_empty() || f.lang.eq_ignore_ascii_case("json") || f.lang.eq_ignore_ascii_case("jsonc") || f.lang.eq_ignore_ascii_case("json5");
+        let json_label = f.lang.is_empty()
+            || f.lang.eq_ignore_ascii_case("json")
+            || f.lang.eq_ignore_ascii_case("jsonc")
+            || f.lang.eq_ignore_ascii_case("json5");
         if !json_label && !looks_like_json(trimmed) {
             continue;
         }
@@ -84,9 +92,20 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
         bytes[f.whole.clone()].fill(b' ');
         let start = f.body.start + (body.len() - body.trim_start().len());
         match serde_json::from_str::<Value>(trimmed) {
-            Ok(value) => mined.candidates.push(Candidate { kind: SourceKind::CodeFence, value, offset: start, line: line_of(text, start), index: 0 }),
+            Ok(value) => mined.candidates.push(Candidate {
+                kind: SourceKind::CodeFence,
+                value,
+                offset: start,
+                line: line_of(text, start),
+                index: 0,
+            }),
             Err(_) if json_label && !trimmed.is_empty() || looks_like_json(trimmed) => {
-                mined.broken.push(Broken { kind: SourceKind::CodeFence, text: trimmed.to_owned(), offset: start, line: line_of(text, start) });
+                mined.broken.push(Broken {
+                    kind: SourceKind::CodeFence,
+                    text: trimmed.to_owned(),
+                    offset: start,
+                    line: line_of(text, start),
+                });
             }
             Err(_) => {}
         }
@@ -102,7 +121,10 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset].iter().filter(|&&b| b == b'\n').count()
+    text.as_bytes()[..offset]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
 }
 
 #[derive(Debug)]
@@ -124,21 +146,37 @@ fn fences(text: &str) -> Vec<Fence> {
         let content = line.trim_end_matches(['\n', '\r']);
         let indent = content.len() - content.trim_start_matches(' ').len();
         let t = &content[indent..];
-        let marker = if t.starts_with("```") { "```" } else if t.starts_with("~~~") { "~~~" } else { "" };
+        let marker = if t.starts_with("```") {
+            "```"
+        } else if t.starts_with("~~~") {
+            "~~~"
+        } else {
+            ""
+        };
         match &open {
             None if indent <= 3 && !marker.is_empty() => {
                 let after = &t[3..];
                 if let Some(end) = after.find(marker) {
                     // One-line span: ```{"a":1}```
                     let body_start = start + indent + 3;
-                    out.push(Fence { lang: String::new(), whole: start..start + indent + 3 + end + 3, body: body_start..body_start + end });
+                    out.push(Fence {
+                        lang: String::new(),
+                        whole: start..start + indent + 3 + end + 3,
+                        body: body_start..body_start + end,
+                    });
                 } else {
-                    let lang = after.trim().split_whitespace().next().unwrap_or("").to_owned();
+                    let lang = after.split_whitespace().next().unwrap_or("").to_owned();
                     open = Some((start, lang, pos, marker));
                 }
             }
-            Some((s, lang, body_start, m)) if indent <= 3 && t.starts_with(m) && t[3..].trim().is_empty() => {
-                out.push(Fence { lang: lang.clone(), whole: *s..start + content.len(), body: *body_start..start });
+            Some((s, lang, body_start, m))
+                if indent <= 3 && t.starts_with(m) && t[3..].trim().is_empty() =>
+            {
+                out.push(Fence {
+                    lang: lang.clone(),
+                    whole: *s..start + content.len(),
+                    body: *body_start..start,
+                });
                 open = None;
             }
             _ => {}
@@ -146,7 +184,11 @@ fn fences(text: &str) -> Vec<Fence> {
     }
     if let Some((s, lang, body_start, _)) = open {
         // An unclosed fence (a cut-off answer): its body runs to the end.
-        out.push(Fence { lang, whole: s..text.len(), body: body_start..text.len() });
+        out.push(Fence {
+            lang,
+            whole: s..text.len(),
+            body: body_start..text.len(),
+        });
     }
     out
 }
@@ -203,7 +245,12 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, mined: &mut Mined) {
             // then rescan after it, so a stray `{` in prose does not hide a later value.
             let (_, start) = stack[0];
             if looks_like_json_start(&bytes[start..]) {
-                mined.broken.push(Broken { kind: SourceKind::Embedded, text: text[start..].trim_end().to_owned(), offset: start, line: line_of(text, start) });
+                mined.broken.push(Broken {
+                    kind: SourceKind::Embedded,
+                    text: text[start..].trim_end().to_owned(),
+                    offset: start,
+                    line: line_of(text, start),
+                });
             }
             restarts += 1;
             stack.clear();
@@ -219,12 +266,23 @@ fn region(text: &str, start: usize, end: usize, mined: &mut Mined) {
     match serde_json::from_str::<Value>(slice) {
         Ok(value) => {
             if is_answer_like(&value) {
-                mined.candidates.push(Candidate { kind: SourceKind::Embedded, value, offset: start, line: line_of(text, start), index: 0 });
+                mined.candidates.push(Candidate {
+                    kind: SourceKind::Embedded,
+                    value,
+                    offset: start,
+                    line: line_of(text, start),
+                    index: 0,
+                });
             }
         }
         Err(_) => {
             if looks_like_json_start(slice.as_bytes()) {
-                mined.broken.push(Broken { kind: SourceKind::Embedded, text: slice.to_owned(), offset: start, line: line_of(text, start) });
+                mined.broken.push(Broken {
+                    kind: SourceKind::Embedded,
+                    text: slice.to_owned(),
+                    offset: start,
+                    line: line_of(text, start),
+                });
             }
         }
     }
@@ -235,7 +293,9 @@ fn region(text: &str, start: usize, end: usize, mined: &mut Mined) {
 fn is_answer_like(v: &Value) -> bool {
     match v {
         Value::Object(o) => !o.is_empty(),
-        Value::Array(a) => a.iter().any(|x| matches!(x, Value::String(_) | Value::Object(_) | Value::Array(_))),
+        Value::Array(a) => a
+            .iter()
+            .any(|x| matches!(x, Value::String(_) | Value::Object(_) | Value::Array(_))),
         _ => false,
     }
 }
@@ -246,7 +306,10 @@ mod tests {
     use serde_json::json;
 
     fn values(m: &Mined) -> Vec<(SourceKind, Value)> {
-        m.candidates.iter().map(|c| (c.kind, c.value.clone())).collect()
+        m.candidates
+            .iter()
+            .map(|c| (c.kind, c.value.clone()))
+            .collect()
     }
 
     #[test]
@@ -274,7 +337,10 @@ mod tests {
     #[test]
     fn nested_values_are_part_of_the_outer_one() {
         let m = mine("# stdout: {\"s\":\"...\",\"o\":{\"answer\":\"4\"}}", 100);
-        assert_eq!(values(&m), [(SourceKind::Embedded, json!({"s":"...","o":{"answer":"4"}}))]);
+        assert_eq!(
+            values(&m),
+            [(SourceKind::Embedded, json!({"s":"...","o":{"answer":"4"}}))]
+        );
     }
 
     #[test]

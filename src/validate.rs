@@ -12,7 +12,12 @@ use crate::input::{CHUNK, LineSplitter, Piece, Source};
 use crate::schema::Schema;
 
 /// Validate one input; `emit` receives each envelope in order.
-pub fn run(source: &Source, schema: &Schema, max_line_bytes: usize, emit: &mut dyn FnMut(Envelope) -> io::Result<()>) -> io::Result<()> {
+pub fn run(
+    source: &Source,
+    schema: &Schema,
+    max_line_bytes: usize,
+    emit: &mut dyn FnMut(Envelope) -> io::Result<()>,
+) -> io::Result<()> {
     let name = source.name();
     let mut reader = match source.open() {
         Ok(r) => r,
@@ -27,10 +32,22 @@ pub fn run(source: &Source, schema: &Schema, max_line_bytes: usize, emit: &mut d
         let env = match item {
             Item::Value { line, value } => document(&name, schema, line, value),
             Item::Junk { line } => {
-                let f = Failure::new(ErrorKind::Parse, "parse", format!("line {line} is not JSON"))
-                    .target(format!("{name}:{line}"))
-                    .retryable(false);
-                envelope::failure("validate", &name, f, Parts { source: Some(json!({"kind": "document", "line": line})), ..Parts::default() })
+                let f = Failure::new(
+                    ErrorKind::Parse,
+                    "parse",
+                    format!("line {line} is not JSON"),
+                )
+                .target(format!("{name}:{line}"))
+                .retryable(false);
+                envelope::failure(
+                    "validate",
+                    &name,
+                    f,
+                    Parts {
+                        source: Some(json!({"kind": "document", "line": line})),
+                        ..Parts::default()
+                    },
+                )
             }
             Item::Done { .. } => return,
         };
@@ -43,11 +60,17 @@ pub fn run(source: &Source, schema: &Schema, max_line_bytes: usize, emit: &mut d
             Ok(n) => n,
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => {
-                let f = Failure::new(ErrorKind::Io, "read", format!("reading the input failed: {}", crate::input::io_reason(&e)));
+                let f = Failure::new(
+                    ErrorKind::Io,
+                    "read",
+                    format!("reading the input failed: {}", crate::input::io_reason(&e)),
+                );
                 return emit(envelope::failure("validate", &name, f, Parts::default()));
             }
         };
-        splitter.push(&buf[..n], &mut |p| feed(p, &mut framer, &mut |it| on_item(it, &mut pending)));
+        splitter.push(&buf[..n], &mut |p| {
+            feed(p, &mut framer, &mut |it| on_item(it, &mut pending))
+        });
         for env in pending.drain(..) {
             count += 1;
             emit(env)?;
@@ -60,14 +83,26 @@ pub fn run(source: &Source, schema: &Schema, max_line_bytes: usize, emit: &mut d
         emit(env)?;
     }
     if framer.stats.too_long > 0 {
-        let f = Failure::new(ErrorKind::Parse, "read", format!("{} line(s) longer than --max-line-bytes {max_line_bytes}", framer.stats.too_long))
-            .hint("raise --max-line-bytes")
-            .retryable(false);
+        let f = Failure::new(
+            ErrorKind::Parse,
+            "read",
+            format!(
+                "{} line(s) longer than --max-line-bytes {max_line_bytes}",
+                framer.stats.too_long
+            ),
+        )
+        .hint("raise --max-line-bytes")
+        .retryable(false);
         count += 1;
         emit(envelope::failure("validate", &name, f, Parts::default()))?;
     }
     if count == 0 {
-        emit(envelope::failure("validate", &name, Failure::new(ErrorKind::EmptyInput, "read", "the input is empty").retryable(false), Parts::default()))?;
+        emit(envelope::failure(
+            "validate",
+            &name,
+            Failure::new(ErrorKind::EmptyInput, "read", "the input is empty").retryable(false),
+            Parts::default(),
+        ))?;
     }
     Ok(())
 }
@@ -83,9 +118,28 @@ fn document(name: &str, schema: &Schema, line: u64, value: Value) -> Envelope {
     let source = Some(json!({"kind": "document", "line": line}));
     let violations = schema.violations(&value);
     if violations.is_empty() {
-        envelope::success("validate", name, value, Parts { source, validation: Some(schema.report(true)), ..Parts::default() })
+        envelope::success(
+            "validate",
+            name,
+            value,
+            Parts {
+                source,
+                validation: Some(schema.report(true)),
+                ..Parts::default()
+            },
+        )
     } else {
-        let f = crate::extract::validation_failed(schema, violations, value).target(format!("{name}:{line}"));
-        envelope::failure("validate", name, f, Parts { source, validation: Some(schema.report(false)), ..Parts::default() })
+        let f = crate::extract::validation_failed(schema, violations, value)
+            .target(format!("{name}:{line}"));
+        envelope::failure(
+            "validate",
+            name,
+            f,
+            Parts {
+                source,
+                validation: Some(schema.report(false)),
+                ..Parts::default()
+            },
+        )
     }
 }

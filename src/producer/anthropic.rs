@@ -10,7 +10,10 @@ use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
-use super::{Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail, num, snippet, str_at, truncated};
+use super::{
+    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
+    num, snippet, str_at, truncated,
+};
 use crate::framing::Item;
 
 #[derive(Debug, Default)]
@@ -36,8 +39,12 @@ pub(super) struct Anthropic {
 
 impl Anthropic {
     fn message(&mut self, line: u64, m: &Value) {
-        self.session.id = str_at(m, "id").map(str::to_owned).or(self.session.id.take());
-        self.session.model = str_at(m, "model").map(str::to_owned).or(self.session.model.take());
+        self.session.id = str_at(m, "id")
+            .map(str::to_owned)
+            .or(self.session.id.take());
+        self.session.model = str_at(m, "model")
+            .map(str::to_owned)
+            .or(self.session.model.take());
         if let Some(u) = m.get("usage") {
             self.usage(u);
         }
@@ -63,7 +70,10 @@ impl Anthropic {
             (&mut s.input_tokens, "input_tokens"),
             (&mut s.output_tokens, "output_tokens"),
             (&mut s.cache_read_input_tokens, "cache_read_input_tokens"),
-            (&mut s.cache_creation_input_tokens, "cache_creation_input_tokens"),
+            (
+                &mut s.cache_creation_input_tokens,
+                "cache_creation_input_tokens",
+            ),
         ] {
             if let Some(n) = num(u, key) {
                 *slot = Some(n);
@@ -75,7 +85,10 @@ impl Anthropic {
         let block = Block {
             kind: str_at(b, "type").unwrap_or("").to_owned(),
             text: str_at(b, "text").unwrap_or("").to_owned(),
-            input: b.get("input").filter(|i| i.as_object().is_some_and(|o| !o.is_empty())).cloned(),
+            input: b
+                .get("input")
+                .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
+                .cloned(),
             name: str_at(b, "name").unwrap_or("").to_owned(),
             id: str_at(b, "id").unwrap_or("").to_owned(),
             json: String::new(),
@@ -86,7 +99,9 @@ impl Anthropic {
 
 impl Extractor for Anthropic {
     fn feed(&mut self, item: &Item) -> bool {
-        let Item::Value { line, value: v } = item else { return false };
+        let Item::Value { line, value: v } = item else {
+            return false;
+        };
         let idx = v.get("index").and_then(Value::as_u64).unwrap_or(0);
         match str_at(v, "type") {
             Some("message") => {
@@ -109,7 +124,9 @@ impl Extractor for Anthropic {
                 if let Some(d) = v.get("delta") {
                     match str_at(d, "type") {
                         Some("text_delta") => block.text.push_str(str_at(d, "text").unwrap_or("")),
-                        Some("input_json_delta") => block.json.push_str(str_at(d, "partial_json").unwrap_or("")),
+                        Some("input_json_delta") => {
+                            block.json.push_str(str_at(d, "partial_json").unwrap_or(""))
+                        }
                         _ => {}
                     }
                 }
@@ -128,21 +145,35 @@ impl Extractor for Anthropic {
             }
             Some("message_stop") => self.stopped = true,
             Some("content_block_stop" | "ping") => {}
-            Some("error") => self.error = Some(v.get("error").cloned().unwrap_or_else(|| v.clone())),
+            Some("error") => {
+                self.error = Some(v.get("error").cloned().unwrap_or_else(|| v.clone()))
+            }
             _ => return false,
         }
         true
     }
 
     fn describe(&self, item: &Item) -> Option<String> {
-        let Item::Value { value, .. } = item else { return None };
+        let Item::Value { value, .. } = item else {
+            return None;
+        };
         match str_at(value, "type")? {
             "content_block_start" => {
                 let b = value.get("content_block")?;
-                (str_at(b, "type") == Some("tool_use")).then(|| format!("tool {}", str_at(b, "name").unwrap_or("?")))
+                (str_at(b, "type") == Some("tool_use"))
+                    .then(|| format!("tool {}", str_at(b, "name").unwrap_or("?")))
             }
-            "message_delta" => value.pointer("/delta/stop_reason").and_then(Value::as_str).map(|s| format!("stop: {s}")),
-            "error" => Some(format!("error: {}", value.pointer("/error/message").and_then(Value::as_str).unwrap_or("?"))),
+            "message_delta" => value
+                .pointer("/delta/stop_reason")
+                .and_then(Value::as_str)
+                .map(|s| format!("stop: {s}")),
+            "error" => Some(format!(
+                "error: {}",
+                value
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+            )),
             _ => None,
         }
     }
@@ -154,7 +185,9 @@ impl Extractor for Anthropic {
                 format!("the API returned an error: {}", snippet(msg, 300)),
                 agent_details(str_at(e, "type"), None, Value::Array(vec![e.clone()])),
             )
-        } else if let Some(s @ ("refusal" | "max_tokens" | "model_context_window_exceeded")) = self.stop_reason.as_deref() {
+        } else if let Some(s @ ("refusal" | "max_tokens" | "model_context_window_exceeded")) =
+            self.stop_reason.as_deref()
+        {
             let why = match s {
                 "refusal" => "the model refused",
                 "max_tokens" => "the model hit max_tokens; the answer is cut off",
@@ -168,7 +201,10 @@ impl Extractor for Anthropic {
         } else if !self.stopped {
             truncated("`message_stop`")
         } else if let Some(b) = self.blocks.values().rev().find(|b| b.kind == "tool_use") {
-            let d = detail(&[("tool", Value::from(b.name.clone())), ("tool_use_id", Value::from(b.id.clone()))]);
+            let d = detail(&[
+                ("tool", Value::from(b.name.clone())),
+                ("tool_use_id", Value::from(b.id.clone())),
+            ]);
             if b.json.trim().is_empty() {
                 Verdict::Value {
                     kind: SourceKind::ToolInput,
@@ -177,16 +213,36 @@ impl Extractor for Anthropic {
                     detail: d,
                 }
             } else {
-                Verdict::ValueText { kind: SourceKind::ToolInput, text: b.json.clone(), line: self.line, detail: d }
+                Verdict::ValueText {
+                    kind: SourceKind::ToolInput,
+                    text: b.json.clone(),
+                    line: self.line,
+                    detail: d,
+                }
             }
         } else {
-            let text: String = self.blocks.values().filter(|b| b.kind == "text").map(|b| b.text.as_str()).collect();
+            let text: String = self
+                .blocks
+                .values()
+                .filter(|b| b.kind == "text")
+                .map(|b| b.text.as_str())
+                .collect();
             if self.blocks.values().any(|b| b.kind == "text") {
-                Verdict::Text { text, line: self.line }
+                Verdict::Text {
+                    text,
+                    line: self.line,
+                }
             } else {
-                Verdict::Nothing { message: "the message has no text or tool_use block".into() }
+                Verdict::Nothing {
+                    message: "the message has no text or tool_use block".into(),
+                }
             }
         };
-        Outcome { producer: Producer::Anthropic, verdict, session: self.session, warnings: Vec::new() }
+        Outcome {
+            producer: Producer::Anthropic,
+            verdict,
+            session: self.session,
+            warnings: Vec::new(),
+        }
     }
 }

@@ -10,8 +10,8 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use super::{
-    Extractor, Outcome, Producer, Session, SourceKind, Usage, Verdict, Warning, agent_error, content_text, detail,
-    field, num, snippet, str_at, truncated,
+    Extractor, Outcome, Producer, Session, SourceKind, Usage, Verdict, Warning, agent_error,
+    content_text, detail, field, num, snippet, str_at, truncated,
 };
 use crate::framing::Item;
 
@@ -55,7 +55,9 @@ impl Claude {
     }
 
     fn event(&mut self, line: u64, v: &Value) -> bool {
-        let Some(ty) = str_at(v, "type") else { return false };
+        let Some(ty) = str_at(v, "type") else {
+            return false;
+        };
         match ty {
             "system" => {
                 match str_at(v, "subtype") {
@@ -76,7 +78,9 @@ impl Claude {
             }
             "assistant" => {
                 self.note_session(v);
-                let Some(msg) = v.get("message") else { return true };
+                let Some(msg) = v.get("message") else {
+                    return true;
+                };
                 if self.model.is_none()
                     && let Some(m) = str_at(msg, "model")
                 {
@@ -129,8 +133,12 @@ impl Claude {
                 self.evidence = Some(Producer::Cursor);
                 true
             }
-            "stream_event" | "rate_limit_event" | "control_request" | "control_response"
-            | "control_cancel_request" | "keep_alive" => true,
+            "stream_event"
+            | "rate_limit_event"
+            | "control_request"
+            | "control_response"
+            | "control_cancel_request"
+            | "keep_alive" => true,
             _ => false,
         }
     }
@@ -138,7 +146,10 @@ impl Claude {
     fn note_session(&mut self, v: &Value) {
         if self.evidence.is_none() {
             let p = super::detect(v);
-            if matches!(p, Some(Producer::Amp | Producer::Cursor | Producer::QwenCode)) {
+            if matches!(
+                p,
+                Some(Producer::Amp | Producer::Cursor | Producer::QwenCode)
+            ) {
                 self.evidence = p;
             }
         }
@@ -158,7 +169,10 @@ impl Claude {
 impl Extractor for Claude {
     fn feed(&mut self, item: &Item) -> bool {
         match item {
-            Item::Value { line, value: Value::Array(items) } => {
+            Item::Value {
+                line,
+                value: Value::Array(items),
+            } => {
                 let mut any = false;
                 for v in items {
                     any |= self.event(*line, v);
@@ -171,15 +185,20 @@ impl Extractor for Claude {
     }
 
     fn describe(&self, item: &Item) -> Option<String> {
-        let Item::Value { value, .. } = item else { return None };
+        let Item::Value { value, .. } = item else {
+            return None;
+        };
         match str_at(value, "type")? {
-            "system" if str_at(value, "subtype") == Some("init") => {
-                Some(format!("init: model {}", str_at(value, "model").unwrap_or("?")))
-            }
+            "system" if str_at(value, "subtype") == Some("init") => Some(format!(
+                "init: model {}",
+                str_at(value, "model").unwrap_or("?")
+            )),
             "system" if str_at(value, "subtype") == Some("api_retry") => Some(format!(
                 "retry: attempt {} of {}",
                 value.get("attempt").map_or("?".into(), Value::to_string),
-                value.get("max_retries").map_or("?".into(), Value::to_string)
+                value
+                    .get("max_retries")
+                    .map_or("?".into(), Value::to_string)
             )),
             "assistant" => {
                 let blocks = value.pointer("/message/content")?.as_array()?;
@@ -190,7 +209,10 @@ impl Extractor for Claude {
                         "tool_use" => Some(format!(
                             "tool {}: {}",
                             str_at(b, "name").unwrap_or("?"),
-                            snippet(&b.get("input").map(Value::to_string).unwrap_or_default(), 60)
+                            snippet(
+                                &b.get("input").map(Value::to_string).unwrap_or_default(),
+                                60
+                            )
                         )),
                         _ => None,
                     })
@@ -201,7 +223,9 @@ impl Extractor for Claude {
                 let blocks = value.pointer("/message/content")?.as_array()?;
                 blocks.iter().find_map(|b| {
                     (b.get("is_error").and_then(Value::as_bool) == Some(true)).then(|| {
-                        let c = b.get("content").map(|c| c.as_str().map_or(c.to_string(), str::to_owned));
+                        let c = b
+                            .get("content")
+                            .map(|c| c.as_str().map_or(c.to_string(), str::to_owned));
                         format!("tool error: {}", snippet(&c.unwrap_or_default(), 80))
                     })
                 })
@@ -209,9 +233,15 @@ impl Extractor for Claude {
             "result" => Some(format!(
                 "result: {}{}, {} turns, ${}",
                 str_at(value, "subtype").unwrap_or("?"),
-                if value.get("is_error").and_then(Value::as_bool) == Some(true) { " (is_error)" } else { "" },
+                if value.get("is_error").and_then(Value::as_bool) == Some(true) {
+                    " (is_error)"
+                } else {
+                    ""
+                },
                 value.get("num_turns").map_or("?".into(), Value::to_string),
-                value.get("total_cost_usd").map_or("?".into(), Value::to_string),
+                value
+                    .get("total_cost_usd")
+                    .map_or("?".into(), Value::to_string),
             )),
             _ => None,
         }
@@ -219,23 +249,40 @@ impl Extractor for Claude {
 
     fn finish(self: Box<Self>) -> Outcome {
         let producer = self.producer();
-        let mut session = Session { model: self.model.clone(), ..Session::default() };
+        let mut session = Session {
+            model: self.model.clone(),
+            ..Session::default()
+        };
         if let Some(init) = &self.init {
             session.id = str_at(init, "session_id").map(str::to_owned);
         }
         let mut warnings = Vec::new();
         let Some((line, r)) = &self.result else {
-            return Outcome { producer, verdict: truncated("a `result` message"), session, warnings };
+            return Outcome {
+                producer,
+                verdict: truncated("a `result` message"),
+                session,
+                warnings,
+            };
         };
         fill_session(&mut session, r);
 
         let subtype = str_at(r, "subtype");
         let is_error = r.get("is_error").and_then(Value::as_bool) == Some(true);
         if subtype != Some("success") || is_error {
-            return Outcome { producer, verdict: failure(r, subtype, is_error), session, warnings };
+            return Outcome {
+                producer,
+                verdict: failure(r, subtype, is_error),
+                session,
+                warnings,
+            };
         }
 
-        let accepted = self.calls.iter().rev().find(|c| !self.rejected.contains(&c.id));
+        let accepted = self
+            .calls
+            .iter()
+            .rev()
+            .find(|c| !self.rejected.contains(&c.id));
         let structured = field(r, "structured_output").or_else(|| field(r, "structured_result"));
         let verdict = if let Some(so) = structured {
             if let Some(call) = accepted
@@ -250,34 +297,68 @@ impl Extractor for Claude {
                     ),
                 ));
             }
-            Verdict::Value { kind: SourceKind::StructuredOutput, value: so.clone(), line: Some(*line), detail: Map::new() }
+            Verdict::Value {
+                kind: SourceKind::StructuredOutput,
+                value: so.clone(),
+                line: Some(*line),
+                detail: Map::new(),
+            }
         } else if let Some(call) = accepted {
             Verdict::Value {
                 kind: SourceKind::ToolInput,
                 value: call.input.clone(),
                 line: Some(call.line),
-                detail: detail(&[("tool", Value::from("StructuredOutput")), ("tool_use_id", Value::from(call.id.clone()))]),
+                detail: detail(&[
+                    ("tool", Value::from("StructuredOutput")),
+                    ("tool_use_id", Value::from(call.id.clone())),
+                ]),
             }
         } else {
-            let cursor_text = (producer == Producer::Cursor).then(|| self.text_after_tool.clone()).flatten();
+            let cursor_text = (producer == Producer::Cursor)
+                .then(|| self.text_after_tool.clone())
+                .flatten();
             match (cursor_text, str_at(r, "result")) {
-                (Some((l, t)), _) => Verdict::Text { text: t, line: Some(l) },
-                (None, Some(t)) => Verdict::Text { text: t.to_owned(), line: Some(*line) },
+                (Some((l, t)), _) => Verdict::Text {
+                    text: t,
+                    line: Some(l),
+                },
+                (None, Some(t)) => Verdict::Text {
+                    text: t.to_owned(),
+                    line: Some(*line),
+                },
                 (None, None) => match &self.last_text {
-                    Some((l, t)) => Verdict::Text { text: t.clone(), line: Some(*l) },
-                    None => Verdict::Nothing { message: "the run succeeded but printed no answer text".into() },
+                    Some((l, t)) => Verdict::Text {
+                        text: t.clone(),
+                        line: Some(*l),
+                    },
+                    None => Verdict::Nothing {
+                        message: "the run succeeded but printed no answer text".into(),
+                    },
                 },
             }
         };
-        Outcome { producer, verdict, session, warnings }
+        Outcome {
+            producer,
+            verdict,
+            session,
+            warnings,
+        }
     }
 }
 
 fn failure(r: &Value, subtype: Option<&str>, is_error: bool) -> Verdict {
-    let errors = r.get("errors").cloned().unwrap_or_else(|| Value::Array(Vec::new()));
-    let first_error = errors.as_array().and_then(|a| a.iter().find_map(Value::as_str)).filter(|s| !s.is_empty());
+    let errors = r
+        .get("errors")
+        .cloned()
+        .unwrap_or_else(|| Value::Array(Vec::new()));
+    let first_error = errors
+        .as_array()
+        .and_then(|a| a.iter().find_map(Value::as_str))
+        .filter(|s| !s.is_empty());
     let text = str_at(r, "result").filter(|s| !s.is_empty());
-    let error_field = r.get("error").map(|e| e.as_str().map_or_else(|| e.to_string(), str::to_owned));
+    let error_field = r
+        .get("error")
+        .map(|e| e.as_str().map_or_else(|| e.to_string(), str::to_owned));
     let why = match subtype {
         Some("success") => "ended with is_error: true".to_owned(),
         Some(s) => format!("ended with subtype {s}"),
@@ -318,7 +399,8 @@ fn fill_session(s: &mut Session, r: &Value) {
         s.usage = Usage {
             input_tokens: num(u, "input_tokens").or_else(|| num(u, "inputTokens")),
             output_tokens: num(u, "output_tokens").or_else(|| num(u, "outputTokens")),
-            cache_read_input_tokens: num(u, "cache_read_input_tokens").or_else(|| num(u, "cacheReadTokens")),
+            cache_read_input_tokens: num(u, "cache_read_input_tokens")
+                .or_else(|| num(u, "cacheReadTokens")),
             cache_creation_input_tokens: num(u, "cache_creation_input_tokens")
                 .or_else(|| num(u, "cacheWriteTokens")),
         };

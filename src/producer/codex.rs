@@ -7,7 +7,10 @@
 
 use serde_json::Value;
 
-use super::{Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, snippet, str_at, truncated, u64_at};
+use super::{
+    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, snippet,
+    str_at, truncated, u64_at,
+};
 use crate::framing::Item;
 
 #[derive(Debug, Default)]
@@ -23,8 +26,12 @@ pub(super) struct Codex {
 
 impl Extractor for Codex {
     fn feed(&mut self, item: &Item) -> bool {
-        let Item::Value { line, value: v } = item else { return false };
-        let Some(ty) = str_at(v, "type") else { return false };
+        let Item::Value { line, value: v } = item else {
+            return false;
+        };
+        let Some(ty) = str_at(v, "type") else {
+            return false;
+        };
         match ty {
             "thread.started" => {
                 self.thread = str_at(v, "thread_id").map(str::to_owned);
@@ -49,8 +56,14 @@ impl Extractor for Codex {
                     let s = &mut self.session.usage;
                     add(&mut s.input_tokens, u64_at(u, "input_tokens"));
                     add(&mut s.output_tokens, u64_at(u, "output_tokens"));
-                    add(&mut s.cache_read_input_tokens, u64_at(u, "cached_input_tokens"));
-                    add(&mut s.cache_creation_input_tokens, u64_at(u, "cache_write_input_tokens"));
+                    add(
+                        &mut s.cache_read_input_tokens,
+                        u64_at(u, "cached_input_tokens"),
+                    );
+                    add(
+                        &mut s.cache_creation_input_tokens,
+                        u64_at(u, "cache_write_input_tokens"),
+                    );
                 }
             }
             "turn.failed" => {
@@ -66,7 +79,9 @@ impl Extractor for Codex {
     }
 
     fn describe(&self, item: &Item) -> Option<String> {
-        let Item::Value { value: v, .. } = item else { return None };
+        let Item::Value { value: v, .. } = item else {
+            return None;
+        };
         match str_at(v, "type")? {
             "item.started" | "item.completed" => {
                 let it = v.get("item")?;
@@ -99,14 +114,27 @@ impl Extractor for Codex {
                 .or(self.last_error.clone())
                 .unwrap_or_else(|| "turn failed".into());
             let errors = Value::Array(vec![Value::from(msg.clone())]);
-            agent_error(format!("the Codex turn failed: {}", snippet(&msg, 300)), agent_details(Some("turn.failed"), None, errors))
+            agent_error(
+                format!("the Codex turn failed: {}", snippet(&msg, 300)),
+                agent_details(Some("turn.failed"), None, errors),
+            )
         } else if !self.completed {
             truncated("`turn.completed`")
         } else if let Some((line, text)) = self.message.or(self.plan) {
-            Verdict::Text { text, line: Some(line) }
+            Verdict::Text {
+                text,
+                line: Some(line),
+            }
         } else {
-            Verdict::Nothing { message: "the Codex turn completed without an agent message".into() }
+            Verdict::Nothing {
+                message: "the Codex turn completed without an agent message".into(),
+            }
         };
-        Outcome { producer: Producer::Codex, verdict, session, warnings: Vec::new() }
+        Outcome {
+            producer: Producer::Codex,
+            verdict,
+            session,
+            warnings: Vec::new(),
+        }
     }
 }

@@ -8,7 +8,10 @@
 
 use serde_json::Value;
 
-use super::{Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, num, snippet, str_at, truncated, u64_at};
+use super::{
+    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, num, snippet,
+    str_at, truncated, u64_at,
+};
 use crate::framing::Item;
 
 #[derive(Debug, Default)]
@@ -25,7 +28,9 @@ pub(super) struct Gemini {
 
 impl Extractor for Gemini {
     fn feed(&mut self, item: &Item) -> bool {
-        let Item::Value { line, value: v } = item else { return false };
+        let Item::Value { line, value: v } = item else {
+            return false;
+        };
         let Some(ty) = str_at(v, "type") else {
             if v.get("response").is_some() || v.get("stats").is_some() || v.get("error").is_some() {
                 self.doc = Some((*line, v.clone()));
@@ -56,7 +61,8 @@ impl Extractor for Gemini {
             }
             "error" => {
                 if str_at(v, "severity") == Some("error") {
-                    self.fatal_events.push(str_at(v, "message").unwrap_or("error").to_owned());
+                    self.fatal_events
+                        .push(str_at(v, "message").unwrap_or("error").to_owned());
                 }
             }
             "result" => self.result = Some(v.clone()),
@@ -66,7 +72,9 @@ impl Extractor for Gemini {
     }
 
     fn describe(&self, item: &Item) -> Option<String> {
-        let Item::Value { value: v, .. } = item else { return None };
+        let Item::Value { value: v, .. } = item else {
+            return None;
+        };
         match str_at(v, "type")? {
             "tool_use" => Some(format!("tool {}", str_at(v, "tool_name").unwrap_or("?"))),
             "message" if str_at(v, "role") == Some("assistant") => {
@@ -90,9 +98,18 @@ impl Extractor for Gemini {
                 session.model = models.keys().next().cloned();
                 for m in models.values() {
                     let t = m.get("tokens");
-                    add(&mut session.usage.input_tokens, t.and_then(|t| u64_at(t, "prompt")));
-                    add(&mut session.usage.output_tokens, t.and_then(|t| u64_at(t, "candidates")));
-                    add(&mut session.usage.cache_read_input_tokens, t.and_then(|t| u64_at(t, "cached")));
+                    add(
+                        &mut session.usage.input_tokens,
+                        t.and_then(|t| u64_at(t, "prompt")),
+                    );
+                    add(
+                        &mut session.usage.output_tokens,
+                        t.and_then(|t| u64_at(t, "candidates")),
+                    );
+                    add(
+                        &mut session.usage.cache_read_input_tokens,
+                        t.and_then(|t| u64_at(t, "cached")),
+                    );
                 }
             }
             if let Some(e) = doc.get("error").filter(|e| !e.is_null()) {
@@ -102,9 +119,14 @@ impl Extractor for Gemini {
                     agent_details(str_at(e, "type"), None, Value::Array(vec![e.clone()])),
                 )
             } else if let Some(r) = str_at(doc, "response") {
-                Verdict::Text { text: r.to_owned(), line: Some(*line) }
+                Verdict::Text {
+                    text: r.to_owned(),
+                    line: Some(*line),
+                }
             } else {
-                Verdict::Nothing { message: "the Gemini CLI output has no response".into() }
+                Verdict::Nothing {
+                    message: "the Gemini CLI output has no response".into(),
+                }
             }
         } else if let Some(r) = &self.result {
             if let Some(stats) = r.get("stats") {
@@ -115,24 +137,56 @@ impl Extractor for Gemini {
             }
             let status = str_at(r, "status");
             if status != Some("success") {
-                let msg = r.pointer("/error/message").and_then(Value::as_str).unwrap_or("the run failed").to_owned();
+                let msg = r
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the run failed")
+                    .to_owned();
                 agent_error(
-                    format!("Gemini CLI result status {}: {}", status.unwrap_or("missing"), snippet(&msg, 300)),
-                    agent_details(status, r.pointer("/error/type").and_then(Value::as_str), Value::Array(r.get("error").cloned().into_iter().collect())),
+                    format!(
+                        "Gemini CLI result status {}: {}",
+                        status.unwrap_or("missing"),
+                        snippet(&msg, 300)
+                    ),
+                    agent_details(
+                        status,
+                        r.pointer("/error/type").and_then(Value::as_str),
+                        Value::Array(r.get("error").cloned().into_iter().collect()),
+                    ),
                 )
             } else if self.text.trim().is_empty() && !self.fatal_events.is_empty() {
                 agent_error(
-                    format!("Gemini CLI reported an error: {}", snippet(&self.fatal_events[0], 300)),
-                    agent_details(Some("error"), None, self.fatal_events.iter().map(|s| Value::from(s.as_str())).collect()),
+                    format!(
+                        "Gemini CLI reported an error: {}",
+                        snippet(&self.fatal_events[0], 300)
+                    ),
+                    agent_details(
+                        Some("error"),
+                        None,
+                        self.fatal_events
+                            .iter()
+                            .map(|s| Value::from(s.as_str()))
+                            .collect(),
+                    ),
                 )
             } else if self.text.is_empty() {
-                Verdict::Nothing { message: "the Gemini CLI run ended without assistant text".into() }
+                Verdict::Nothing {
+                    message: "the Gemini CLI run ended without assistant text".into(),
+                }
             } else {
-                Verdict::Text { text: self.text, line: self.text_line }
+                Verdict::Text {
+                    text: self.text,
+                    line: self.text_line,
+                }
             }
         } else {
             truncated("a `result` event")
         };
-        Outcome { producer: Producer::GeminiCli, verdict, session, warnings: Vec::new() }
+        Outcome {
+            producer: Producer::GeminiCli,
+            verdict,
+            session,
+            warnings: Vec::new(),
+        }
     }
 }

@@ -135,9 +135,19 @@ pub enum Verdict {
     /// The producer's own failure marker, or a missing terminal marker.
     Failed(Failure),
     /// An already-parsed value (`structured_output`, a tool input object).
-    Value { kind: SourceKind, value: Value, line: Option<u64>, detail: Map<String, Value> },
+    Value {
+        kind: SourceKind,
+        value: Value,
+        line: Option<u64>,
+        detail: Map<String, Value>,
+    },
     /// A value that arrives as JSON text (OpenAI `function.arguments`): parsed, never mined.
-    ValueText { kind: SourceKind, text: String, line: Option<u64>, detail: Map<String, Value> },
+    ValueText {
+        kind: SourceKind,
+        text: String,
+        line: Option<u64>,
+        detail: Map<String, Value>,
+    },
     /// The final answer text, to be mined for JSON (`final_text`, `code_fence`, `embedded`).
     Text { text: String, line: Option<u64> },
     /// A complete run with no answer at all.
@@ -153,7 +163,10 @@ pub struct Warning {
 
 impl Warning {
     pub fn new(kind: &'static str, message: impl Into<String>) -> Self {
-        Self { kind, message: message.into() }
+        Self {
+            kind,
+            message: message.into(),
+        }
     }
 }
 
@@ -230,9 +243,9 @@ pub fn detect(v: &Value) -> Option<Producer> {
     match v {
         Value::Array(items) => items.iter().take(64).find_map(|i| match detect(i) {
             // A JSON array of Claude-style messages: `--output-format json --verbose` or Qwen json.
-            Some(p @ (Producer::ClaudeCode | Producer::QwenCode | Producer::Amp | Producer::Cursor)) => {
-                Some(p)
-            }
+            Some(
+                p @ (Producer::ClaudeCode | Producer::QwenCode | Producer::Amp | Producer::Cursor),
+            ) => Some(p),
             _ => None,
         }),
         Value::Object(o) => detect_object(o),
@@ -264,8 +277,14 @@ fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
                 Some(claude_like_variant(o))
             }
         }
-        "assistant" | "user" | "stream_event" | "rate_limit_event" | "control_request"
-        | "control_response" | "control_cancel_request" | "keep_alive" => Some(claude_like_variant(o)),
+        "assistant"
+        | "user"
+        | "stream_event"
+        | "rate_limit_event"
+        | "control_request"
+        | "control_response"
+        | "control_cancel_request"
+        | "keep_alive" => Some(claude_like_variant(o)),
         "tool_call" | "thinking" | "interaction_query" => Some(Producer::Cursor),
         "result" => {
             if o.contains_key("status") && !o.contains_key("subtype") {
@@ -285,8 +304,13 @@ fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
                 None
             }
         }
-        "message_start" | "content_block_start" | "content_block_delta" | "content_block_stop"
-        | "message_delta" | "message_stop" | "ping" => Some(Producer::Anthropic),
+        "message_start"
+        | "content_block_start"
+        | "content_block_delta"
+        | "content_block_stop"
+        | "message_delta"
+        | "message_stop"
+        | "ping" => Some(Producer::Anthropic),
         "error" => detect_error(o),
         "request_user_input" => Some(Producer::Codex),
         _ => None,
@@ -319,7 +343,9 @@ fn detect_error(o: &Map<String, Value>) -> Option<Producer> {
         return Some(Producer::OpenaiResponses);
     }
     if let Some(e) = o.get("error").and_then(Value::as_object) {
-        if e.get("type").and_then(Value::as_str).is_some_and(|t| t.ends_with("_error") || t == "error")
+        if e.get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t.ends_with("_error") || t == "error")
         {
             return Some(Producer::Anthropic);
         }
@@ -367,7 +393,8 @@ fn detect_untyped(o: &Map<String, Value>) -> Option<Producer> {
         return Some(Producer::Meerkat);
     }
     let gemini_keys = ["session_id", "response", "stats", "error", "warnings"];
-    if (o.get("response").is_some_and(Value::is_string) || o.get("stats").is_some_and(Value::is_object))
+    if (o.get("response").is_some_and(Value::is_string)
+        || o.get("stats").is_some_and(Value::is_object))
         && o.keys().all(|k| gemini_keys.contains(&k.as_str()))
     {
         return Some(Producer::GeminiCli);
@@ -404,14 +431,24 @@ pub(crate) fn add(acc: &mut Option<Value>, n: Option<u64>) {
 }
 
 pub(crate) fn detail(pairs: &[(&str, Value)]) -> Map<String, Value> {
-    pairs.iter().map(|(k, v)| ((*k).to_owned(), v.clone())).collect()
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), v.clone()))
+        .collect()
 }
 
 /// The `details` object of an `agent_error` (contract §6): the producer's own words.
-pub(crate) fn agent_details(subtype: Option<&str>, terminal_reason: Option<&str>, errors: Value) -> Value {
+pub(crate) fn agent_details(
+    subtype: Option<&str>,
+    terminal_reason: Option<&str>,
+    errors: Value,
+) -> Value {
     let mut m = Map::new();
     m.insert("subtype".into(), subtype.map_or(Value::Null, Value::from));
-    m.insert("terminal_reason".into(), terminal_reason.map_or(Value::Null, Value::from));
+    m.insert(
+        "terminal_reason".into(),
+        terminal_reason.map_or(Value::Null, Value::from),
+    );
     m.insert("errors".into(), errors);
     Value::Object(m)
 }
@@ -433,7 +470,9 @@ pub(crate) fn truncated(marker: &str) -> Verdict {
             "extract",
             format!("the stream ended without its terminal marker ({marker})"),
         )
-        .hint("the run was cut off or is still going; re-run it, or use --timeout to bound the wait"),
+        .hint(
+            "the run was cut off or is still going; re-run it, or use --timeout to bound the wait",
+        ),
     )
 }
 
@@ -478,20 +517,59 @@ mod tests {
     fn detects_the_collision_table() {
         let cases = [
             (json!({"type":"error","message":"x"}), Some(Producer::Codex)),
-            (json!({"type":"error","timestamp":"t","severity":"error","message":"x"}), Some(Producer::GeminiCli)),
-            (json!({"type":"error","error":{"type":"overloaded_error","message":"x"}}), Some(Producer::Anthropic)),
-            (json!({"type":"error","sequence_number":2,"error":{"code":"c"}}), Some(Producer::OpenaiResponses)),
-            (json!({"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"E"}}), Some(Producer::Opencode)),
+            (
+                json!({"type":"error","timestamp":"t","severity":"error","message":"x"}),
+                Some(Producer::GeminiCli),
+            ),
+            (
+                json!({"type":"error","error":{"type":"overloaded_error","message":"x"}}),
+                Some(Producer::Anthropic),
+            ),
+            (
+                json!({"type":"error","sequence_number":2,"error":{"code":"c"}}),
+                Some(Producer::OpenaiResponses),
+            ),
+            (
+                json!({"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"E"}}),
+                Some(Producer::Opencode),
+            ),
             (json!({"error":"boom"}), Some(Producer::Ollama)),
-            (json!({"error":{"message":"m","type":"t","code":"c","param":null}}), Some(Producer::OpenaiChat)),
-            (json!({"type":"result","status":"success","stats":{}}), Some(Producer::GeminiCli)),
-            (json!({"type":"result","subtype":"success","request_id":"1"}), Some(Producer::Cursor)),
-            (json!({"type":"result","subtype":"success","session_id":"T-1"}), Some(Producer::Amp)),
-            (json!({"type":"system","subtype":"session_start"}), Some(Producer::QwenCode)),
-            (json!({"type":"system","subtype":"init","claude_code_version":"2"}), Some(Producer::ClaudeCode)),
-            (json!({"type":"message","role":"assistant","content":[]}), Some(Producer::Anthropic)),
-            (json!({"type":"message","role":"assistant","content":"hi","timestamp":"t"}), Some(Producer::GeminiCli)),
-            (json!({"model":"m","created_at":"t","done":false}), Some(Producer::Ollama)),
+            (
+                json!({"error":{"message":"m","type":"t","code":"c","param":null}}),
+                Some(Producer::OpenaiChat),
+            ),
+            (
+                json!({"type":"result","status":"success","stats":{}}),
+                Some(Producer::GeminiCli),
+            ),
+            (
+                json!({"type":"result","subtype":"success","request_id":"1"}),
+                Some(Producer::Cursor),
+            ),
+            (
+                json!({"type":"result","subtype":"success","session_id":"T-1"}),
+                Some(Producer::Amp),
+            ),
+            (
+                json!({"type":"system","subtype":"session_start"}),
+                Some(Producer::QwenCode),
+            ),
+            (
+                json!({"type":"system","subtype":"init","claude_code_version":"2"}),
+                Some(Producer::ClaudeCode),
+            ),
+            (
+                json!({"type":"message","role":"assistant","content":[]}),
+                Some(Producer::Anthropic),
+            ),
+            (
+                json!({"type":"message","role":"assistant","content":"hi","timestamp":"t"}),
+                Some(Producer::GeminiCli),
+            ),
+            (
+                json!({"model":"m","created_at":"t","done":false}),
+                Some(Producer::Ollama),
+            ),
             (json!({"name":"Rex","age":3}), None),
             (json!([1, 2]), None),
         ];
@@ -502,7 +580,9 @@ mod tests {
 
     #[test]
     fn key_order_does_not_matter() {
-        let a: Value = serde_json::from_str(r#"{"subtype":"success","type":"result","is_error":false}"#).unwrap();
+        let a: Value =
+            serde_json::from_str(r#"{"subtype":"success","type":"result","is_error":false}"#)
+                .unwrap();
         assert_eq!(detect(&a), Some(Producer::ClaudeCode));
     }
 }

@@ -7,7 +7,10 @@
 
 use serde_json::{Map, Value};
 
-use super::{Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail, num, snippet, str_at, truncated};
+use super::{
+    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
+    num, snippet, str_at, truncated,
+};
 use crate::framing::Item;
 
 #[derive(Debug, Default)]
@@ -22,7 +25,9 @@ pub(super) struct Ollama {
 
 impl Extractor for Ollama {
     fn feed(&mut self, item: &Item) -> bool {
-        let Item::Value { line, value: v } = item else { return false };
+        let Item::Value { line, value: v } = item else {
+            return false;
+        };
         let Some(o) = v.as_object() else { return false };
         if let Some(e) = o.get("error").filter(|e| !e.is_null()) {
             self.error = Some(e.clone());
@@ -35,17 +40,29 @@ impl Extractor for Ollama {
             self.model = Some(m.to_owned());
         }
         let msg = v.get("message");
-        if let Some(t) = msg.and_then(|m| str_at(m, "content")).or_else(|| str_at(v, "response")) {
+        if let Some(t) = msg
+            .and_then(|m| str_at(m, "content"))
+            .or_else(|| str_at(v, "response"))
+        {
             self.text.push_str(t);
             if !t.is_empty() {
                 self.line = Some(*line);
             }
         }
-        if let Some(calls) = msg.and_then(|m| m.get("tool_calls")).and_then(Value::as_array)
+        if let Some(calls) = msg
+            .and_then(|m| m.get("tool_calls"))
+            .and_then(Value::as_array)
             && let Some(c) = calls.last()
         {
-            let args = c.pointer("/function/arguments").cloned().unwrap_or_else(|| Value::Object(Map::new()));
-            let name = c.pointer("/function/name").and_then(Value::as_str).unwrap_or("").to_owned();
+            let args = c
+                .pointer("/function/arguments")
+                .cloned()
+                .unwrap_or_else(|| Value::Object(Map::new()));
+            let name = c
+                .pointer("/function/name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
             self.tool = Some((*line, args, name));
         }
         if o.get("done").and_then(Value::as_bool) == Some(true) {
@@ -55,7 +72,9 @@ impl Extractor for Ollama {
     }
 
     fn describe(&self, item: &Item) -> Option<String> {
-        let Item::Value { value, .. } = item else { return None };
+        let Item::Value { value, .. } = item else {
+            return None;
+        };
         if let Some(e) = value.get("error") {
             return Some(format!("error: {e}"));
         }
@@ -63,14 +82,23 @@ impl Extractor for Ollama {
     }
 
     fn finish(self: Box<Self>) -> Outcome {
-        let mut session = Session { model: self.model.clone(), ..Session::default() };
+        let mut session = Session {
+            model: self.model.clone(),
+            ..Session::default()
+        };
         let verdict = if let Some(e) = &self.error {
             let msg = e.as_str().map_or_else(|| e.to_string(), str::to_owned);
-            agent_error(format!("Ollama returned an error: {}", snippet(&msg, 300)), agent_details(Some("error"), None, Value::Array(vec![e.clone()])))
+            agent_error(
+                format!("Ollama returned an error: {}", snippet(&msg, 300)),
+                agent_details(Some("error"), None, Value::Array(vec![e.clone()])),
+            )
         } else if let Some(d) = &self.done {
             session.usage.input_tokens = num(d, "prompt_eval_count");
             session.usage.output_tokens = num(d, "eval_count");
-            session.duration_ms = d.get("total_duration").and_then(Value::as_u64).map(|ns| Value::from(ns / 1_000_000));
+            session.duration_ms = d
+                .get("total_duration")
+                .and_then(Value::as_u64)
+                .map(|ns| Value::from(ns / 1_000_000));
             match str_at(d, "done_reason") {
                 Some(r @ "length") => agent_error(
                     "the model hit its token limit; the answer is cut off (done_reason: length)",
@@ -78,17 +106,32 @@ impl Extractor for Ollama {
                 ),
                 _ => {
                     if let Some((line, args, name)) = self.tool {
-                        Verdict::Value { kind: SourceKind::ToolInput, value: args, line: Some(line), detail: detail(&[("tool", Value::from(name))]) }
+                        Verdict::Value {
+                            kind: SourceKind::ToolInput,
+                            value: args,
+                            line: Some(line),
+                            detail: detail(&[("tool", Value::from(name))]),
+                        }
                     } else if self.text.is_empty() {
-                        Verdict::Nothing { message: "the response has no content".into() }
+                        Verdict::Nothing {
+                            message: "the response has no content".into(),
+                        }
                     } else {
-                        Verdict::Text { text: self.text, line: self.line }
+                        Verdict::Text {
+                            text: self.text,
+                            line: self.line,
+                        }
                     }
                 }
             }
         } else {
             truncated("`done: true`")
         };
-        Outcome { producer: Producer::Ollama, verdict, session, warnings: Vec::new() }
+        Outcome {
+            producer: Producer::Ollama,
+            verdict,
+            session,
+            warnings: Vec::new(),
+        }
     }
 }

@@ -10,7 +10,10 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail, num, snippet, str_at, truncated};
+use super::{
+    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
+    num, snippet, str_at, truncated,
+};
 use crate::framing::Item;
 
 #[derive(Debug, Default)]
@@ -82,13 +85,18 @@ impl Extractor for Chat {
             Item::Value { value, .. } => value,
             Item::Junk { .. } => return false,
         };
-        let Item::Value { line, .. } = item else { return false };
+        let Item::Value { line, .. } = item else {
+            return false;
+        };
         if let Some(e) = v.get("error").filter(|e| e.is_object() || e.is_string()) {
             self.error = Some(e.clone());
             return true;
         }
         let Some(choices) = v.get("choices").and_then(Value::as_array) else {
-            return v.get("object").and_then(Value::as_str).is_some_and(|o| o.starts_with("chat.completion"));
+            return v
+                .get("object")
+                .and_then(Value::as_str)
+                .is_some_and(|o| o.starts_with("chat.completion"));
         };
         if let Some(id) = str_at(v, "id") {
             self.session.id = Some(id.to_owned());
@@ -99,8 +107,9 @@ impl Extractor for Chat {
         if let Some(u) = v.get("usage").filter(|u| u.is_object()) {
             self.session.usage.input_tokens = num(u, "prompt_tokens");
             self.session.usage.output_tokens = num(u, "completion_tokens");
-            self.session.usage.cache_read_input_tokens =
-                u.get("prompt_tokens_details").and_then(|d| num(d, "cached_tokens"));
+            self.session.usage.cache_read_input_tokens = u
+                .get("prompt_tokens_details")
+                .and_then(|d| num(d, "cached_tokens"));
         }
         for c in choices {
             self.choice(*line, c);
@@ -109,26 +118,47 @@ impl Extractor for Chat {
     }
 
     fn describe(&self, item: &Item) -> Option<String> {
-        let Item::Value { value, .. } = item else { return None };
+        let Item::Value { value, .. } = item else {
+            return None;
+        };
         let c = value.get("choices")?.get(0)?;
         str_at(c, "finish_reason").map(|f| format!("finish: {f}"))
     }
 
     fn finish(self: Box<Self>) -> Outcome {
         let verdict = if let Some(e) = &self.error {
-            let msg = e.as_str().map(str::to_owned).or_else(|| str_at(e, "message").map(str::to_owned)).unwrap_or_default();
+            let msg = e
+                .as_str()
+                .map(str::to_owned)
+                .or_else(|| str_at(e, "message").map(str::to_owned))
+                .unwrap_or_default();
             agent_error(
                 format!("the API returned an error: {}", snippet(&msg, 300)),
-                agent_details(str_at(e, "type").or_else(|| str_at(e, "code")), None, Value::Array(vec![e.clone()])),
+                agent_details(
+                    str_at(e, "type").or_else(|| str_at(e, "code")),
+                    None,
+                    Value::Array(vec![e.clone()]),
+                ),
             )
         } else if !self.refusal.is_empty() {
             agent_error(
                 format!("the model refused: {}", snippet(&self.refusal, 300)),
-                agent_details(Some("refusal"), self.finish_reason.as_deref(), Value::Array(vec![Value::from(self.refusal.clone())])),
+                agent_details(
+                    Some("refusal"),
+                    self.finish_reason.as_deref(),
+                    Value::Array(vec![Value::from(self.refusal.clone())]),
+                ),
             )
         } else if let Some(f @ ("length" | "content_filter")) = self.finish_reason.as_deref() {
-            let why = if f == "length" { "hit the token limit; the answer is cut off" } else { "was stopped by the content filter" };
-            agent_error(format!("the model {why} (finish_reason: {f})"), agent_details(Some(f), Some(f), Value::Array(Vec::new())))
+            let why = if f == "length" {
+                "hit the token limit; the answer is cut off"
+            } else {
+                "was stopped by the content filter"
+            };
+            agent_error(
+                format!("the model {why} (finish_reason: {f})"),
+                agent_details(Some(f), Some(f), Value::Array(Vec::new())),
+            )
         } else if self.finish_reason.is_none() && !self.done {
             truncated("a `finish_reason` or `data: [DONE]`")
         } else if let Some((_, call)) = self.calls.iter().next_back() {
@@ -136,13 +166,26 @@ impl Extractor for Chat {
                 kind: SourceKind::ToolInput,
                 text: call.args.clone(),
                 line: self.line,
-                detail: detail(&[("tool", Value::from(call.name.clone())), ("tool_call_id", Value::from(call.id.clone()))]),
+                detail: detail(&[
+                    ("tool", Value::from(call.name.clone())),
+                    ("tool_call_id", Value::from(call.id.clone())),
+                ]),
             }
         } else if self.content.is_empty() {
-            Verdict::Nothing { message: "the response has no content".into() }
+            Verdict::Nothing {
+                message: "the response has no content".into(),
+            }
         } else {
-            Verdict::Text { text: self.content, line: self.line }
+            Verdict::Text {
+                text: self.content,
+                line: self.line,
+            }
         };
-        Outcome { producer: Producer::OpenaiChat, verdict, session: self.session, warnings: Vec::new() }
+        Outcome {
+            producer: Producer::OpenaiChat,
+            verdict,
+            session: self.session,
+            warnings: Vec::new(),
+        }
     }
 }

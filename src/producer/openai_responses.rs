@@ -8,7 +8,10 @@
 
 use serde_json::Value;
 
-use super::{Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail, field, num, snippet, str_at, truncated};
+use super::{
+    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
+    field, num, snippet, str_at, truncated,
+};
 use crate::framing::Item;
 
 #[derive(Debug, Default)]
@@ -22,7 +25,9 @@ pub(super) struct Responses {
 
 impl Extractor for Responses {
     fn feed(&mut self, item: &Item) -> bool {
-        let Item::Value { line, value: v } = item else { return self.streamed };
+        let Item::Value { line, value: v } = item else {
+            return self.streamed;
+        };
         match str_at(v, "type") {
             None if str_at(v, "object") == Some("response") => {
                 self.response = Some((*line, v.clone()));
@@ -37,16 +42,29 @@ impl Extractor for Responses {
                 false
             }
             Some("error") => {
-                self.error = Some(v.get("error").filter(|e| e.is_object()).cloned().unwrap_or_else(|| v.clone()));
+                self.error = Some(
+                    v.get("error")
+                        .filter(|e| e.is_object())
+                        .cloned()
+                        .unwrap_or_else(|| v.clone()),
+                );
                 true
             }
-            Some(t @ ("response.completed" | "response.failed" | "response.incomplete" | "response.cancelled")) => {
+            Some(
+                t @ ("response.completed"
+                | "response.failed"
+                | "response.incomplete"
+                | "response.cancelled"),
+            ) => {
                 self.streamed = true;
                 self.terminal = true;
                 if let Some(r) = v.get("response") {
                     self.response = Some((*line, r.clone()));
                 } else {
-                    self.response = Some((*line, serde_json::json!({"status": t.trim_start_matches("response.")})));
+                    self.response = Some((
+                        *line,
+                        serde_json::json!({"status": t.trim_start_matches("response.")}),
+                    ));
                 }
                 true
             }
@@ -66,11 +84,14 @@ impl Extractor for Responses {
     }
 
     fn describe(&self, item: &Item) -> Option<String> {
-        let Item::Value { value, .. } = item else { return None };
+        let Item::Value { value, .. } = item else {
+            return None;
+        };
         match str_at(value, "type")? {
             "response.output_item.added" => {
                 let it = value.get("item")?;
-                (str_at(it, "type") == Some("function_call")).then(|| format!("tool {}", str_at(it, "name").unwrap_or("?")))
+                (str_at(it, "type") == Some("function_call"))
+                    .then(|| format!("tool {}", str_at(it, "name").unwrap_or("?")))
             }
             "response.completed" => Some("completed".into()),
             "response.failed" | "error" => Some("error".into()),
@@ -85,7 +106,11 @@ impl Extractor for Responses {
                 let msg = str_at(e, "message").unwrap_or("error").to_owned();
                 agent_error(
                     format!("the API returned an error: {}", snippet(&msg, 300)),
-                    agent_details(str_at(e, "code").or_else(|| str_at(e, "type")), None, Value::Array(vec![e.clone()])),
+                    agent_details(
+                        str_at(e, "code").or_else(|| str_at(e, "type")),
+                        None,
+                        Value::Array(vec![e.clone()]),
+                    ),
                 )
             }
             (None, None) => truncated("`response.completed`"),
@@ -96,7 +121,9 @@ impl Extractor for Responses {
                 if let Some(u) = r.get("usage") {
                     session.usage.input_tokens = num(u, "input_tokens");
                     session.usage.output_tokens = num(u, "output_tokens");
-                    session.usage.cache_read_input_tokens = u.get("input_tokens_details").and_then(|d| num(d, "cached_tokens"));
+                    session.usage.cache_read_input_tokens = u
+                        .get("input_tokens_details")
+                        .and_then(|d| num(d, "cached_tokens"));
                 }
                 let output = match r.get("output").and_then(Value::as_array) {
                     Some(o) if !o.is_empty() => o.clone(),
@@ -105,7 +132,12 @@ impl Extractor for Responses {
                 from_response(*line, r, &output)
             }
         };
-        Outcome { producer: Producer::OpenaiResponses, verdict, session, warnings: Vec::new() }
+        Outcome {
+            producer: Producer::OpenaiResponses,
+            verdict,
+            session,
+            warnings: Vec::new(),
+        }
     }
 }
 
@@ -119,35 +151,68 @@ fn from_response(line: u64, r: &Value, output: &[Value]) -> Verdict {
         );
     }
     if status.is_some_and(|s| s != "completed") {
-        let reason = r.pointer("/incomplete_details/reason").and_then(Value::as_str);
+        let reason = r
+            .pointer("/incomplete_details/reason")
+            .and_then(Value::as_str);
         return agent_error(
-            format!("the response ended with status {}{}", status.unwrap_or("?"), reason.map(|r| format!(" ({r})")).unwrap_or_default()),
+            format!(
+                "the response ended with status {}{}",
+                status.unwrap_or("?"),
+                reason.map(|r| format!(" ({r})")).unwrap_or_default()
+            ),
             agent_details(status, reason, Value::Array(Vec::new())),
         );
     }
     let mut refusal = None;
     for it in output {
-        for part in it.get("content").and_then(Value::as_array).into_iter().flatten() {
+        for part in it
+            .get("content")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if str_at(part, "type") == Some("refusal") {
                 refusal = Some(str_at(part, "refusal").unwrap_or("").to_owned());
             }
         }
     }
     if let Some(r) = refusal {
-        return agent_error(format!("the model refused: {}", snippet(&r, 300)), agent_details(Some("refusal"), None, Value::Array(vec![Value::from(r)])));
+        return agent_error(
+            format!("the model refused: {}", snippet(&r, 300)),
+            agent_details(Some("refusal"), None, Value::Array(vec![Value::from(r)])),
+        );
     }
-    if let Some(call) = output.iter().rev().find(|it| str_at(it, "type") == Some("function_call")) {
+    if let Some(call) = output
+        .iter()
+        .rev()
+        .find(|it| str_at(it, "type") == Some("function_call"))
+    {
         return Verdict::ValueText {
             kind: SourceKind::ToolInput,
             text: str_at(call, "arguments").unwrap_or("").to_owned(),
             line: Some(line),
-            detail: detail(&[("tool", Value::from(str_at(call, "name").unwrap_or(""))), ("call_id", Value::from(str_at(call, "call_id").unwrap_or("")))]),
+            detail: detail(&[
+                ("tool", Value::from(str_at(call, "name").unwrap_or(""))),
+                (
+                    "call_id",
+                    Value::from(str_at(call, "call_id").unwrap_or("")),
+                ),
+            ]),
         };
     }
-    let messages: Vec<&Value> = output.iter().filter(|it| str_at(it, "type") == Some("message")).collect();
-    let chosen = messages.iter().rev().find(|m| str_at(m, "phase") == Some("final_answer")).or(messages.last());
+    let messages: Vec<&Value> = output
+        .iter()
+        .filter(|it| str_at(it, "type") == Some("message"))
+        .collect();
+    let chosen = messages
+        .iter()
+        .rev()
+        .find(|m| str_at(m, "phase") == Some("final_answer"))
+        .or(messages.last());
     let Some(m) = chosen else {
-        return Verdict::Nothing { message: "the response has no message".into() };
+        return Verdict::Nothing {
+            message: "the response has no message".into(),
+        };
     };
     let text: String = m
         .get("content")
@@ -157,5 +222,8 @@ fn from_response(line: u64, r: &Value, output: &[Value]) -> Verdict {
         .filter(|p| str_at(p, "type") == Some("output_text"))
         .filter_map(|p| str_at(p, "text"))
         .collect();
-    Verdict::Text { text, line: Some(line) }
+    Verdict::Text {
+        text,
+        line: Some(line),
+    }
 }

@@ -5,7 +5,10 @@
 
 use serde_json::Value;
 
-use super::{Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, snippet, str_at, truncated, u64_at};
+use super::{
+    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, snippet,
+    str_at, truncated, u64_at,
+};
 use crate::framing::Item;
 
 #[derive(Debug, Default)]
@@ -21,8 +24,12 @@ pub(super) struct Opencode {
 
 impl Extractor for Opencode {
     fn feed(&mut self, item: &Item) -> bool {
-        let Item::Value { line, value: v } = item else { return false };
-        let Some(ty) = str_at(v, "type") else { return false };
+        let Item::Value { line, value: v } = item else {
+            return false;
+        };
+        let Some(ty) = str_at(v, "type") else {
+            return false;
+        };
         if v.get("sessionID").is_none() {
             return false;
         }
@@ -52,8 +59,14 @@ impl Extractor for Opencode {
                         let u = &mut self.session.usage;
                         add(&mut u.input_tokens, u64_at(t, "input"));
                         add(&mut u.output_tokens, u64_at(t, "output"));
-                        add(&mut u.cache_read_input_tokens, t.get("cache").and_then(|c| u64_at(c, "read")));
-                        add(&mut u.cache_creation_input_tokens, t.get("cache").and_then(|c| u64_at(c, "write")));
+                        add(
+                            &mut u.cache_read_input_tokens,
+                            t.get("cache").and_then(|c| u64_at(c, "read")),
+                        );
+                        add(
+                            &mut u.cache_creation_input_tokens,
+                            t.get("cache").and_then(|c| u64_at(c, "write")),
+                        );
                     }
                 }
                 let reason = part.and_then(|p| str_at(p, "reason"));
@@ -67,10 +80,21 @@ impl Extractor for Opencode {
     }
 
     fn describe(&self, item: &Item) -> Option<String> {
-        let Item::Value { value, .. } = item else { return None };
+        let Item::Value { value, .. } = item else {
+            return None;
+        };
         match str_at(value, "type")? {
-            "tool_use" => Some(format!("tool {}", value.pointer("/part/tool").and_then(Value::as_str).unwrap_or("?"))),
-            "text" => Some(format!("text: {}", snippet(value.pointer("/part/text").and_then(Value::as_str)?, 80))),
+            "tool_use" => Some(format!(
+                "tool {}",
+                value
+                    .pointer("/part/tool")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+            )),
+            "text" => Some(format!(
+                "text: {}",
+                snippet(value.pointer("/part/text").and_then(Value::as_str)?, 80)
+            )),
             "error" => Some("error".into()),
             _ => None,
         }
@@ -83,15 +107,32 @@ impl Extractor for Opencode {
         }
         let verdict = if let Some(e) = &self.error {
             let name = str_at(e, "name");
-            let msg = e.pointer("/data/message").and_then(Value::as_str).or(name).unwrap_or("error");
-            agent_error(format!("opencode reported an error: {}", snippet(msg, 300)), agent_details(name, None, Value::Array(vec![e.clone()])))
+            let msg = e
+                .pointer("/data/message")
+                .and_then(Value::as_str)
+                .or(name)
+                .unwrap_or("error");
+            agent_error(
+                format!("opencode reported an error: {}", snippet(msg, 300)),
+                agent_details(name, None, Value::Array(vec![e.clone()])),
+            )
         } else if !self.finished {
             truncated("a final `step_finish` or `done`")
         } else if self.step_text.is_empty() {
-            Verdict::Nothing { message: "the last step has no text".into() }
+            Verdict::Nothing {
+                message: "the last step has no text".into(),
+            }
         } else {
-            Verdict::Text { text: self.step_text, line: self.line }
+            Verdict::Text {
+                text: self.step_text,
+                line: self.line,
+            }
         };
-        Outcome { producer: Producer::Opencode, verdict, session, warnings: Vec::new() }
+        Outcome {
+            producer: Producer::Opencode,
+            verdict,
+            session,
+            warnings: Vec::new(),
+        }
     }
 }

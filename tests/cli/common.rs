@@ -1,0 +1,146 @@
+//! Shared helpers: a hermetic `sojx` command, envelope parsing and validation, the shared corpus.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// The project root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fixture under `tests/fixtures/`.
+pub fn fixture(rel: &str) -> PathBuf {
+    root().join("tests/fixtures").join(rel)
+}
+
+/// `sojx` with a clean environment: no color variables, no terminal.
+pub fn sojx() -> Command {
+    let mut c = Command::cargo_bin("sojx").expect("binary built");
+    for k in [
+        "NO_COLOR",
+        "CLICOLOR",
+        "CLICOLOR_FORCE",
+        "FORCE_COLOR",
+        "TERM",
+        "COLUMNS",
+    ] {
+        c.env_remove(k);
+    }
+    c.current_dir(root());
+    c
+}
+
+/// The result of one run: exit code, envelopes (validated), stderr.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+    pub envelopes: Vec<Value>,
+}
+
+impl Run {
+    /// The only envelope.
+    pub fn one(&self) -> &Value {
+        assert_eq!(
+            self.envelopes.len(),
+            1,
+            "expected one envelope, got:\n{}",
+            self.stdout
+        );
+        &self.envelopes[0]
+    }
+
+    pub fn kind(&self) -> Option<&str> {
+        self.one().pointer("/error/kind").and_then(Value::as_str)
+    }
+}
+
+/// Run a prepared command and parse its stdout as JSON Lines of envelopes, each validated
+/// against `schemas/envelope.schema.json` and checked against the exit code.
+pub fn run(cmd: &mut Command) -> Run {
+    let out = cmd.output().expect("sojx runs");
+    let code = out.status.code().expect("sojx exited normally (no signal)");
+    assert_ne!(
+        code,
+        101,
+        "sojx panicked: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).expect("stdout is UTF-8");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let envelopes: Vec<Value> = stdout
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {l}"))
+        })
+        .collect();
+    for e in &envelopes {
+        check_envelope(e);
+    }
+    Run {
+        code,
+        stdout,
+        stderr,
+        envelopes,
+    }
+}
+
+/// Run `sojx ARGS` with `stdin` as input.
+pub fn run_stdin(args: &[&str], stdin: impl Into<Vec<u8>>) -> Run {
+    run(sojx().args(args).write_stdin(stdin.into()))
+}
+
+/// Validate an envelope against the published envelope schema.
+pub fn check_envelope(e: &Value) {
+    static V: OnceLock<jsonschema::Validator> = OnceLock::new();
+    let v = V.get_or_init(|| {
+        let text = std::fs::read_to_string(root().join("schemas/envelope.schema.json"))
+            .expect("envelope schema");
+        let schema: Value = serde_json::from_str(&text).expect("envelope schema is JSON");
+        jsonschema::validator_for(&schema).expect("envelope schema compiles")
+    });
+    let errors: Vec<String> = v
+        .iter_errors(e)
+        .map(|x| format!("{} at {}", x, x.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "envelope does not match schemas/envelope.schema.json: {errors:?}\n{e}"
+    );
+    let keys: Vec<&str> = e.as_object().unwrap().keys().map(String::as_str).collect();
+    assert_eq!(
+        &keys[..6],
+        [
+            "timestamp",
+            "command",
+            "exit_code",
+            "output_format",
+            "schema_version",
+            "input"
+        ]
+    );
+}
+
+/// `../shared` next to the project, when present. Absent: prints a notice and returns None,
+/// except in CI (`CI=true`), where its absence fails the test.
+pub fn shared() -> Option<PathBuf> {
+    let p = root().join("../shared");
+    if p.join("CONTRACT.md").is_file() {
+        return Some(p);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
+        panic!("../shared is missing, and CI=true requires it");
+    }
+    eprintln!("notice: ../shared is absent; skipping a test that needs it");
+    None
+}
+
+#[allow(dead_code)]
+pub fn path_str(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}

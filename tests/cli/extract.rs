@@ -1,0 +1,462 @@
+//! `sojx extract` end to end on Claude Code streams: precedence, failure rules, framings,
+//! schemas, output modes, exit codes.
+
+use serde_json::{Value, json};
+
+use crate::common::{fixture, path_str, run, run_stdin, shared, sojx};
+
+const SCHEMA: &str = "examples/verdict.schema.json";
+
+fn extract(args: &[&str], file: &str) -> crate::common::Run {
+    let f = fixture(file);
+    run(sojx().arg("extract").args(args).arg(&f))
+}
+
+#[test]
+fn structured_output_wins_over_text() {
+    let r = extract(
+        &["--schema", SCHEMA],
+        "claude-code/retry-then-accepted.ndjson",
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let e = r.one();
+    assert_eq!(e["producer"], "claude-code");
+    assert_eq!(e["source"]["kind"], "structured_output");
+    assert_eq!(e["source"]["line"], 7);
+    assert_eq!(e["data"]["verdict"], "FAIL");
+    assert_eq!(
+        e["validation"],
+        json!({"schema": SCHEMA, "valid": true, "draft": "2020-12"})
+    );
+    assert_eq!(e["warnings"], json!([]));
+    assert_eq!(e["session"]["id"], "5b7f5f5e-0000-4000-8000-00000000c0de");
+    assert_eq!(e["session"]["model"], "claude-sonnet-4-6");
+    assert_eq!(e["session"]["turns"], 3);
+    assert_eq!(e["session"]["cost_usd"], 0.04213);
+    assert_eq!(e["session"]["usage"]["cache_read_input_tokens"], 20544);
+}
+
+#[test]
+fn rejected_call_then_accepted_retry_is_the_tool_input() {
+    let r = extract(
+        &["--schema", SCHEMA],
+        "claude-code/retry-no-structured-output.ndjson",
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let e = r.one();
+    assert_eq!(e["source"]["kind"], "tool_input");
+    assert_eq!(e["source"]["tool_use_id"], "toolu_02");
+    assert_eq!(e["source"]["line"], 5);
+    assert_eq!(e["data"]["confidence"], 0.82);
+}
+
+#[test]
+fn only_a_rejected_call_falls_through_to_the_text() {
+    let r = extract(&[], "claude-code/rejected-only.ndjson");
+    assert_eq!(r.kind(), Some("not_found"));
+    assert_eq!(r.one()["found"], false);
+}
+
+#[test]
+fn cut_after_a_rejected_call_is_truncated() {
+    let r = extract(
+        &["--schema", SCHEMA],
+        "claude-code/cut-after-rejected-call.ndjson",
+    );
+    assert_eq!(r.code, 1);
+    assert_eq!(r.kind(), Some("truncated"));
+    assert_eq!(r.one()["error"]["retryable"], true);
+}
+
+#[test]
+fn cross_check_mismatch_is_a_warning() {
+    let r = extract(&[], "claude-code/cross-check-mismatch.ndjson");
+    assert_eq!(r.code, 0);
+    let e = r.one();
+    assert_eq!(e["data"]["confidence"], 0.5);
+    assert_eq!(e["warnings"][0]["kind"], "cross_check_mismatch");
+}
+
+#[test]
+fn success_with_is_error_is_an_agent_error() {
+    let r = extract(&["--schema", SCHEMA], "claude-code/success-is-error.ndjson");
+    assert_eq!(r.code, 1);
+    let e = r.one();
+    assert_eq!(e["error"]["kind"], "agent_error");
+    assert_eq!(e["error"]["details"]["subtype"], "success");
+    assert_eq!(e["error"]["details"]["terminal_reason"], "api_error");
+    assert_eq!(e["error"]["details"]["errors"], json!([]));
+    assert_eq!(e["error"]["details"]["api_error_status"], 529);
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("529 Overloaded")
+    );
+    assert!(e.get("data").is_none());
+}
+
+#[test]
+fn error_subtypes_are_agent_errors_with_details() {
+    let r = extract(&[], "claude-code/max-structured-retries.ndjson");
+    let e = r.one();
+    assert_eq!(e["error"]["kind"], "agent_error");
+    assert_eq!(
+        e["error"]["details"]["subtype"],
+        "error_max_structured_output_retries"
+    );
+    assert_eq!(
+        e["error"]["details"]["terminal_reason"],
+        "structured_output_retry_exhausted"
+    );
+    assert_eq!(
+        e["error"]["details"]["errors"][0],
+        "Failed to provide valid structured output after 5 attempts"
+    );
+}
+
+#[test]
+fn structured_output_on_a_failed_run_is_not_an_answer() {
+    let r = extract(&[], "claude-code/error-with-structured-output.ndjson");
+    assert_eq!(r.kind(), Some("agent_error"));
+}
+
+#[test]
+fn no_result_line_is_truncated() {
+    let r = extract(&[], "claude-code/truncated.ndjson");
+    assert_eq!(r.kind(), Some("truncated"));
+    assert_eq!(r.one()["producer"], "claude-code");
+}
+
+#[test]
+fn several_json_values_in_text_last_valid_wins() {
+    // With a schema: the last candidate that validates (the second fence), not the trailing aside.
+    let r = extract(
+        &["--schema", SCHEMA],
+        "claude-code/several-json-in-result.ndjson",
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let e = r.one();
+    assert_eq!(e["source"]["kind"], "code_fence");
+    assert_eq!(e["source"]["candidate"], 2);
+    assert_eq!(e["source"]["candidates"], 3);
+    assert_eq!(e["data"]["verdict"], "FAIL");
+    // Without a schema: the last one.
+    let r = extract(&[], "claude-code/several-json-in-result.ndjson");
+    assert_eq!(r.one()["source"]["kind"], "embedded");
+    assert_eq!(r.one()["data"], json!({"aside": true}));
+    // --strict refuses JSON dug out of prose.
+    let r = extract(&["--strict"], "claude-code/several-json-in-result.ndjson");
+    assert_eq!(r.kind(), Some("not_found"));
+}
+
+#[test]
+fn partial_messages_stream() {
+    let r = extract(&["--schema", SCHEMA], "claude-code/partial-messages.ndjson");
+    // `issues` is required by the example schema and absent: the value fails validation, and
+    // sojx does not fall back to the text.
+    assert_eq!(r.kind(), Some("validation_failed"));
+    let e = r.one();
+    assert_eq!(
+        e["candidate"],
+        json!({"verdict": "PASS", "confidence": 0.97})
+    );
+    assert_eq!(e["error"]["details"][0]["keyword_location"], "/required");
+    let r = extract(&[], "claude-code/partial-messages.ndjson");
+    assert_eq!(r.one()["source"]["kind"], "structured_output");
+    assert_eq!(r.one()["session"]["duration_ms"], 5100);
+}
+
+#[test]
+fn verbose_array_and_single_result_object() {
+    for f in [
+        "claude-code/verbose-array.json",
+        "claude-code/single-result.json",
+    ] {
+        let r = extract(&["--schema", SCHEMA], f);
+        assert_eq!(r.code, 0, "{f}: {}", r.stdout);
+        assert_eq!(r.one()["producer"], "claude-code");
+        assert_eq!(r.one()["source"]["kind"], "structured_output");
+    }
+}
+
+#[test]
+fn noise_crlf_bom_and_blank_lines_are_tolerated() {
+    let r = extract(&["--schema", SCHEMA], "claude-code/noisy.ndjson");
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["data"]["verdict"], "FAIL");
+}
+
+#[test]
+fn numbers_keep_their_digits() {
+    let r = extract(&[], "claude-code/exact-numbers.ndjson");
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("\"id\":123456789012345678901234567890"),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("\"ratio\":0.1000000000000000055511151231257827"),
+        "{}",
+        r.stdout
+    );
+    // serde_json spells the exponent with a sign; the value is the same.
+    assert!(r.stdout.contains("\"n\":1e+400"), "{}", r.stdout);
+}
+
+#[test]
+fn schema_forms_path_at_path_inline_and_wrapper() {
+    let inline = r#"{"type":"object","required":["verdict"]}"#;
+    let wrapper =
+        r#"{"name":"verdict","strict":true,"schema":{"type":"object","required":["verdict"]}}"#;
+    for s in [
+        SCHEMA.to_owned(),
+        format!("@{SCHEMA}"),
+        inline.to_owned(),
+        wrapper.to_owned(),
+    ] {
+        let r = extract(&["--schema", &s], "claude-code/retry-then-accepted.ndjson");
+        assert_eq!(r.code, 0, "{s}: {}", r.stdout);
+    }
+}
+
+#[test]
+fn invalid_schema_fails_before_reading_input() {
+    // stdin is never read: the command would otherwise wait on it.
+    let r = run(sojx().args([
+        "extract",
+        "--schema",
+        r#"{"type": 12}"#,
+        "does-not-exist.ndjson",
+    ]));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.kind(), Some("schema_invalid"));
+    assert_eq!(r.one()["error"]["operation"], "compile_schema");
+    let r = run(sojx().args(["extract", "--schema", "no/such/schema.json", "x"]));
+    assert_eq!(r.kind(), Some("filesystem"));
+}
+
+#[test]
+fn formats_are_asserted_unless_ignored() {
+    let schema =
+        r#"{"type":"object","properties":{"when":{"type":"string","format":"date-time"}}}"#;
+    let input = r#"{"type":"result","subtype":"success","is_error":false,"structured_output":{"when":"yesterday"}}"#;
+    let r = run_stdin(&["extract", "--schema", schema], input);
+    assert_eq!(r.kind(), Some("validation_failed"));
+    let r = run_stdin(&["extract", "--ignore-formats", "--schema", schema], input);
+    assert_eq!(r.code, 0);
+}
+
+#[test]
+fn draft_comes_from_dollar_schema_or_the_flag() {
+    let input =
+        r#"{"type":"result","subtype":"success","is_error":false,"structured_output":{"a":1}}"#;
+    let d7 = r#"{"$schema":"http://json-schema.org/draft-07/schema#","type":"object"}"#;
+    let r = run_stdin(&["extract", "--schema", d7], input);
+    assert_eq!(r.one()["validation"]["draft"], "7");
+    let r = run_stdin(
+        &[
+            "extract",
+            "--draft",
+            "4",
+            "--schema",
+            r#"{"type":"object"}"#,
+        ],
+        input,
+    );
+    assert_eq!(r.one()["validation"]["draft"], "4");
+}
+
+#[test]
+fn every_violation_is_reported_with_pointers() {
+    let schema = r#"{"type":"object","properties":{"verdict":{"enum":["PASS"]},"confidence":{"maximum":0.5}},"required":["verdict","confidence","missing"]}"#;
+    let r = extract(
+        &["--schema", schema],
+        "claude-code/retry-then-accepted.ndjson",
+    );
+    let e = r.one();
+    assert_eq!(e["error"]["kind"], "validation_failed");
+    let details = e["error"]["details"].as_array().unwrap();
+    assert_eq!(details.len(), 3, "{details:?}");
+    let locs: Vec<&str> = details
+        .iter()
+        .map(|d| d["instance_location"].as_str().unwrap())
+        .collect();
+    assert!(locs.contains(&"/verdict") && locs.contains(&"/confidence") && locs.contains(&""));
+    assert_eq!(e["candidate"]["verdict"], "FAIL");
+    assert_eq!(e["validation"]["valid"], false);
+}
+
+#[test]
+fn several_inputs_give_json_lines_in_order_and_the_worst_exit_code() {
+    let ok = fixture("claude-code/retry-then-accepted.ndjson");
+    let bad = fixture("claude-code/truncated.ndjson");
+    let r = run(sojx().arg("extract").arg(&ok).arg(&bad).arg(&ok));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.envelopes.len(), 3);
+    assert_eq!(r.envelopes[0]["input"], path_str(&ok));
+    assert_eq!(r.envelopes[1]["error"]["kind"], "truncated");
+    assert_eq!(r.envelopes[2]["exit_code"], 0);
+}
+
+#[test]
+fn stdin_and_dash() {
+    let input = std::fs::read(fixture("claude-code/retry-then-accepted.ndjson")).unwrap();
+    let r = run_stdin(&["extract"], input.clone());
+    assert_eq!(r.one()["input"], "<stdin>");
+    let r = run_stdin(&["extract", "-"], input);
+    assert_eq!(r.one()["input"], "<stdin>");
+    assert_eq!(r.code, 0);
+}
+
+#[test]
+fn raw_prints_only_data_and_nothing_on_failure() {
+    let out = sojx()
+        .args(["extract", "-r"])
+        .arg(fixture("claude-code/retry-then-accepted.ndjson"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let data: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(data["verdict"], "FAIL");
+    assert_eq!(stdout.lines().count(), 1);
+    let out = sojx()
+        .args(["extract", "-r", "--from", "json"])
+        .write_stdin("\"plain\"\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.stdout, b"plain\n");
+    let out = sojx()
+        .args(["extract", "-r"])
+        .arg(fixture("claude-code/truncated.ndjson"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn pretty_output_is_the_same_envelope() {
+    let out = sojx()
+        .args(["extract", "--pretty"])
+        .arg(fixture("claude-code/retry-then-accepted.ndjson"))
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.lines().count() > 5);
+    let v: Value = serde_json::from_str(&s).unwrap();
+    crate::common::check_envelope(&v);
+}
+
+#[test]
+fn text_output_is_a_human_summary() {
+    let out = sojx()
+        .args(["extract", "--output-format", "text", "--schema", SCHEMA])
+        .arg(fixture("claude-code/retry-then-accepted.ndjson"))
+        .output()
+        .unwrap();
+    let s = String::from_utf8(out.stdout).unwrap();
+    assert!(s.starts_with("✓ "), "{s}");
+    assert!(s.contains("structured_output"));
+    assert!(!s.contains('\x1b'), "no color when not a terminal: {s}");
+}
+
+#[test]
+fn empty_input_and_only_whitespace() {
+    assert_eq!(run_stdin(&["extract"], "").kind(), Some("empty_input"));
+    assert_eq!(
+        run_stdin(&["extract"], " \n\r\n\t\n").kind(),
+        Some("empty_input")
+    );
+}
+
+#[test]
+fn from_forces_a_producer_and_names_a_mismatch() {
+    let r = run(sojx()
+        .args(["extract", "--from", "codex"])
+        .arg(fixture("claude-code/retry-then-accepted.ndjson")));
+    assert_eq!(r.kind(), Some("parse"));
+    let msg = r.one()["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("claude-code"), "{msg}");
+}
+
+#[test]
+fn usage_errors_are_envelopes_with_exit_1() {
+    let r = run(sojx().args(["extract", "--no-such-flag"]));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.kind(), Some("usage"));
+    assert!(r.stderr.contains("--no-such-flag"));
+}
+
+#[test]
+fn help_and_version_read_nothing() {
+    let out = sojx().args(["extract", "--help"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Examples:"));
+    let out = sojx().arg("--version").output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("sojx {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn missing_file_is_filesystem() {
+    let r = run(sojx().args(["extract", "no-such-file.ndjson"]));
+    assert_eq!(r.kind(), Some("filesystem"));
+    assert_eq!(r.one()["input"], "no-such-file.ndjson");
+}
+
+#[test]
+fn validate_documents_and_json_lines() {
+    let dir = std::env::temp_dir().join(format!("sojx-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let doc = dir.join("doc.json");
+    std::fs::write(
+        &doc,
+        "{\n  \"verdict\": \"PASS\",\n  \"confidence\": 1,\n  \"issues\": []\n}\n",
+    )
+    .unwrap();
+    let r = run(sojx().args(["validate", "--schema", SCHEMA]).arg(&doc));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["command"], "validate");
+    let lines = dir.join("lines.jsonl");
+    std::fs::write(&lines, "{\"verdict\":\"PASS\",\"confidence\":1,\"issues\":[]}\n{\"verdict\":\"MAYBE\"}\nnot json\n").unwrap();
+    let r = run(sojx().args(["validate", "--schema", SCHEMA]).arg(&lines));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.envelopes.len(), 3);
+    assert_eq!(r.envelopes[1]["error"]["kind"], "validation_failed");
+    assert_eq!(r.envelopes[1]["source"]["line"], 2);
+    assert_eq!(r.envelopes[2]["error"]["kind"], "parse");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn shared_corpus_envelopes_match_the_envelope_schema() {
+    let Some(shared) = shared() else { return };
+    let corpus = shared.join("corpus");
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(corpus.join("EXPECTED.json")).unwrap())
+            .unwrap();
+    for c in cases {
+        let args: Vec<&str> = c["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        let r = run(sojx()
+            .current_dir(&corpus)
+            .args(&args)
+            .arg(c["file"].as_str().unwrap()));
+        assert_eq!(
+            r.code,
+            c["expect"]["exit_code"].as_i64().unwrap() as i32,
+            "{}",
+            c["name"]
+        );
+    }
+}
