@@ -5,4 +5,5 @@
 #![allow(unreachable_pub, clippy::print_stderr)]
 
 mod common;
+mod conformance;
 mod extract;
