@@ -20,6 +20,20 @@ Examples:
   sojx validate --schema x.json answers.jsonl      # one envelope per line
   cat answer.json | sojx validate --schema '{\"type\":\"object\"}'";
 
+const LINT_EXAMPLES: &str = "\
+Examples:
+  sojx lint schema.json                     # every provider
+  sojx lint --provider openai schema.json   # OpenAI strict mode only
+  sojx lint -r schema.json | jq '.findings[] | select(.severity == \"error\")'
+
+Exit status: 0 when no finding is an error, 1 otherwise (error.kind schema_invalid, with the
+findings in error.details).";
+
+const COMPILE_EXAMPLES: &str = "\
+Examples:
+  sojx compile -r --provider openai schema.json > openai.schema.json
+  sojx compile --provider anthropic --compat strict schema.json";
+
 /// Extract the final structured output of an LLM agent run, validate it against a JSON Schema,
 /// and print one JSON envelope per input.
 #[derive(Debug, Parser)]
@@ -41,6 +55,105 @@ pub enum Command {
     /// Validate plain JSON documents, or JSON Lines (one document per line), against a schema.
     #[command(after_help = VALIDATE_EXAMPLES)]
     Validate(ValidateArgs),
+    /// Check that a schema is valid JSON Schema and that a provider's structured-output
+    /// feature accepts it.
+    #[command(after_help = LINT_EXAMPLES)]
+    Lint(LintArgs),
+    /// Print a schema lowered for a provider's structured-output feature.
+    #[command(after_help = COMPILE_EXAMPLES)]
+    Compile(CompileArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// The schema: a path, `@path`, or inline JSON (wrappers are unwrapped).
+    #[arg(value_name = "SCHEMA")]
+    pub schema: String,
+
+    /// Which provider's limits to check.
+    #[arg(long, value_enum, default_value_t = LintProvider::All, value_name = "PROVIDER")]
+    pub provider: LintProvider,
+
+    #[command(flatten)]
+    pub refs: RefArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompileArgs {
+    /// The schema: a path, `@path`, or inline JSON (wrappers are unwrapped).
+    #[arg(value_name = "SCHEMA")]
+    pub schema: String,
+
+    /// The provider to lower the schema for.
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub provider: Provider,
+
+    /// `lossy` drops what the provider does not support, with a warning per drop; `strict`
+    /// refuses instead.
+    #[arg(long, value_enum, default_value_t = Compat::Lossy, value_name = "MODE")]
+    pub compat: Compat,
+
+    #[command(flatten)]
+    pub refs: RefArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The schema options of `lint` and `compile` (the schema itself is positional).
+#[derive(Debug, Args)]
+pub struct RefArgs {
+    /// Force the schema's draft instead of reading `$schema` (default 2020-12).
+    #[arg(long, value_enum, value_name = "DRAFT")]
+    pub draft: Option<Draft>,
+
+    /// Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory
+    /// maps every file under it. Remote references are never fetched.
+    #[arg(long, value_name = "URI=FILE")]
+    pub resource: Vec<String>,
+}
+
+impl RefArgs {
+    /// The same options as `--schema S` would give.
+    pub fn schema_args(&self, schema: &str) -> SchemaArgs {
+        SchemaArgs {
+            schema: Some(schema.to_owned()),
+            draft: self.draft,
+            ignore_formats: false,
+            resource: self.resource.clone(),
+        }
+    }
+}
+
+/// Structured-output providers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Provider {
+    /// Claude: tool input schemas, structured outputs, Claude Code `--json-schema`.
+    Anthropic,
+    /// OpenAI Structured Outputs, strict mode.
+    Openai,
+    /// Gemini `responseJsonSchema`.
+    Gemini,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LintProvider {
+    Anthropic,
+    Openai,
+    Gemini,
+    /// Every provider.
+    All,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Compat {
+    /// Drop what the provider does not support, with a warning per drop.
+    Lossy,
+    /// Refuse a schema that cannot be lowered without loss.
+    Strict,
 }
 
 #[derive(Debug, Args)]

@@ -249,8 +249,13 @@ pub struct DepthScan {
 }
 
 impl DepthScan {
+    /// Brackets still open.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
     /// Feed bytes; true when the depth returned to zero (the document closed) in them.
-    fn feed(&mut self, bytes: &[u8]) -> bool {
+    pub fn feed(&mut self, bytes: &[u8]) -> bool {
         for &b in bytes {
             if self.in_str {
                 if self.esc {

@@ -12,6 +12,8 @@ pub mod error;
 pub mod extract;
 pub mod framing;
 pub mod input;
+pub mod lint;
+pub mod lower;
 pub mod producer;
 pub mod render;
 pub mod repair;
@@ -78,6 +80,14 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
     let result = match cli.command {
         Command::Extract(a) => extract(&a, io),
         Command::Validate(a) => validate(&a, io),
+        Command::Lint(a) => {
+            let style = style(&a.output, io);
+            one(io, &lint::run(&a), style)
+        }
+        Command::Compile(a) => {
+            let style = style(&a.output, io);
+            one(io, &lower::run(&a), style)
+        }
     };
     match result {
         Ok(code) => code,
@@ -226,6 +236,12 @@ fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
         }
     }
     io.stdout.flush()
+}
+
+/// Commands that print one envelope (`lint`, `compile`): its exit code is the run's.
+fn one(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<i32> {
+    emit(io, env, style)?;
+    Ok(env.exit_code)
 }
 
 /// A failure before any input is read (a bad schema): one envelope per input, all failing.

@@ -82,7 +82,7 @@ pub fn draft_name(d: Draft) -> &'static str {
     }
 }
 
-fn to_draft(d: cli::Draft) -> Draft {
+pub fn to_draft(d: cli::Draft) -> Draft {
     match d {
         cli::Draft::Draft4 => Draft::Draft4,
         cli::Draft::Draft6 => Draft::Draft6,
@@ -116,11 +116,19 @@ fn spec(arg: &str) -> Spec {
     }
 }
 
-/// Read, unwrap and compile the schema given by `--schema`, or `None` when there is none.
-pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
-    let Some(arg) = &args.schema else {
-        return Ok(None);
-    };
+/// A schema document as read, before compiling.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// How the schema was given (a path, or `<inline>`).
+    pub name: String,
+    /// The document, wrappers removed.
+    pub document: Value,
+    /// The file it came from: the base of relative references.
+    pub base: Option<PathBuf>,
+}
+
+/// Read and unwrap a schema given as a path, `@path`, or inline JSON.
+pub fn read(arg: &str) -> Result<Loaded, Failure> {
     let (name, text, base) = match spec(arg) {
         Spec::Inline(t) => ("<inline>".to_owned(), t, None),
         Spec::File(p) => {
@@ -136,16 +144,32 @@ pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
                 )
                 .target(name.clone())
                 .retryable(false)
-                .hint("--schema takes a path, @path, or inline JSON")
+                .hint("a schema is a path, @path, or inline JSON")
             })?;
             (name, text, Some(p))
         }
     };
     let doc: Value = serde_json::from_str(&text).map_err(|e| {
         invalid(&name, format!("the schema is not JSON: {e}"))
-            .hint("--schema takes a path, @path, or inline JSON")
+            .hint("a schema is a path, @path, or inline JSON")
     })?;
-    let document = unwrap(doc);
+    Ok(Loaded {
+        name,
+        document: unwrap(doc),
+        base,
+    })
+}
+
+/// Read, unwrap and compile the schema given by `--schema`, or `None` when there is none.
+pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
+    let Some(arg) = &args.schema else {
+        return Ok(None);
+    };
+    let Loaded {
+        name,
+        document,
+        base,
+    } = read(arg)?;
     let validator = compile(&document, &name, base.as_deref(), args)?;
     Ok(Some(Schema {
         validator,
@@ -192,14 +216,39 @@ pub fn compile(
     base: Option<&Path>,
     args: &SchemaArgs,
 ) -> Result<Validator, Failure> {
+    let opts = options(base, args)?
+        .should_validate_formats(!args.ignore_formats)
+        .with_pattern_options(jsonschema::PatternOptions::fancy_regex().backtrack_limit(100_000));
+    opts.build(document).map_err(|e| {
+        let msg = e.to_string();
+        if let Some(f) = not_fetched(name, &msg) {
+            return f;
+        }
+        let mut f = invalid(name, format!("the schema is not a valid JSON Schema: {msg}"));
+        if msg.contains("No base URI is available") {
+            f = f.hint("a relative $ref needs a base: give the schema as a file (its directory is the base), or map the reference with --resource");
+        } else if msg.contains(CANNOT_READ) {
+            f = f.hint("check the file that the $ref (relative to the schema's directory) or the --resource mapping points to");
+        }
+        f.details(json!([{
+            "instance_location": "",
+            "keyword_location": e.instance_path().as_str(),
+            "message": msg,
+        }]))
+    })
+}
+
+/// The options every use of a schema shares: the offline retriever (`--resource` mappings and
+/// local files), the draft, and the schema file as the base of relative references.
+fn options(
+    base: Option<&Path>,
+    args: &SchemaArgs,
+) -> Result<jsonschema::ValidationOptions<'static>, Failure> {
     let resources = parse_resources(&args.resource)?;
     let retriever = LocalRetriever {
         resources: Arc::new(resources),
     };
-    let mut opts = jsonschema::options()
-        .with_retriever(retriever)
-        .should_validate_formats(!args.ignore_formats)
-        .with_pattern_options(jsonschema::PatternOptions::fancy_regex().backtrack_limit(100_000));
+    let mut opts = jsonschema::options().with_retriever(retriever);
     if let Some(d) = args.draft {
         opts = opts.with_draft(to_draft(d));
     }
@@ -208,45 +257,84 @@ pub fn compile(
     {
         opts = opts.with_base_uri(uri);
     }
-    opts.build(document).map_err(|e| {
-        let msg = e.to_string();
-        let mut f = invalid(name, format!("the schema is not a valid JSON Schema: {msg}"));
-        if let Some(uri) = remote_uri(&msg) {
-            f = f.hint(format!(
-                "remote references are never fetched; map this one to a local file with --resource {uri}=FILE"
-            ));
-        } else {
-            f = f.details(json!([{
-                "instance_location": "",
-                "keyword_location": e.instance_path().as_str(),
-                "message": msg,
-            }]));
-        }
-        f
-    })
+    Ok(opts)
 }
 
-/// The first non-file URI in a resolution error message, if the error is about one.
-fn remote_uri(msg: &str) -> Option<String> {
-    if !(msg.contains("resolve")
-        || msg.contains("retrieve")
-        || msg.contains("Retriev")
-        || msg.contains("not fetched"))
-    {
-        return None;
-    }
-    msg.split(|c: char| c.is_whitespace() || c == '\'' || c == '"' || c == '`')
-        .find(|w| {
-            (w.starts_with("http://") || w.starts_with("https://") || w.starts_with("urn:"))
-                && w.len() > 8
+/// `document` with every `$ref` replaced by what it points to (resolved offline); circular
+/// references stay `$ref`s.
+pub fn dereference(loaded: &Loaded, args: &SchemaArgs) -> Result<Value, Failure> {
+    options(loaded.base.as_deref(), args)?
+        .dereference(&loaded.document)
+        .map_err(|e| {
+            let msg = e.to_string();
+            not_fetched(&loaded.name, &msg).unwrap_or_else(|| {
+                invalid(&loaded.name, format!("cannot resolve a reference: {msg}"))
+            })
         })
-        .map(|w| w.trim_end_matches([',', '.', ':', ')']).to_owned())
 }
 
+/// The failure for a reference the retriever refused to fetch, if `msg` is about one.
+fn not_fetched(name: &str, msg: &str) -> Option<Failure> {
+    let uri = remote_uri(msg)?;
+    Some(
+        invalid(
+            name,
+            format!("the schema references {uri}, and sojx never fetches remote references"),
+        )
+        .hint(format!(
+            "map it to a local copy with --resource {uri}=FILE (a URI ending in / maps a directory)"
+        )),
+    )
+}
+
+/// The URI of a reference that was not fetched, when the error is about one (the retriever
+/// says so with [`NOT_FETCHED`]).
+fn remote_uri(msg: &str) -> Option<String> {
+    let i = msg.find(NOT_FETCHED)?;
+    let uri = msg[..i].trim_end().rsplit(' ').next()?;
+    (!uri.is_empty()).then(|| uri.to_owned())
+}
+
+/// Marks a referenced local file that could not be read.
+const CANNOT_READ: &str = "cannot read the referenced file";
+
+/// Marks the retriever's refusal in the crate's error message.
+const NOT_FETCHED: &str = "not fetched (sojx never uses the network)";
+
+/// `file://` URI of a path (absolute; reserved bytes percent-encoded).
 fn file_uri(path: &Path) -> Option<String> {
     let abs = std::fs::canonicalize(path).ok()?;
     let s = abs.to_str()?;
-    Some(format!("file://{}", s.replace(' ', "%20")))
+    let mut out = String::from("file://");
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"/-._~!$&'()*+,;=:@".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    Some(out)
+}
+
+/// Decode `%XX` escapes of a URI path.
+fn percent_decode(s: &str) -> PathBuf {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| char::from(c).to_digit(16);
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
+        {
+            out.push((h * 16 + l) as u8);
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    PathBuf::from(String::from_utf8_lossy(&out).into_owned())
 }
 
 fn parse_resources(specs: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> {
@@ -302,18 +390,16 @@ impl Retrieve for LocalRetriever {
             }
         }
         if let Some(p) = s.strip_prefix("file://") {
-            return read_json(Path::new(&p.replace("%20", " ")));
+            return read_json(&percent_decode(p));
         }
-        Err(Box::new(NotFetched(format!(
-            "remote reference {s} not fetched (sojx never uses the network)"
-        ))))
+        Err(Box::new(NotFetched(format!("{s} {NOT_FETCHED}"))))
     }
 }
 
 fn read_json(path: &Path) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
     let text = std::fs::read_to_string(path).map_err(|e| {
         NotFetched(format!(
-            "cannot read {}: {}",
+            "{CANNOT_READ} {}: {}",
             path.display(),
             crate::input::io_reason(&e)
         ))

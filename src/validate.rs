@@ -1,5 +1,9 @@
 //! `sojx validate`: plain JSON documents, or JSON Lines (one document per line), validated
 //! against the schema; one envelope per document, streamed as they are read.
+//!
+//! Framing here is plainer than `extract`'s: any JSON value is a document (scalars too), a line
+//! opening an object or array that does not close on it starts a multi-line (pretty-printed)
+//! document, and a line that is not JSON is a `parse` envelope: the stream goes on.
 
 use std::io::{self, Read};
 
@@ -7,9 +11,107 @@ use serde_json::{Value, json};
 
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
-use crate::framing::{Framer, Item};
+use crate::framing::DepthScan;
 use crate::input::{CHUNK, LineSplitter, Piece, Source};
 use crate::schema::Schema;
+
+/// Longest text kept as the `candidate` of a `parse` envelope.
+const CANDIDATE_BYTES: usize = 4096;
+
+/// What one input line, or a multi-line document, turned into.
+enum Doc {
+    Value {
+        line: u64,
+        value: Value,
+    },
+    Bad {
+        line: u64,
+        reason: String,
+        text: String,
+    },
+}
+
+/// Lines → documents.
+struct Documents {
+    open: Option<(u64, Vec<u8>, DepthScan)>,
+    max: usize,
+}
+
+impl Documents {
+    fn line(&mut self, no: u64, bytes: &[u8], out: &mut Vec<Doc>) {
+        let bytes = if no == 1 {
+            bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
+        } else {
+            bytes
+        };
+        if let Some((start, buf, scan)) = &mut self.open {
+            buf.extend_from_slice(bytes);
+            buf.push(b'\n');
+            let closed = scan.feed(bytes);
+            if closed || buf.len() > self.max {
+                let (start, buf) = (*start, std::mem::take(buf));
+                self.open = None;
+                out.push(if closed {
+                    parse(start, &buf)
+                } else {
+                    bad(
+                        start,
+                        format!("a document longer than --max-line-bytes {}", self.max),
+                        &buf,
+                    )
+                });
+            }
+            return;
+        }
+        let t = bytes.trim_ascii();
+        if t.is_empty() {
+            return;
+        }
+        if let Ok(value) = serde_json::from_slice(t) {
+            out.push(Doc::Value { line: no, value });
+            return;
+        }
+        if t[0] == b'{' || t[0] == b'[' {
+            let mut scan = DepthScan::default();
+            if !scan.feed(t) && scan.depth() > 0 {
+                let mut buf = t.to_vec();
+                buf.push(b'\n');
+                self.open = Some((no, buf, scan));
+                return;
+            }
+        }
+        out.push(parse(no, t));
+    }
+
+    fn finish(&mut self, out: &mut Vec<Doc>) {
+        if let Some((start, buf, _)) = self.open.take() {
+            out.push(bad(
+                start,
+                "the document starting here never closes (the input ends inside it)".into(),
+                &buf,
+            ));
+        }
+    }
+}
+
+fn parse(line: u64, bytes: &[u8]) -> Doc {
+    match serde_json::from_slice(bytes) {
+        Ok(value) => Doc::Value { line, value },
+        Err(e) => bad(line, e.to_string(), bytes),
+    }
+}
+
+fn bad(line: u64, reason: String, bytes: &[u8]) -> Doc {
+    let mut end = bytes.len().min(CANDIDATE_BYTES);
+    while end < bytes.len() && end > 0 && (bytes[end] & 0xC0) == 0x80 {
+        end -= 1;
+    }
+    Doc::Bad {
+        line,
+        reason,
+        text: String::from_utf8_lossy(&bytes[..end]).trim_end().to_owned(),
+    }
+}
 
 /// Validate one input; `emit` receives each envelope in order.
 pub fn run(
@@ -24,36 +126,21 @@ pub fn run(
         Err(f) => return emit(envelope::failure("validate", &name, f, Parts::default())),
     };
     let mut splitter = LineSplitter::new(max_line_bytes);
-    let mut framer = Framer::new(max_line_bytes);
-    framer.drop_text();
-    let mut pending: Vec<Envelope> = Vec::new();
-    let mut count = 0u64;
-    let on_item = |item: Item, pending: &mut Vec<Envelope>| {
-        let env = match item {
-            Item::Value { line, value } => document(&name, schema, line, value),
-            Item::Junk { line } => {
-                let f = Failure::new(
-                    ErrorKind::Parse,
-                    "parse",
-                    format!("line {line} is not JSON"),
-                )
-                .target(format!("{name}:{line}"))
-                .retryable(false);
-                envelope::failure(
-                    "validate",
-                    &name,
-                    f,
-                    Parts {
-                        source: Some(json!({"kind": "document", "line": line})),
-                        ..Parts::default()
-                    },
-                )
-            }
-            Item::Done { .. } => return,
-        };
-        pending.push(env);
+    let mut docs = Documents {
+        open: None,
+        max: max_line_bytes,
     };
+    let mut pending: Vec<Doc> = Vec::new();
+    let mut count = 0u64;
     let mut buf = vec![0u8; CHUNK];
+    let on_piece = |p: Piece<'_>, docs: &mut Documents, pending: &mut Vec<Doc>| match p {
+        Piece::Line { no, bytes } => docs.line(no, bytes, pending),
+        Piece::TooLong { no } => pending.push(Doc::Bad {
+            line: no,
+            reason: format!("the line is longer than --max-line-bytes {max_line_bytes}"),
+            text: String::new(),
+        }),
+    };
     loop {
         let n = match reader.read(&mut buf) {
             Ok(0) => break,
@@ -68,49 +155,59 @@ pub fn run(
                 return emit(envelope::failure("validate", &name, f, Parts::default()));
             }
         };
-        splitter.push(&buf[..n], &mut |p| {
-            feed(p, &mut framer, &mut |it| on_item(it, &mut pending))
-        });
-        for env in pending.drain(..) {
+        splitter.push(&buf[..n], &mut |p| on_piece(p, &mut docs, &mut pending));
+        for d in pending.drain(..) {
             count += 1;
-            emit(env)?;
+            emit(envelope_of(&name, schema, d))?;
         }
     }
-    splitter.finish(&mut |p| feed(p, &mut framer, &mut |it| on_item(it, &mut pending)));
-    framer.finish();
-    for env in pending.drain(..) {
+    splitter.finish(&mut |p| on_piece(p, &mut docs, &mut pending));
+    docs.finish(&mut pending);
+    for d in pending.drain(..) {
         count += 1;
-        emit(env)?;
-    }
-    if framer.stats.too_long > 0 {
-        let f = Failure::new(
-            ErrorKind::Parse,
-            "read",
-            format!(
-                "{} line(s) longer than --max-line-bytes {max_line_bytes}",
-                framer.stats.too_long
-            ),
-        )
-        .hint("raise --max-line-bytes")
-        .retryable(false);
-        count += 1;
-        emit(envelope::failure("validate", &name, f, Parts::default()))?;
+        emit(envelope_of(&name, schema, d))?;
     }
     if count == 0 {
         emit(envelope::failure(
             "validate",
             &name,
-            Failure::new(ErrorKind::EmptyInput, "read", "the input is empty").retryable(false),
+            Failure::new(
+                ErrorKind::EmptyInput,
+                "read",
+                "the input is empty: no JSON document to validate",
+            )
+            .retryable(false),
             Parts::default(),
         ))?;
     }
     Ok(())
 }
 
-fn feed(piece: Piece<'_>, framer: &mut Framer, out: &mut dyn FnMut(Item)) {
-    match piece {
-        Piece::Line { no, bytes } => framer.line(no, bytes, out),
-        Piece::TooLong { no } => framer.too_long(no),
+fn envelope_of(name: &str, schema: &Schema, doc: Doc) -> Envelope {
+    match doc {
+        Doc::Value { line, value } => document(name, schema, line, value),
+        Doc::Bad { line, reason, text } => {
+            let mut f = Failure::new(
+                ErrorKind::Parse,
+                "parse",
+                format!("line {line} is not JSON: {reason}"),
+            )
+            .target(format!("{name}:{line}"))
+            .retryable(false)
+            .hint("give one JSON document per line (JSON Lines), or one document per file");
+            if !text.is_empty() {
+                f = f.candidate(Value::String(text));
+            }
+            envelope::failure(
+                "validate",
+                name,
+                f,
+                Parts {
+                    source: Some(json!({"kind": "document", "line": line})),
+                    ..Parts::default()
+                },
+            )
+        }
     }
 }
 
@@ -141,5 +238,44 @@ fn document(name: &str, schema: &Schema, line: u64, value: Value) -> Envelope {
                 ..Parts::default()
             },
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(input: &str) -> Vec<String> {
+        let mut d = Documents {
+            open: None,
+            max: 1 << 20,
+        };
+        let mut out = Vec::new();
+        for (i, l) in input.split('\n').enumerate() {
+            d.line(i as u64 + 1, l.as_bytes(), &mut out);
+        }
+        d.finish(&mut out);
+        out.into_iter()
+            .map(|d| match d {
+                Doc::Value { line, value } => format!("{line}:{value}"),
+                Doc::Bad { line, .. } => format!("{line}:bad"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn scalars_lines_and_pretty_documents() {
+        assert_eq!(
+            frame("1\n\"a\"\nnull\n\n{\"a\":1}\n[\n  1,\n  \"]\"\n]\nnope\n{\"open\":"),
+            [
+                "1:1",
+                "2:\"a\"",
+                "3:null",
+                "5:{\"a\":1}",
+                "6:[1,\"]\"]",
+                "10:bad",
+                "11:bad"
+            ]
+        );
     }
 }

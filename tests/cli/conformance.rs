@@ -188,3 +188,21 @@ fn json_schema_test_suite() {
     );
     assert!(rows.iter().all(|r| r.required.total > 500));
 }
+
+/// The same `--resource` directory mapping, end to end through the binary.
+#[test]
+fn suite_remotes_map_through_the_binary() {
+    let Some(shared) = shared() else { return };
+    let remotes = shared.join("json-schema-test-suite/remotes/");
+    let map = format!("http://localhost:1234/={}", path_str(&remotes));
+    let schema =
+        r#"{"$ref":"http://localhost:1234/draft2020-12/subSchemas.json#/$defs/refToInteger"}"#;
+    let r = run(sojx()
+        .args(["validate", "--resource", &map, "--schema", schema])
+        .write_stdin("1\n\"a\"\n"));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(r.envelopes.len(), 2);
+    assert_eq!(r.envelopes[0]["exit_code"], 0);
+    assert_eq!(r.envelopes[1]["error"]["kind"], "validation_failed");
+    assert_eq!(r.envelopes[1]["source"]["line"], 2);
+}

@@ -1,0 +1,408 @@
+//! `sojx compile SCHEMA --provider P [--compat lossy|strict]`: the schema lowered for a
+//! provider's structured-output feature.
+//!
+//! Steps, in order: external `$ref`s are inlined (providers resolve only references inside the
+//! document); a non-object root is wrapped as `{"value": …}` for providers that need an object
+//! root; every object node gets `properties` and `required`; for OpenAI and Anthropic every
+//! object is closed (`additionalProperties: false`); for OpenAI every property becomes required
+//! and the optional ones nullable; keywords and formats the provider does not support are
+//! dropped (`lossy`, a warning per drop) or refused (`strict`, a `schema_invalid` failure
+//! listing each). The rules and their sources are those of [`crate::lint`].
+
+use serde_json::{Map, Value, json};
+
+use crate::cli::{self, Compat, Provider};
+use crate::envelope::{self, Envelope, Parts};
+use crate::error::{ErrorKind, Failure};
+use crate::lint::{
+    ANNOTATIONS, Shape, escape, external_refs, formats, is_object_node, needs_object_root,
+    provider_id, shape, unsupported, untyped,
+};
+use crate::producer::Warning;
+use crate::schema;
+
+/// The property a wrapped root lives under.
+pub const WRAP_KEY: &str = "value";
+
+struct Lowering {
+    provider: Provider,
+    compat: Compat,
+    warnings: Vec<Warning>,
+    refused: Vec<Value>,
+}
+
+impl Lowering {
+    fn id(&self) -> &'static str {
+        provider_id(self.provider)
+    }
+
+    /// A change that loses meaning: a warning in `lossy`, a refusal in `strict`. Returns whether
+    /// to apply it.
+    fn lossy(&mut self, pointer: &str, kind: &'static str, message: String) -> bool {
+        match self.compat {
+            Compat::Lossy => {
+                self.warnings.push(Warning::new(kind, message));
+                true
+            }
+            Compat::Strict => {
+                self.refused.push(json!({
+                    "pointer": pointer, "provider": self.id(), "rule": kind, "message": message,
+                }));
+                false
+            }
+        }
+    }
+
+    fn node(&mut self, v: &mut Value, p: &str) {
+        if let Value::Object(o) = v {
+            self.keywords(o, p);
+            if is_object_node(o) {
+                self.object(o, p);
+            }
+            if self.provider == Provider::Openai && untyped(o) {
+                let at = if p.is_empty() { "/" } else { p };
+                self.lossy(
+                    p,
+                    "untyped_schema",
+                    format!("{at} has no type; OpenAI strict mode cannot express \"any value\" (left as is)"),
+                );
+            }
+        }
+        for_children(v, p, &mut |c, cp| self.node(c, cp));
+    }
+
+    fn keywords(&mut self, o: &mut Map<String, Value>, p: &str) {
+        let id = self.id();
+        let keys: Vec<String> = o.keys().cloned().collect();
+        for k in keys {
+            let at = format!("{p}/{}", escape(&k));
+            if k == "const" && self.provider == Provider::Gemini {
+                // Gemini has no `const`; a one-value enum says the same.
+                if let Some(c) = o.remove("const") {
+                    o.insert("enum".into(), Value::Array(vec![c]));
+                }
+            } else if k == "oneOf" && !o.contains_key("anyOf") {
+                if self.lossy(
+                    &at,
+                    "one_of_as_any_of",
+                    format!("{at}: oneOf became anyOf ({id} has no oneOf): a value matching several branches is no longer rejected"),
+                ) && let Some(x) = o.remove("oneOf")
+                {
+                    o.insert("anyOf".into(), x);
+                }
+            } else if unsupported(self.provider, &k) {
+                if self.lossy(
+                    &at,
+                    "keyword_dropped",
+                    format!("dropped {at}: {id} does not support `{k}`"),
+                ) {
+                    o.remove(&k);
+                }
+            } else if k == "format"
+                && let Some(f) = o.get("format").and_then(Value::as_str)
+                && !formats(self.provider).contains(&f)
+            {
+                let msg = format!("dropped {at}: {id} does not support format `{f}`");
+                if self.lossy(&at, "format_dropped", msg) {
+                    o.remove("format");
+                }
+            } else if k == "minItems"
+                && self.provider == Provider::Anthropic
+                && o.get("minItems")
+                    .and_then(Value::as_u64)
+                    .is_some_and(|n| n > 1)
+            {
+                let msg = format!("{at} lowered to 1: Claude supports minItems 0 or 1 only");
+                if self.lossy(&at, "min_items_lowered", msg) {
+                    o.insert("minItems".into(), json!(1));
+                }
+            }
+        }
+    }
+
+    fn object(&mut self, o: &mut Map<String, Value>, p: &str) {
+        if !o.get("properties").is_some_and(Value::is_object) {
+            o.insert("properties".into(), Value::Object(Map::new()));
+        }
+        if !o.get("required").is_some_and(Value::is_array) {
+            o.insert("required".into(), Value::Array(Vec::new()));
+        }
+        if matches!(self.provider, Provider::Openai | Provider::Anthropic) {
+            match o.get("additionalProperties") {
+                Some(Value::Bool(false)) => {}
+                None => {
+                    o.insert("additionalProperties".into(), Value::Bool(false));
+                }
+                Some(_) => {
+                    let at = format!("{p}/additionalProperties");
+                    let msg = format!(
+                        "{at} set to false: {} needs closed objects, so extra properties are no longer accepted",
+                        self.id()
+                    );
+                    if self.lossy(&at, "additional_properties_closed", msg) {
+                        o.insert("additionalProperties".into(), Value::Bool(false));
+                    }
+                }
+            }
+        }
+        if self.provider == Provider::Openai {
+            self.all_required(o, p);
+        }
+    }
+
+    /// OpenAI: every property required; the optional ones accept null instead.
+    fn all_required(&mut self, o: &mut Map<String, Value>, p: &str) {
+        let required: Vec<String> = o["required"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let Some(Value::Object(props)) = o.get_mut("properties") else {
+            return;
+        };
+        let mut added = Vec::new();
+        for (name, s) in props.iter_mut() {
+            if !required.contains(name) {
+                nullable(s);
+                added.push(name.clone());
+                self.warnings.push(Warning::new(
+                    "optional_made_nullable",
+                    format!(
+                        "{p}/properties/{} is now required and accepts null: OpenAI strict mode has no optional properties, so read null as \"not given\"",
+                        escape(name)
+                    ),
+                ));
+            }
+        }
+        if let Some(Value::Array(r)) = o.get_mut("required") {
+            r.extend(added.into_iter().map(Value::String));
+        }
+    }
+}
+
+/// Let schema `s` accept null too.
+fn nullable(s: &mut Value) {
+    let Value::Object(o) = s else { return };
+    if o.contains_key("const") || !o.contains_key("type") {
+        if let Some(Value::Array(any)) = o.get_mut("anyOf") {
+            if !any.iter().any(|b| b == &json!({"type": "null"})) {
+                any.push(json!({"type": "null"}));
+            }
+            return;
+        }
+        let inner = std::mem::take(o);
+        o.insert(
+            "anyOf".into(),
+            json!([Value::Object(inner), {"type": "null"}]),
+        );
+        return;
+    }
+    match o.get_mut("type") {
+        Some(Value::String(t)) if t != "null" => {
+            let t = t.clone();
+            o.insert("type".into(), json!([t, "null"]));
+        }
+        Some(Value::Array(ts)) if !ts.iter().any(|t| t == "null") => ts.push(json!("null")),
+        _ => {}
+    }
+    if let Some(Value::Array(e)) = o.get_mut("enum")
+        && !e.contains(&Value::Null)
+    {
+        e.push(Value::Null);
+    }
+}
+
+/// Each direct subschema of `v`, mutably, with its pointer (the same positions as
+/// [`crate::lint::children`]).
+fn for_children(v: &mut Value, ptr: &str, f: &mut dyn FnMut(&mut Value, &str)) {
+    let Value::Object(o) = v else { return };
+    for (k, child) in o.iter_mut() {
+        let p = format!("{ptr}/{}", escape(k));
+        match (shape(k), child) {
+            (Some(Shape::One | Shape::OneOrList), c @ (Value::Object(_) | Value::Bool(_))) => {
+                f(c, &p);
+            }
+            (Some(Shape::List | Shape::OneOrList), Value::Array(a)) => {
+                for (i, c) in a.iter_mut().enumerate() {
+                    f(c, &format!("{p}/{i}"));
+                }
+            }
+            (Some(Shape::Map), Value::Object(m)) => {
+                for (name, c) in m
+                    .iter_mut()
+                    .filter(|(_, c)| c.is_object() || c.is_boolean())
+                {
+                    f(c, &format!("{p}/{}", escape(name)));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Rewrite local `$ref`s into the old root so that they still point at it once it is wrapped
+/// under `/properties/value` (`$defs` and `definitions` move to the new root).
+fn rebase_refs(v: &mut Value, p: &str) {
+    if let Some(Value::String(r)) = v.get_mut("$ref")
+        && let Some(rest) = r.strip_prefix('#')
+        && !rest.starts_with("/$defs/")
+        && !rest.starts_with("/definitions/")
+    {
+        *r = format!("#/properties/{WRAP_KEY}{rest}");
+    }
+    for_children(v, p, &mut |c, cp| rebase_refs(c, cp));
+}
+
+/// `{"type":"object","properties":{"value": root},"required":["value"]}`.
+fn wrap(mut root: Value) -> Value {
+    rebase_refs(&mut root, "");
+    let mut outer = Map::new();
+    if let Value::Object(o) = &mut root {
+        for k in ["$schema", "$id", "$defs", "definitions"] {
+            if let Some(x) = o.remove(k) {
+                outer.insert(k.to_owned(), x);
+            }
+        }
+    }
+    outer.insert("type".into(), json!("object"));
+    outer.insert("properties".into(), json!({ WRAP_KEY: root }));
+    outer.insert("required".into(), json!([WRAP_KEY]));
+    outer.insert("additionalProperties".into(), json!(false));
+    Value::Object(outer)
+}
+
+fn root_is_object(doc: &Value) -> bool {
+    doc.as_object()
+        .is_some_and(|o| o.get("type") == Some(&json!("object")) && !o.contains_key("anyOf"))
+}
+
+/// Lower a schema document for a provider: the compiled schema and its warnings, or the
+/// refusals (`strict`).
+pub fn lower(
+    loaded: &schema::Loaded,
+    args: &cli::SchemaArgs,
+    provider: Provider,
+    compat: Compat,
+) -> Result<(Value, Vec<Warning>), Failure> {
+    schema::compile(&loaded.document, &loaded.name, loaded.base.as_deref(), args)?;
+    let mut l = Lowering {
+        provider,
+        compat,
+        warnings: Vec::new(),
+        refused: Vec::new(),
+    };
+    let mut doc = loaded.document.clone();
+    let external = external_refs(&doc);
+    if !external.is_empty() {
+        doc = schema::dereference(loaded, args)?;
+        for (at, r) in &external {
+            l.warnings.push(Warning::new(
+                "external_ref_inlined",
+                format!(
+                    "{at}: `{r}` inlined ({} resolves only references inside the document)",
+                    l.id()
+                ),
+            ));
+        }
+    }
+    if doc == Value::Bool(true)
+        || doc
+            .as_object()
+            .is_some_and(|o| o.keys().all(|k| ANNOTATIONS.contains(&k.as_str())))
+    {
+        l.warnings.push(Warning::new(
+            "empty_schema",
+            "the schema constrains nothing: the compiled schema enforces nothing either",
+        ));
+    }
+    if needs_object_root(provider) && !root_is_object(&doc) {
+        doc = wrap(doc);
+        l.warnings.push(Warning::new(
+            "root_wrapped",
+            format!(
+                "the root is not an object, and {} needs one: it was wrapped as /properties/{WRAP_KEY}; unwrap the answer with `.{WRAP_KEY}` (e.g. `sojx extract -r … | jq .{WRAP_KEY}`)",
+                l.id()
+            ),
+        ));
+    }
+    l.node(&mut doc, "");
+    if l.refused.is_empty() {
+        return Ok((doc, l.warnings));
+    }
+    let n = l.refused.len();
+    let first = l.refused[0]["message"].as_str().unwrap_or("").to_owned();
+    Err(Failure::new(
+        ErrorKind::SchemaInvalid,
+        "compile",
+        format!("{n} change(s) would lose meaning for {} (first: {first})", l.id()),
+    )
+    .target(loaded.name.clone())
+    .retryable(false)
+    .hint("error.details lists each; fix the schema, or use --compat lossy to drop them with warnings")
+    .details(Value::Array(l.refused)))
+}
+
+/// `sojx compile`: one envelope.
+pub fn run(a: &cli::CompileArgs) -> Envelope {
+    let args = a.refs.schema_args(&a.schema);
+    let result = schema::read(&a.schema)
+        .and_then(|loaded| lower(&loaded, &args, a.provider, a.compat).map(|r| (loaded.name, r)));
+    match result {
+        Ok((name, (doc, warnings))) => envelope::success(
+            "compile",
+            &name,
+            doc,
+            Parts {
+                warnings,
+                ..Parts::default()
+            },
+        ),
+        Err(f) => {
+            let name = if f.target.is_empty() {
+                a.schema.clone()
+            } else {
+                f.target.clone()
+            };
+            envelope::failure("compile", &name, f, Parts::default())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nullable_forms() {
+        let cases = [
+            (
+                json!({"type": "string"}),
+                json!({"type": ["string", "null"]}),
+            ),
+            (
+                json!({"type": "string", "enum": ["a"]}),
+                json!({"type": ["string", "null"], "enum": ["a", null]}),
+            ),
+            (
+                json!({"$ref": "#/$defs/x"}),
+                json!({"anyOf": [{"$ref": "#/$defs/x"}, {"type": "null"}]}),
+            ),
+            (
+                json!({"anyOf": [{"type": "integer"}]}),
+                json!({"anyOf": [{"type": "integer"}, {"type": "null"}]}),
+            ),
+            (
+                json!({"type": ["integer", "null"]}),
+                json!({"type": ["integer", "null"]}),
+            ),
+        ];
+        for (mut input, want) in cases {
+            nullable(&mut input);
+            assert_eq!(input, want);
+        }
+    }
+}
