@@ -55,6 +55,10 @@ impl Lowering {
 
     fn node(&mut self, v: &mut Value, p: &str) {
         if let Value::Object(o) = v {
+            if !p.is_empty() {
+                // Left behind by inlining a referenced document; `$schema` belongs at the root.
+                o.remove("$schema");
+            }
             self.keywords(o, p);
             if is_object_node(o) {
                 self.object(o, p);
@@ -249,6 +253,7 @@ fn for_children(v: &mut Value, ptr: &str, f: &mut dyn FnMut(&mut Value, &str)) {
 fn rebase_refs(v: &mut Value, p: &str) {
     if let Some(Value::String(r)) = v.get_mut("$ref")
         && let Some(rest) = r.strip_prefix('#')
+        && (rest.is_empty() || rest.starts_with('/'))
         && !rest.starts_with("/$defs/")
         && !rest.starts_with("/definitions/")
     {

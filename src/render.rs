@@ -89,6 +89,9 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
                 )?;
             }
         }
+        if let Some(Value::Array(fs)) = err.get("details").and_then(|d| d.get("findings")) {
+            findings(out, fs, color)?;
+        }
         if let Some(d) = err.get("details").filter(|_| kind == "agent_error") {
             writeln!(
                 out,
@@ -113,6 +116,7 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             .get("source")
             .and_then(|s| s.get("kind"))
             .and_then(Value::as_str)
+            .or_else(|| f.get("command").and_then(Value::as_str))
             .unwrap_or("?");
         let line = f
             .get("source")
@@ -134,8 +138,14 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             sanitize(input),
             paint(color, kind, |s| s.green().to_string())
         )?;
-        if let Some(d) = f.get("data") {
-            pretty_block(out, d)?;
+        match f.get("data") {
+            Some(d) if f.get("command").is_some_and(|c| c == "lint") => {
+                if let Some(Value::Array(fs)) = d.get("findings") {
+                    findings(out, fs, color)?;
+                }
+            }
+            Some(d) => pretty_block(out, d)?,
+            None => {}
         }
     }
     if let Some(Value::Array(ws)) = f.get("warnings") {
@@ -149,6 +159,30 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
                 sanitize(m)
             )?;
         }
+    }
+    Ok(())
+}
+
+/// `sojx lint` findings, one per line: severity, provider, rule, pointer, message, fix.
+fn findings(out: &mut dyn Write, fs: &[Value], color: bool) -> io::Result<()> {
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    for x in fs {
+        let sev = s(x, "severity");
+        let at = s(x, "pointer");
+        let label = if sev == "error" {
+            paint(color, &sev, |t| t.red().to_string())
+        } else {
+            paint(color, &sev, |t| t.yellow().to_string())
+        };
+        writeln!(
+            out,
+            "  - {label} {}/{} {}: {}",
+            s(x, "provider"),
+            s(x, "rule"),
+            if at.is_empty() { "/" } else { &at },
+            sanitize(&s(x, "message"))
+        )?;
+        writeln!(out, "    fix: {}", sanitize(&s(x, "fix")))?;
     }
     Ok(())
 }

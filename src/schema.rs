@@ -227,6 +227,8 @@ pub fn compile(
         let mut f = invalid(name, format!("the schema is not a valid JSON Schema: {msg}"));
         if msg.contains("No base URI is available") {
             f = f.hint("a relative $ref needs a base: give the schema as a file (its directory is the base), or map the reference with --resource");
+        } else if msg.contains("Unknown meta-schema") {
+            f = f.hint("use a standard $schema (drafts 4, 6, 7, 2019-09, 2020-12), or force one with --draft");
         } else if msg.contains(CANNOT_READ) {
             f = f.hint("check the file that the $ref (relative to the schema's directory) or the --resource mapping points to");
         }

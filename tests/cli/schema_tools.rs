@@ -679,3 +679,19 @@ fn ops_session_example_accepts_a_real_answer() {
     let r = run_stdin(&["validate", "--schema", schema], bad.to_string());
     assert_eq!(r.one()["error"]["details"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn lint_text_output_lists_each_finding_with_its_fix() {
+    let out = sojx()
+        .args(["lint", "--output-format", "text", "--provider", "openai"])
+        .arg(r#"{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("- error openai/openai_additional_properties /: ")
+            && text.contains("fix: add \"additionalProperties\": false"),
+        "{text}"
+    );
+}
