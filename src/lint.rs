@@ -270,6 +270,31 @@ pub fn untyped(o: &Map<String, Value>) -> bool {
         .any(|k| o.contains_key(*k))
 }
 
+/// The regex feature Claude's constrained decoding lacks, if `re` uses one.
+fn unsupported_regex(re: &str) -> Option<&'static str> {
+    if ["(?=", "(?!", "(?<=", "(?<!"]
+        .iter()
+        .any(|x| re.contains(x))
+    {
+        return Some("lookaround");
+    }
+    let b = re.as_bytes();
+    let mut i = 0;
+    while i + 1 < b.len() {
+        if b[i] == b'\\' {
+            match b[i + 1] {
+                b'b' | b'B' => return Some("a word boundary"),
+                b'1'..=b'9' | b'k' => return Some("a backreference"),
+                _ => {}
+            }
+            i += 2;
+        } else {
+            i += 1;
+        }
+    }
+    None
+}
+
 /// Levenshtein distance, for "did you mean".
 fn distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
@@ -287,6 +312,9 @@ fn distance(a: &str, b: &str) -> usize {
 
 /// The known keyword `k` was probably meant as, if any.
 fn did_you_mean(k: &str) -> Option<&'static str> {
+    if k.chars().count() < 3 {
+        return None;
+    }
     let lower = k.to_ascii_lowercase();
     KNOWN
         .iter()
@@ -648,6 +676,20 @@ impl Lint {
                 "use anyOf with const subschemas, or scalar values",
             );
         }
+        // "pattern: simple regular expressions only: no backreferences, lookahead/lookbehind
+        // or word boundaries".
+        if let Some(re) = o.get("pattern").and_then(Value::as_str)
+            && let Some(what) = unsupported_regex(re)
+        {
+            self.add(
+                &format!("{p}/pattern"),
+                "anthropic",
+                Severity::Warning,
+                "anthropic_pattern",
+                format!("the pattern uses {what}, which Claude structured outputs do not support"),
+                "simplify the pattern (no lookaround, backreferences or \\b)",
+            );
+        }
         // "Recursive schemas are not supported": a local $ref to an ancestor of itself.
         if let Some(Value::String(r)) = o.get("$ref")
             && let Some(target) = r.strip_prefix('#')
@@ -864,6 +906,16 @@ mod tests {
         );
         assert_eq!(did_you_mean("maxLenght"), Some("maxLength"));
         assert_eq!(did_you_mean("widget"), None);
+        assert_eq!(did_you_mean("ui"), None);
+        assert_eq!(did_you_mean("ref"), Some("$ref"));
+    }
+
+    #[test]
+    fn regex_features_claude_lacks() {
+        assert_eq!(unsupported_regex(r"^a(?=b)"), Some("lookaround"));
+        assert_eq!(unsupported_regex(r"(a)\1"), Some("a backreference"));
+        assert_eq!(unsupported_regex(r"\bword"), Some("a word boundary"));
+        assert_eq!(unsupported_regex(r"^[A-Z]{3}-\d+\\b$"), None);
     }
 
     #[test]

@@ -2,12 +2,13 @@
 //! provider's structured-output feature.
 //!
 //! Steps, in order: external `$ref`s are inlined (providers resolve only references inside the
-//! document); a non-object root is wrapped as `{"value": …}` for providers that need an object
-//! root; every object node gets `properties` and `required`; for OpenAI and Anthropic every
-//! object is closed (`additionalProperties: false`); for OpenAI every property becomes required
-//! and the optional ones nullable; keywords and formats the provider does not support are
-//! dropped (`lossy`, a warning per drop) or refused (`strict`, a `schema_invalid` failure
-//! listing each). The rules and their sources are those of [`crate::lint`].
+//! document); keywords and formats the provider does not support are dropped (`lossy`, a
+//! warning per drop) or refused (`strict`, a `schema_invalid` failure listing each); every object
+//! node gets `properties` and `required`; for OpenAI and Anthropic every object is closed
+//! (`additionalProperties: false`); for OpenAI every property becomes required and the optional
+//! ones nullable; last, a non-object root is wrapped as `{"value": …}` for providers that need an
+//! object root. Pointers in warnings and refusals are in the input's terms (the
+//! passes are ordered so). The rules and their sources are those of [`crate::lint`].
 
 use serde_json::{Map, Value, json};
 
@@ -53,16 +54,16 @@ impl Lowering {
         }
     }
 
-    fn node(&mut self, v: &mut Value, p: &str) {
+    /// Pass 1, pre-order: keywords and formats the provider lacks. `oneOf` is renamed only
+    /// after its branches were visited, so that every pointer is in the input's terms.
+    fn keywords_pass(&mut self, v: &mut Value, p: &str) {
+        let mut rename = false;
         if let Value::Object(o) = v {
             if !p.is_empty() {
                 // Left behind by inlining a referenced document; `$schema` belongs at the root.
                 o.remove("$schema");
             }
-            self.keywords(o, p);
-            if is_object_node(o) {
-                self.object(o, p);
-            }
+            rename = self.keywords(o, p);
             if self.provider == Provider::Openai && untyped(o) {
                 let at = if p.is_empty() { "/" } else { p };
                 self.lossy(
@@ -72,11 +73,29 @@ impl Lowering {
                 );
             }
         }
-        for_children(v, p, &mut |c, cp| self.node(c, cp));
+        for_children(v, p, &mut |c, cp| self.keywords_pass(c, cp));
+        if rename
+            && let Value::Object(o) = v
+            && let Some(x) = o.remove("oneOf")
+        {
+            o.insert("anyOf".into(), x);
+        }
     }
 
-    fn keywords(&mut self, o: &mut Map<String, Value>, p: &str) {
+    /// Pass 2, post-order (children before the nullable wrapping of their parent): objects.
+    fn objects_pass(&mut self, v: &mut Value, p: &str) {
+        for_children(v, p, &mut |c, cp| self.objects_pass(c, cp));
+        if let Value::Object(o) = v
+            && is_object_node(o)
+        {
+            self.object(o, p);
+        }
+    }
+
+    /// Returns whether `oneOf` is to become `anyOf`.
+    fn keywords(&mut self, o: &mut Map<String, Value>, p: &str) -> bool {
         let id = self.id();
+        let mut rename = false;
         let keys: Vec<String> = o.keys().cloned().collect();
         for k in keys {
             let at = format!("{p}/{}", escape(&k));
@@ -86,14 +105,11 @@ impl Lowering {
                     o.insert("enum".into(), Value::Array(vec![c]));
                 }
             } else if k == "oneOf" && !o.contains_key("anyOf") {
-                if self.lossy(
+                rename = self.lossy(
                     &at,
                     "one_of_as_any_of",
                     format!("{at}: oneOf became anyOf ({id} has no oneOf): a value matching several branches is no longer rejected"),
-                ) && let Some(x) = o.remove("oneOf")
-                {
-                    o.insert("anyOf".into(), x);
-                }
+                );
             } else if unsupported(self.provider, &k) {
                 if self.lossy(
                     &at,
@@ -122,9 +138,14 @@ impl Lowering {
                 }
             }
         }
+        rename
     }
 
     fn object(&mut self, o: &mut Map<String, Value>, p: &str) {
+        if !o.contains_key("type") {
+            // An object node by its properties: providers need the type said.
+            o.insert("type".into(), json!("object"));
+        }
         if !o.get("properties").is_some_and(Value::is_object) {
             o.insert("properties".into(), Value::Object(Map::new()));
         }
@@ -324,6 +345,8 @@ pub fn lower(
             "the schema constrains nothing: the compiled schema enforces nothing either",
         ));
     }
+    l.keywords_pass(&mut doc, "");
+    l.objects_pass(&mut doc, "");
     if needs_object_root(provider) && !root_is_object(&doc) {
         doc = wrap(doc);
         l.warnings.push(Warning::new(
@@ -334,7 +357,6 @@ pub fn lower(
             ),
         ));
     }
-    l.node(&mut doc, "");
     if l.refused.is_empty() {
         return Ok((doc, l.warnings));
     }

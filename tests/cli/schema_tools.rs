@@ -313,6 +313,7 @@ fn lint_rules_each_fire_where_they_should() {
             "openai", "openai", "openai_required", "/properties/a", "error"),
         (obj(json!({"a": {}})), "openai", "openai", "openai_type_missing", "/properties/a", "error"),
         (obj(json!({"a": {"type": "array", "minItems": 2}})), "anthropic", "anthropic", "anthropic_min_items", "/properties/a/minItems", "warning"),
+        (obj(json!({"a": {"type": "string", "pattern": "^(?!x)"}})), "anthropic", "anthropic", "anthropic_pattern", "/properties/a/pattern", "warning"),
         (obj(json!({"a": {"enum": [{"x": 1}]}})), "anthropic", "anthropic", "anthropic_complex_enum", "/properties/a/enum", "warning"),
         (obj(json!({"kids": {"type": "array", "items": {"$ref": "#"}}})), "anthropic", "anthropic", "anthropic_recursive", "/properties/kids/items/$ref", "warning"),
         (deep, "openai", "openai", "openai_limits", "", "error"),
@@ -563,6 +564,20 @@ fn compile_drops_or_refuses_what_the_provider_lacks() {
         compile(&s, "anthropic", &[]).one()["data"].pointer("/properties/tags/minItems"),
         Some(&json!(1))
     );
+    // Pointers are in the input's terms, even under an optional (now nullable) property.
+    let opt = json!({"type": "object", "properties": {"a": {"type": "string", "minLength": 1}}});
+    let r = compile(&opt, "openai", &["--compat", "strict"]);
+    assert_eq!(
+        r.one()["error"]["details"][0]["pointer"],
+        "/properties/a/minLength"
+    );
+    // An object node known only by its properties gets its type said.
+    let r = compile(
+        &json!({"properties": {"x": {"type": "string"}}}),
+        "gemini",
+        &[],
+    );
+    assert_eq!(r.one()["data"]["type"], "object");
     // Gemini has no const: a one-value enum says the same, without loss or warning.
     let g = compile(
         &obj(json!({"k": {"const": "a"}})),
