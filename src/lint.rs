@@ -814,13 +814,22 @@ pub fn lint(loaded: &Loaded, args: &cli::SchemaArgs, which: LintProvider) -> Vec
     if l.findings.is_empty()
         && let Err(f) = schema::compile(doc, &loaded.name, loaded.base.as_deref(), args)
     {
+        // The compile error's location in the schema, when the library gives one.
+        let at = f
+            .details
+            .as_ref()
+            .and_then(|d| d.pointer("/0/keyword_location"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
         l.add(
-            "",
+            &at,
             "all",
             Severity::Error,
             "schema_compile",
             f.message,
-            f.hint.unwrap_or_else(|| "fix the schema".to_owned()),
+            f.hint
+                .unwrap_or_else(|| "fix the keyword at this pointer".to_owned()),
         );
     }
     l.generic(doc);

@@ -288,6 +288,7 @@ fn lint_rules_each_fire_where_they_should() {
     let cases: Vec<(Value, &str, &str, &str, &str, &str)> = vec![
         // (schema, --provider, finding provider, rule, pointer, severity)
         (json!({"type": 12}), "all", "all", "meta_schema", "/type", "error"),
+        (obj(json!({"a": {"type": "string", "pattern": "[z-a]"}})), "gemini", "all", "schema_compile", "/properties/a/pattern", "error"),
         (json!({}), "gemini", "all", "empty_schema", "", "warning"),
         (json!(true), "gemini", "all", "empty_schema", "", "warning"),
         (json!({"title": "t"}), "gemini", "all", "empty_schema", "", "warning"),
