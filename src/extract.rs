@@ -223,14 +223,29 @@ impl Router {
                     .hint("the producer printed nothing; check that it ran (and its stderr)"),
             );
         }
-        let only_one_value =
-            self.values == 1 && stats.text_lines == 0 && self.dones == 0 && !self.pending_overflow;
         match self.forced {
             Some(Producer::Json) => json_document(self.pending, self.values, framer, stats, opts),
-            Some(Producer::Text) | None if !(self.forced.is_none() && only_one_value) => {
-                text_outcome(framer)
+            Some(_) => text_outcome(framer),
+            None if stats.text_lines > 0 => text_outcome(framer),
+            None if self.values == 1 && self.dones == 0 && !self.pending_overflow => {
+                json_document(self.pending, self.values, framer, stats, opts)
             }
-            _ => json_document(self.pending, self.values, framer, stats, opts),
+            // Only JSON events (or SSE fields), none of a known producer: digging the last event
+            // object out as "the answer" would be a guess.
+            None => failed(
+                Producer::Text,
+                Failure::new(
+                    ErrorKind::Parse,
+                    "detect",
+                    if self.values == 0 {
+                        "the input is a Server-Sent Events stream without data events".to_owned()
+                    } else {
+                        format!("the input holds {} JSON events, none of a known producer", self.values)
+                    },
+                )
+                .hint("name the producer with --from, or use --from text to look for the answer in the raw text")
+                .retryable(false),
+            ),
         }
     }
 }
