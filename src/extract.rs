@@ -223,6 +223,12 @@ impl Router {
                     .hint("the producer printed nothing; check that it ran (and its stderr)"),
             );
         }
+        if self.forced.is_none()
+            && self.values == 0
+            && let Some(outcome) = cut_document(framer)
+        {
+            return outcome;
+        }
         match self.forced {
             Some(Producer::Json) => json_document(self.pending, self.values, framer, stats, opts),
             Some(_) => text_outcome(framer),
@@ -248,6 +254,25 @@ impl Router {
             ),
         }
     }
+}
+
+/// The whole input is one JSON document cut off before its end. When what was written is
+/// recognizably a producer's output (closing it tentatively shows whose), the run is
+/// `truncated` for that producer; otherwise the input is read as text (`json_invalid`).
+fn cut_document(framer: &Framer) -> Option<Outcome> {
+    let (line, bytes) = framer.cut.as_ref()?;
+    let text = std::str::from_utf8(bytes).ok()?;
+    let closed = repair::repair(text)?;
+    let producer = producer::detect(&closed.value)?;
+    Some(failed(
+        producer,
+        Failure::new(
+            ErrorKind::Truncated,
+            "extract",
+            format!("the input ends inside a JSON document that starts on line {line} (cut off)"),
+        )
+        .hint("the producer was stopped before it finished writing; re-run it"),
+    ))
 }
 
 fn failed(producer: Producer, f: Failure) -> Outcome {
@@ -702,4 +727,35 @@ fn from_text(
         "the answer text holds no JSON value".into(),
         opts,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> Options<'static> {
+        Options {
+            from: From::Auto,
+            strict: false,
+            repair: false,
+            max_line_bytes: 1 << 20,
+            max_candidates: 100,
+            schema: None,
+        }
+    }
+
+    #[test]
+    fn a_cut_off_result_document_is_truncated_for_its_producer() {
+        let o = opts();
+        let (out, _) = read(
+            &b"{\n  \"type\": \"result\",\n  \"subtype\": \"success\",\n  \"result\": \"ha"[..],
+            &o,
+        )
+        .unwrap();
+        assert_eq!(out.producer, Producer::ClaudeCode);
+        assert!(matches!(out.verdict, Verdict::Failed(ref f) if f.kind == ErrorKind::Truncated));
+        // A cut-off answer that is nobody's document stays text (json_invalid later).
+        let (out, _) = read(&b"{\"verdict\": \"PA"[..], &o).unwrap();
+        assert_eq!(out.producer, Producer::Text);
+    }
 }
