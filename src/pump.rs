@@ -1,0 +1,220 @@
+//! Reading one input as it arrives: chunks from the source, each copied to `--tee` before it is
+//! processed, with an optional deadline (`--timeout`).
+//!
+//! Without a deadline the source is read in place. With one, a thread reads chunks and sends
+//! them over a channel, and the caller waits with `recv_timeout`, so a writer that never closes
+//! the pipe cannot hold sojx past its deadline (the reading thread is left blocked and ends with
+//! the process).
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use crate::error::{ErrorKind, Failure};
+use crate::input::{CHUNK, io_reason};
+
+/// Chunks in flight between the reading thread and the pipeline.
+const IN_FLIGHT: usize = 16;
+
+/// `--tee FILE`: every input byte, written through (unbuffered) as it is read.
+#[derive(Debug)]
+pub struct Tee {
+    file: File,
+    path: PathBuf,
+}
+
+impl Tee {
+    /// Create (or truncate) FILE; failure is `filesystem`.
+    pub fn create(path: &Path) -> Result<Self, Failure> {
+        match File::create(path) {
+            Ok(file) => Ok(Self {
+                file,
+                path: path.to_path_buf(),
+            }),
+            Err(e) => Err(Failure::new(
+                ErrorKind::Filesystem,
+                "write",
+                format!("cannot create --tee {}: {}", path.display(), io_reason(&e)),
+            )
+            .target(path.to_string_lossy().into_owned())
+            .retryable(false)),
+        }
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        self.file
+            .write_all(bytes)
+            .and_then(|()| self.file.flush())
+            .map_err(|e| {
+                Failure::new(
+                    ErrorKind::Io,
+                    "write",
+                    format!(
+                        "writing to --tee {} failed: {}",
+                        self.path.display(),
+                        io_reason(&e)
+                    ),
+                )
+                .target(self.path.to_string_lossy().into_owned())
+                .retryable(false)
+            })
+    }
+}
+
+/// What the next read gave.
+#[derive(Debug)]
+pub enum Next<'a> {
+    Data(&'a [u8]),
+    End,
+    /// Reading the input, or writing the tee, failed.
+    Failed(Box<Failure>),
+    /// The deadline passed before the input ended.
+    TimedOut,
+}
+
+enum Inner {
+    Direct(Box<dyn Read + Send>),
+    Thread(Receiver<io::Result<Vec<u8>>>),
+}
+
+/// One input, chunk by chunk.
+pub struct Pump<'t> {
+    inner: Inner,
+    buf: Vec<u8>,
+    deadline: Option<Instant>,
+    tee: Option<&'t mut Tee>,
+    /// Bytes read so far.
+    pub bytes: u64,
+}
+
+impl<'t> Pump<'t> {
+    /// Read `reader`; with `timeout`, the input must end within it (from now).
+    pub fn new(
+        reader: Box<dyn Read + Send>,
+        timeout: Option<Duration>,
+        tee: Option<&'t mut Tee>,
+    ) -> Self {
+        let (inner, deadline) = match timeout {
+            None => (Inner::Direct(reader), None),
+            Some(t) => (Inner::Thread(spawn(reader)), Instant::now().checked_add(t)),
+        };
+        Self {
+            inner,
+            buf: Vec::new(),
+            deadline,
+            tee,
+            bytes: 0,
+        }
+    }
+
+    /// The next chunk (already copied to the tee), the end, a failure, or the deadline.
+    pub fn next_chunk(&mut self) -> Next<'_> {
+        let got = match &mut self.inner {
+            Inner::Direct(r) => {
+                self.buf.resize(CHUNK, 0);
+                match read_some(r.as_mut(), &mut self.buf) {
+                    Ok(n) => {
+                        self.buf.truncate(n);
+                        Ok(())
+                    }
+                    Err(e) => Err(e),
+                }
+            }
+            Inner::Thread(rx) => {
+                let wait = match self.deadline {
+                    Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
+                    // A deadline too far to represent: wait as long as it takes.
+                    None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                };
+                match wait {
+                    Ok(Ok(chunk)) => {
+                        self.buf = chunk;
+                        Ok(())
+                    }
+                    Ok(Err(e)) => Err(e),
+                    Err(RecvTimeoutError::Disconnected) => {
+                        self.buf.clear();
+                        Ok(())
+                    }
+                    Err(RecvTimeoutError::Timeout) => return Next::TimedOut,
+                }
+            }
+        };
+        if let Err(e) = got {
+            return Next::Failed(Box::new(Failure::new(
+                ErrorKind::Io,
+                "read",
+                format!("reading the input failed: {}", io_reason(&e)),
+            )));
+        }
+        if self.buf.is_empty() {
+            return Next::End;
+        }
+        if let Some(t) = &mut self.tee
+            && let Err(f) = t.write(&self.buf)
+        {
+            return Next::Failed(Box::new(f));
+        }
+        self.bytes += self.buf.len() as u64;
+        Next::Data(&self.buf)
+    }
+}
+
+/// One read, retried on `Interrupted`; 0 is the end.
+fn read_some(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+    loop {
+        match r.read(buf) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
+        }
+    }
+}
+
+/// A thread that reads chunks and sends them until the end (an empty send is never made: the
+/// channel closing is the end) or an error.
+fn spawn(mut reader: Box<dyn Read + Send>) -> Receiver<io::Result<Vec<u8>>> {
+    let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
+    std::thread::spawn(move || {
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            match read_some(reader.as_mut(), &mut buf) {
+                Ok(0) => return,
+                Ok(n) => {
+                    if tx.send(Ok(buf[..n].to_vec())).is_err() {
+                        return;
+                    }
+                }
+                Err(e) => {
+                    let _ = tx.send(Err(e));
+                    return;
+                }
+            }
+        }
+    });
+    rx
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pump_reads_everything_both_ways() {
+        for timeout in [None, Some(Duration::from_secs(60))] {
+            let data: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+            let mut p = Pump::new(Box::new(io::Cursor::new(data.clone())), timeout, None);
+            let mut got = Vec::new();
+            loop {
+                match p.next_chunk() {
+                    Next::Data(d) => got.extend_from_slice(d),
+                    Next::End => break,
+                    other => panic!("{other:?}"),
+                }
+            }
+            assert_eq!(got, data);
+            assert_eq!(p.bytes, 200_000);
+        }
+    }
+}
