@@ -4,5 +4,6 @@
 
 #![allow(unreachable_pub, clippy::print_stderr)]
 
+mod citizen;
 mod common;
 mod extract;
