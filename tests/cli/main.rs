@@ -6,4 +6,5 @@
 
 mod citizen;
 mod common;
+mod docs;
 mod extract;
