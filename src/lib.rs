@@ -296,7 +296,7 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
         max_candidates: a.limits.max_candidates,
         schema: schema.as_ref(),
     };
-    let mut tee = match a.live.tee.as_deref().map(pump::Tee::create).transpose() {
+    let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files) {
         Ok(t) => t,
         Err(f) => return fail_all("extract", &a.files, &f, io, style),
     };
@@ -344,7 +344,7 @@ fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
     if let Some(code) = stdin_guard("validate", &a.files, io, style)? {
         return Ok(code);
     }
-    let mut tee = match a.live.tee.as_deref().map(pump::Tee::create).transpose() {
+    let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files) {
         Ok(t) => t,
         Err(f) => return fail_all("validate", &a.files, &f, io, style),
     };

@@ -26,6 +26,32 @@ pub struct Tee {
 }
 
 impl Tee {
+    /// `--tee FILE` for a run over `inputs`: none without the flag; refused (`usage`) when FILE
+    /// is one of the inputs, which creating it would truncate before it is read.
+    pub fn for_inputs(path: Option<&Path>, inputs: &[PathBuf]) -> Result<Option<Self>, Failure> {
+        let Some(path) = path else {
+            return Ok(None);
+        };
+        if let Ok(tee) = path.canonicalize()
+            && inputs
+                .iter()
+                .any(|i| i.canonicalize().is_ok_and(|i| i == tee))
+        {
+            return Err(Failure::new(
+                ErrorKind::Usage,
+                "parse_arguments",
+                format!(
+                    "--tee {} is also an input; it would be truncated before it is read",
+                    path.display()
+                ),
+            )
+            .target(path.to_string_lossy().into_owned())
+            .retryable(false)
+            .hint("tee to another file"));
+        }
+        Self::create(path).map(Some)
+    }
+
     /// Create (or truncate) FILE; failure is `filesystem`.
     pub fn create(path: &Path) -> Result<Self, Failure> {
         match File::create(path) {
@@ -113,14 +139,10 @@ impl<'t> Pump<'t> {
     pub fn next_chunk(&mut self) -> Next<'_> {
         let got = match &mut self.inner {
             Inner::Direct(r) => {
-                self.buf.resize(CHUNK, 0);
-                match read_some(r.as_mut(), &mut self.buf) {
-                    Ok(n) => {
-                        self.buf.truncate(n);
-                        Ok(())
-                    }
-                    Err(e) => Err(e),
+                if self.buf.len() != CHUNK {
+                    self.buf = vec![0; CHUNK];
                 }
+                read_some(r.as_mut(), &mut self.buf)
             }
             Inner::Thread(rx) => {
                 let wait = match self.deadline {
@@ -131,34 +153,32 @@ impl<'t> Pump<'t> {
                 match wait {
                     Ok(Ok(chunk)) => {
                         self.buf = chunk;
-                        Ok(())
+                        Ok(self.buf.len())
                     }
                     Ok(Err(e)) => Err(e),
-                    Err(RecvTimeoutError::Disconnected) => {
-                        self.buf.clear();
-                        Ok(())
-                    }
+                    Err(RecvTimeoutError::Disconnected) => Ok(0),
                     Err(RecvTimeoutError::Timeout) => return Next::TimedOut,
                 }
             }
         };
-        if let Err(e) = got {
-            return Next::Failed(Box::new(Failure::new(
-                ErrorKind::Io,
-                "read",
-                format!("reading the input failed: {}", io_reason(&e)),
-            )));
-        }
-        if self.buf.is_empty() {
-            return Next::End;
-        }
+        let n = match got {
+            Ok(0) => return Next::End,
+            Ok(n) => n,
+            Err(e) => {
+                return Next::Failed(Box::new(Failure::new(
+                    ErrorKind::Io,
+                    "read",
+                    format!("reading the input failed: {}", io_reason(&e)),
+                )));
+            }
+        };
         if let Some(t) = &mut self.tee
-            && let Err(f) = t.write(&self.buf)
+            && let Err(f) = t.write(&self.buf[..n])
         {
             return Next::Failed(Box::new(f));
         }
-        self.bytes += self.buf.len() as u64;
-        Next::Data(&self.buf)
+        self.bytes += n as u64;
+        Next::Data(&self.buf[..n])
     }
 }
 

@@ -285,6 +285,16 @@ fn tee_to_stdout_is_refused_and_a_bad_path_is_filesystem() {
     assert_eq!(r.code, 1);
     assert_eq!(r.kind(), Some("filesystem"));
     assert_eq!(r.one()["error"]["operation"], "write");
+    // Teeing onto an input would truncate it before it is read: refused, the input untouched.
+    let path = tmp("tee-self");
+    std::fs::copy(fixture(HOSTILE), &path).unwrap();
+    let r = run(sojx().arg("extract").arg("--tee").arg(&path).arg(&path));
+    assert_eq!(r.kind(), Some("usage"));
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        std::fs::read(fixture(HOSTILE)).unwrap()
+    );
+    std::fs::remove_file(&path).unwrap();
 }
 
 #[test]
