@@ -81,11 +81,16 @@ pub struct Stopped {
 }
 
 /// Read a whole input into an outcome. Errors are read failures.
-pub fn read(
-    reader: impl Read + Send + 'static,
-    opts: &Options<'_>,
-) -> Result<(Outcome, Vec<Warning>), Failure> {
-    read_live(Box::new(reader), opts, &mut Live::default()).map_err(|s| s.failure)
+pub fn read(mut reader: impl Read, opts: &Options<'_>) -> Result<(Outcome, Vec<Warning>), Failure> {
+    let mut reading = Reading::new(opts);
+    let mut buf = vec![0u8; crate::input::CHUNK];
+    loop {
+        match crate::pump::read_some(&mut reader, &mut buf) {
+            Ok(0) => return Ok(reading.finish()),
+            Ok(n) => reading.push(&buf[..n]),
+            Err(e) => return Err(crate::pump::read_failure(&e)),
+        }
+    }
 }
 
 /// [`read`] with live side effects; a timeout stops reading with what was seen so far.

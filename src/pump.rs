@@ -164,13 +164,7 @@ impl<'t> Pump<'t> {
         let n = match got {
             Ok(0) => return Next::End,
             Ok(n) => n,
-            Err(e) => {
-                return Next::Failed(Box::new(Failure::new(
-                    ErrorKind::Io,
-                    "read",
-                    format!("reading the input failed: {}", io_reason(&e)),
-                )));
-            }
+            Err(e) => return Next::Failed(Box::new(read_failure(&e))),
         };
         if let Some(t) = &mut self.tee
             && let Err(f) = t.write(&self.buf[..n])
@@ -182,8 +176,17 @@ impl<'t> Pump<'t> {
     }
 }
 
+/// The `io` failure of a read.
+pub fn read_failure(e: &io::Error) -> Failure {
+    Failure::new(
+        ErrorKind::Io,
+        "read",
+        format!("reading the input failed: {}", io_reason(e)),
+    )
+}
+
 /// One read, retried on `Interrupted`; 0 is the end.
-fn read_some(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
+pub fn read_some(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
     loop {
         match r.read(buf) {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
