@@ -67,7 +67,8 @@ pub fn run_live(source: &Source, opts: &Options<'_>, live: &mut Live<'_>) -> Env
                 producer,
                 ..Parts::default()
             };
-            return envelope::failure("extract", &name, failure.target(name.clone()), parts);
+            // The target is the input unless the failure names another (the tee file).
+            return envelope::failure("extract", &name, failure, parts);
         }
     };
     decide(&name, outcome, warnings, opts)
