@@ -18,6 +18,15 @@ pub enum Item {
     Junk { line: u64 },
 }
 
+impl Item {
+    /// The input line the item came from (where it started).
+    pub fn line(&self) -> u64 {
+        match self {
+            Self::Value { line, .. } | Self::Done { line } | Self::Junk { line } => *line,
+        }
+    }
+}
+
 /// Counters over the whole input.
 #[derive(Debug, Default, Clone)]
 pub struct Stats {

@@ -4,6 +4,8 @@
 
 #![allow(unreachable_pub, clippy::print_stderr)]
 
+mod citizen;
 mod common;
+mod docs;
 mod extract;
 mod producers;
