@@ -2,6 +2,7 @@
 //! own (and `include!`d by tooling); everything it parses is turned into a `Config` elsewhere.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -12,7 +13,10 @@ Examples:
   codex exec --json --output-schema x.json \"…\" | sojx extract --schema x.json
   sojx extract --schema x.json run.ndjson
   sojx extract -r --schema x.json run.ndjson | jq .verdict
-  sojx extract --from openai-chat --strict response.json";
+  sojx extract --from openai-chat --strict response.json
+  claude -p \"…\" --output-format stream-json --verbose \\
+      | sojx extract --activity --tee run.ndjson --timeout 900 --schema x.json
+  sojx extract --output-format text --schema x.json run.ndjson   # a summary for people";
 
 const VALIDATE_EXAMPLES: &str = "\
 Examples:
@@ -55,13 +59,15 @@ pub enum Command {
     /// Validate plain JSON documents, or JSON Lines (one document per line), against a schema.
     #[command(after_help = VALIDATE_EXAMPLES)]
     Validate(ValidateArgs),
-    /// Check that a schema is valid JSON Schema and that a provider's structured-output
-    /// feature accepts it.
+    /// Check that a schema is valid and that a provider's structured output accepts it.
     #[command(after_help = LINT_EXAMPLES)]
     Lint(LintArgs),
     /// Print a schema lowered for a provider's structured-output feature.
     #[command(after_help = COMPILE_EXAMPLES)]
     Compile(CompileArgs),
+    /// Print a shell completion script or the man page, generated from this definition.
+    #[command(hide = true)]
+    Generate(GenerateArgs),
 }
 
 #[derive(Debug, Args)]
@@ -176,11 +182,19 @@ pub struct ExtractArgs {
     #[arg(long)]
     pub repair: bool,
 
+    /// Print one line per event on stderr as it arrives: tool calls, text, retries, errors,
+    /// the final cost and turns.
+    #[arg(long)]
+    pub activity: bool,
+
     #[command(flatten)]
     pub schema: SchemaArgs,
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub live: LiveArgs,
 
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -197,6 +211,9 @@ pub struct ValidateArgs {
 
     #[command(flatten)]
     pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub live: LiveArgs,
 
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -241,6 +258,38 @@ pub struct OutputArgs {
     /// When to use colors on stderr and in `--output-format text`.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
     pub color: ColorWhen,
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// What to print on stdout.
+    #[arg(value_enum)]
+    pub what: Generated,
+}
+
+/// The files under `completions/` and `man/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Generated {
+    Bash,
+    Zsh,
+    Fish,
+    Powershell,
+    Elvish,
+    Man,
+}
+
+/// How inputs are read while they arrive.
+#[derive(Debug, Args)]
+pub struct LiveArgs {
+    /// Give up on an input that has not ended after SECS seconds (fractions allowed): a
+    /// `timeout` envelope with what was seen so far, exit status 2.
+    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    pub timeout: Option<Duration>,
+
+    /// Copy every input byte to FILE as it is read (created or truncated; several inputs are
+    /// copied one after the other). `-` is refused: stdout carries the envelopes.
+    #[arg(long, value_name = "FILE", value_parser = parse_tee)]
+    pub tee: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -320,4 +369,28 @@ pub enum ColorWhen {
     Always,
     /// Never color.
     Never,
+}
+
+/// Parse `--timeout SECS`: a non-negative number of seconds, fractions allowed.
+pub fn parse_timeout(s: &str) -> Result<Duration, String> {
+    let secs: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    Duration::try_from_secs_f64(secs).map_err(|_| {
+        format!("`{s}` is not a usable timeout (a non-negative number of seconds is expected)")
+    })
+}
+
+/// Parse `--tee FILE`: any path but `-` (standard output carries the envelopes).
+pub fn parse_tee(s: &str) -> Result<PathBuf, String> {
+    if s == "-" {
+        return Err(
+            "`-` is not allowed: standard output carries the envelopes; name a file".into(),
+        );
+    }
+    if s.is_empty() {
+        return Err("an empty path is not a file".into());
+    }
+    Ok(PathBuf::from(s))
 }

@@ -87,6 +87,12 @@ mod tests {
             (Auto, env(None, None, None, Some("dumb")), true, false),
             (Auto, env(None, None, None, Some("xterm")), true, true),
             (Auto, env(None, None, None, None), false, false),
+            // Forcing beats TERM=dumb; NO_COLOR beats a terminal; `always` needs no terminal.
+            (Auto, env(None, None, Some("1"), Some("dumb")), false, true),
+            (Auto, env(None, Some("1"), None, Some("dumb")), true, true),
+            (Auto, env(Some("1"), None, None, Some("xterm")), true, false),
+            (Always, env(None, None, None, None), false, true),
+            (Never, env(None, None, None, Some("xterm")), true, false),
         ];
         for (i, (flag, e, tty, want)) in rows.into_iter().enumerate() {
             assert_eq!(resolve(flag, &e, tty), want, "row {i}");

@@ -1,7 +1,8 @@
 //! `sojx extract`: one input → framed items → producer → verdict → candidate → validation →
 //! envelope. Nothing here prints; the caller renders the envelope.
 
-use std::io::{self, Read};
+use std::io::Read;
+use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
@@ -9,8 +10,9 @@ use crate::cli::From;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::framing::{Framer, Item, Stats};
-use crate::input::{CHUNK, LineSplitter, Piece, Source};
+use crate::input::{LineSplitter, Piece, Source};
 use crate::producer::{self, Extractor, Outcome, Producer, Session, SourceKind, Verdict, Warning};
+use crate::pump::{Next, Pump, Tee};
 use crate::repair;
 use crate::schema::Schema;
 use crate::text;
@@ -31,40 +33,118 @@ pub struct Options<'a> {
 
 /// Extract from one input and build its envelope.
 pub fn run(source: &Source, opts: &Options<'_>) -> Envelope {
+    run_live(source, opts, &mut Live::default())
+}
+
+/// What happens while an input is read, besides extraction: `--tee`, `--timeout`, `--activity`.
+#[derive(Default)]
+pub struct Live<'a> {
+    pub tee: Option<&'a mut Tee>,
+    pub timeout: Option<Duration>,
+    /// Receives one line per event worth showing, as soon as its input line is read.
+    pub activity: Option<&'a mut dyn FnMut(Activity)>,
+}
+
+/// One `--activity` event: the input line it came from and a short description (model text
+/// inside is not sanitized yet: the writer does that).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Activity {
+    pub line: u64,
+    pub text: String,
+}
+
+/// [`run`] with live side effects.
+pub fn run_live(source: &Source, opts: &Options<'_>, live: &mut Live<'_>) -> Envelope {
     let name = source.name();
     let reader = match source.open() {
         Ok(r) => r,
         Err(f) => return envelope::failure("extract", &name, f, Parts::default()),
     };
-    let (outcome, warnings) = match read(reader, opts) {
+    let (outcome, warnings) = match read_live(reader, opts, live) {
         Ok(r) => r,
-        Err(f) => {
-            return envelope::failure("extract", &name, f.target(name.clone()), Parts::default());
+        Err(Stopped { failure, producer }) => {
+            let parts = Parts {
+                producer,
+                ..Parts::default()
+            };
+            // The target is the input unless the failure names another (the tee file).
+            return envelope::failure("extract", &name, failure, parts);
         }
     };
     decide(&name, outcome, warnings, opts)
 }
 
+/// Reading ended before the input did: why, and the producer if it was known by then.
+#[derive(Debug)]
+pub struct Stopped {
+    pub failure: Failure,
+    pub producer: Option<Producer>,
+}
+
 /// Read a whole input into an outcome. Errors are read failures.
 pub fn read(mut reader: impl Read, opts: &Options<'_>) -> Result<(Outcome, Vec<Warning>), Failure> {
     let mut reading = Reading::new(opts);
-    let mut buf = vec![0u8; CHUNK];
+    let mut buf = vec![0u8; crate::input::CHUNK];
     loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
-                return Err(Failure::new(
-                    ErrorKind::Io,
-                    "read",
-                    format!("reading the input failed: {}", crate::input::io_reason(&e)),
-                ));
-            }
-        };
-        reading.push(&buf[..n]);
+        match crate::pump::read_some(&mut reader, &mut buf) {
+            Ok(0) => return Ok(reading.finish()),
+            Ok(n) => reading.push(&buf[..n]),
+            Err(e) => return Err(crate::pump::read_failure(&e)),
+        }
     }
-    Ok(reading.finish())
+}
+
+/// [`read`] with live side effects; a timeout stops reading with what was seen so far.
+pub fn read_live(
+    reader: Box<dyn Read + Send>,
+    opts: &Options<'_>,
+    live: &mut Live<'_>,
+) -> Result<(Outcome, Vec<Warning>), Stopped> {
+    let mut reading = Reading::new(opts);
+    reading.router.activity = live.activity.is_some();
+    let mut pump = Pump::new(reader, live.timeout, live.tee.as_deref_mut());
+    loop {
+        let failure = match pump.next_chunk() {
+            Next::Data(bytes) => {
+                reading.push(bytes);
+                if let Some(sink) = &mut live.activity {
+                    for a in reading.router.events.drain(..) {
+                        sink(a);
+                    }
+                }
+                continue;
+            }
+            Next::End => break,
+            Next::Failed(f) => *f,
+            Next::TimedOut => timed_out(&reading, pump.bytes, live.timeout),
+        };
+        return Err(Stopped {
+            failure,
+            producer: reading.router.producer(),
+        });
+    }
+    let done = reading.finish();
+    Ok(done)
+}
+
+/// The `timeout` failure, with what was seen so far in `details`.
+fn timed_out(reading: &Reading<'_>, bytes: u64, timeout: Option<Duration>) -> Failure {
+    let secs = timeout.map_or(0.0, |t| t.as_secs_f64());
+    let producer = reading.router.producer();
+    let lines = reading.splitter.lines();
+    let mut details = Map::new();
+    details.insert("timeout_seconds".into(), json!(secs));
+    details.insert("bytes".into(), json!(bytes));
+    details.insert("lines".into(), json!(lines));
+    details.insert("values".into(), json!(reading.router.values));
+    details.insert("producer".into(), json!(producer.map(Producer::id)));
+    Failure::new(
+        ErrorKind::Timeout,
+        "read",
+        format!("the input did not end within {secs} s ({lines} line(s), {bytes} byte(s) read)"),
+    )
+    .hint("the agent may be stuck; raise --timeout if it is just slow")
+    .details(Value::Object(details))
 }
 
 /// The streaming state of one input: splitter, framer and router. Feed it bytes as they arrive.
@@ -85,7 +165,7 @@ impl<'o> Reading<'o> {
         }
     }
 
-    /// Feed bytes; `on_item` sees every framed item (for `--activity`).
+    /// Feed bytes.
     pub fn push(&mut self, bytes: &[u8]) {
         let Self {
             splitter,
@@ -148,6 +228,9 @@ struct Router {
     recognized: u64,
     values: u64,
     dones: u64,
+    /// Collect `--activity` events.
+    activity: bool,
+    events: Vec<Activity>,
 }
 
 impl Router {
@@ -162,6 +245,23 @@ impl Router {
             recognized: 0,
             values: 0,
             dones: 0,
+            activity: false,
+            events: Vec::new(),
+        }
+    }
+
+    /// The producer, forced or detected so far.
+    fn producer(&self) -> Option<Producer> {
+        self.forced.or(self.detected)
+    }
+
+    fn describe(&mut self, item: &Item) {
+        if !self.activity {
+            return;
+        }
+        let line = item.line();
+        if let Some(text) = self.extractor.as_deref().and_then(|ex| ex.describe(item)) {
+            self.events.push(Activity { line, text });
         }
     }
 
@@ -178,17 +278,29 @@ impl Router {
         }
         if let Some(ex) = &mut self.extractor {
             self.recognized += u64::from(ex.feed(&item));
+            self.describe(&item);
             return;
         }
         if self.forced.is_none()
             && let Some(p) = self.detected
         {
             let mut ex = p.extractor().expect("detected producers have extractors");
-            for it in self.pending.drain(..) {
-                self.recognized += u64::from(ex.feed(&it));
+            let pending = std::mem::take(&mut self.pending);
+            for it in &pending {
+                self.recognized += u64::from(ex.feed(it));
             }
             self.recognized += u64::from(ex.feed(&item));
             self.extractor = Some(ex);
+            if self.activity {
+                self.events.push(Activity {
+                    line: pending.first().unwrap_or(&item).line(),
+                    text: format!("producer: {}", p.id()),
+                });
+                for it in &pending {
+                    self.describe(it);
+                }
+            }
+            self.describe(&item);
             return;
         }
         // `json`/`text`, or still unknown: keep the item (bounded).
@@ -223,16 +335,56 @@ impl Router {
                     .hint("the producer printed nothing; check that it ran (and its stderr)"),
             );
         }
-        let only_one_value =
-            self.values == 1 && stats.text_lines == 0 && self.dones == 0 && !self.pending_overflow;
+        if self.forced.is_none()
+            && self.values == 0
+            && let Some(outcome) = cut_document(framer)
+        {
+            return outcome;
+        }
         match self.forced {
             Some(Producer::Json) => json_document(self.pending, self.values, framer, stats, opts),
-            Some(Producer::Text) | None if !(self.forced.is_none() && only_one_value) => {
-                text_outcome(framer)
+            Some(_) => text_outcome(framer),
+            None if stats.text_lines > 0 => text_outcome(framer),
+            None if self.values == 1 && self.dones == 0 && !self.pending_overflow => {
+                json_document(self.pending, self.values, framer, stats, opts)
             }
-            _ => json_document(self.pending, self.values, framer, stats, opts),
+            // Only JSON events (or SSE fields), none of a known producer: digging the last event
+            // object out as "the answer" would be a guess.
+            None => failed(
+                Producer::Text,
+                Failure::new(
+                    ErrorKind::Parse,
+                    "detect",
+                    if self.values == 0 {
+                        "the input is a Server-Sent Events stream without data events".to_owned()
+                    } else {
+                        format!("the input holds {} JSON events, none of a known producer", self.values)
+                    },
+                )
+                .hint("name the producer with --from, or use --from text to look for the answer in the raw text")
+                .retryable(false),
+            ),
         }
     }
+}
+
+/// The whole input is one JSON document cut off before its end. When what was written is
+/// recognizably a producer's output (closing it tentatively shows whose), the run is
+/// `truncated` for that producer; otherwise the input is read as text (`json_invalid`).
+fn cut_document(framer: &Framer) -> Option<Outcome> {
+    let (line, bytes) = framer.cut.as_ref()?;
+    let text = std::str::from_utf8(bytes).ok()?;
+    let closed = repair::repair(text)?;
+    let producer = producer::detect(&closed.value)?;
+    Some(failed(
+        producer,
+        Failure::new(
+            ErrorKind::Truncated,
+            "extract",
+            format!("the input ends inside a JSON document that starts on line {line} (cut off)"),
+        )
+        .hint("the producer was stopped before it finished writing; re-run it"),
+    ))
 }
 
 fn failed(producer: Producer, f: Failure) -> Outcome {
@@ -687,4 +839,35 @@ fn from_text(
         "the answer text holds no JSON value".into(),
         opts,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> Options<'static> {
+        Options {
+            from: From::Auto,
+            strict: false,
+            repair: false,
+            max_line_bytes: 1 << 20,
+            max_candidates: 100,
+            schema: None,
+        }
+    }
+
+    #[test]
+    fn a_cut_off_result_document_is_truncated_for_its_producer() {
+        let o = opts();
+        let (out, _) = read(
+            &b"{\n  \"type\": \"result\",\n  \"subtype\": \"success\",\n  \"result\": \"ha"[..],
+            &o,
+        )
+        .unwrap();
+        assert_eq!(out.producer, Producer::ClaudeCode);
+        assert!(matches!(out.verdict, Verdict::Failed(ref f) if f.kind == ErrorKind::Truncated));
+        // A cut-off answer that is nobody's document stays text (json_invalid later).
+        let (out, _) = read(&b"{\"verdict\": \"PA"[..], &o).unwrap();
+        assert_eq!(out.producer, Producer::Text);
+    }
 }

@@ -18,6 +18,15 @@ pub enum Item {
     Junk { line: u64 },
 }
 
+impl Item {
+    /// The input line the item came from (where it started).
+    pub fn line(&self) -> u64 {
+        match self {
+            Self::Value { line, .. } | Self::Done { line } | Self::Junk { line } => *line,
+        }
+    }
+}
+
 /// Counters over the whole input.
 #[derive(Debug, Default, Clone)]
 pub struct Stats {
@@ -50,6 +59,9 @@ pub struct Framer {
     text: Option<Vec<u8>>,
     text_overflow: bool,
     max_doc: usize,
+    /// A JSON document still open at the end of the input (a cut-off document): its start line
+    /// and bytes.
+    pub cut: Option<(u64, Vec<u8>)>,
     pub stats: Stats,
 }
 
@@ -61,6 +73,7 @@ impl Framer {
             text: Some(Vec::new()),
             text_overflow: false,
             max_doc,
+            cut: None,
             stats: Stats::default(),
         }
     }
@@ -218,9 +231,11 @@ impl Framer {
     /// End of input.
     pub fn finish(&mut self) {
         self.flush_sse();
-        if let State::Doc { .. } = std::mem::replace(&mut self.state, State::Normal) {
-            // A document that never closed (a cut-off pretty-printed answer): its lines are text.
+        if let State::Doc { start, buf, .. } = std::mem::replace(&mut self.state, State::Normal) {
+            // A document that never closed (a cut-off answer or result object): its lines are
+            // text, and the caller may look at what it was.
             self.stats.text_lines += 1;
+            self.cut = Some((start, buf));
         }
     }
 }

@@ -109,6 +109,11 @@ impl LineSplitter {
         }
     }
 
+    /// Complete lines handed out so far.
+    pub fn lines(&self) -> u64 {
+        self.line_no
+    }
+
     /// Feed a chunk; `f` is called once per complete line.
     pub fn push(&mut self, mut chunk: &[u8], f: &mut dyn FnMut(Piece<'_>)) {
         while let Some(i) = memchr(b'\n', chunk) {

@@ -5,16 +5,19 @@
 //! (detection and per-producer extraction) → [`text`] / [`repair`] (JSON from text) →
 //! [`schema`] (validation) → [`envelope`] → [`render`]. [`run`] wires them for the command line.
 
+pub mod activity;
 pub mod cli;
 pub mod color;
 pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod framing;
+pub mod generate;
 pub mod input;
 pub mod lint;
 pub mod lower;
 pub mod producer;
+pub mod pump;
 pub mod render;
 pub mod repair;
 pub mod sanitize;
@@ -88,12 +91,17 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
             let style = style(&a.output, io);
             one(io, &lower::run(&a), style)
         }
+        Command::Generate(a) => generate::write(a.what, io.stdout).map(|()| 0),
     };
     match result {
         Ok(code) => code,
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
         Err(e) => {
-            let _ = writeln!(io.stderr, "sojx: error: writing the output failed: {e}");
+            let _ = writeln!(
+                io.stderr,
+                "sojx: io: writing the output failed: {}",
+                input::io_reason(&e)
+            );
             1
         }
     }
@@ -107,16 +115,18 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
         e.kind(),
         K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
-        let text = if io.stdout_is_tty {
+        let to_stderr = e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand;
+        let tty = if to_stderr {
+            io.stderr_is_tty
+        } else {
+            io.stdout_is_tty
+        };
+        let text = if color::resolve(color_flag(args), &io.env, tty) {
             e.render().ansi().to_string()
         } else {
             e.render().to_string()
         };
-        let out: &mut dyn Write = if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
-            io.stderr
-        } else {
-            io.stdout
-        };
+        let out: &mut dyn Write = if to_stderr { io.stderr } else { io.stdout };
         let _ = write!(out, "{text}");
         return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
             1
@@ -124,7 +134,11 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
             0
         };
     }
-    let _ = write!(io.stderr, "{}", e.render());
+    if color::resolve(color_flag(args), &io.env, io.stderr_is_tty) {
+        let _ = write!(io.stderr, "{}", e.render().ansi());
+    } else {
+        let _ = write!(io.stderr, "{}", e.render());
+    }
     let command = args
         .iter()
         .skip(1)
@@ -156,9 +170,31 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
             pretty: false,
             raw: false,
             color: false,
+            stderr_color: false,
         },
     );
     1
+}
+
+/// `--color` as given, for clap's own output (help, usage errors) before parsing succeeded.
+fn color_flag(args: &[OsString]) -> cli::ColorWhen {
+    let mut when = cli::ColorWhen::Auto;
+    let mut it = args.iter().skip(1).filter_map(|a| a.to_str());
+    while let Some(a) = it.next() {
+        let v = match a.strip_prefix("--color") {
+            Some("") => it.next(),
+            Some(v) => v.strip_prefix('='),
+            None if a == "--" => break,
+            None => None,
+        };
+        match v {
+            Some("always") => when = cli::ColorWhen::Always,
+            Some("never") => when = cli::ColorWhen::Never,
+            Some("auto") => when = cli::ColorWhen::Auto,
+            _ => {}
+        }
+    }
+    when
 }
 
 fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
@@ -167,6 +203,7 @@ fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
         pretty: o.pretty || (io.stdout_is_tty && o.output_format == OutputFormat::Json),
         raw: o.raw,
         color: color::resolve(o.color, &io.env, io.stdout_is_tty),
+        stderr_color: color::resolve(o.color, &io.env, io.stderr_is_tty),
     }
 }
 
@@ -219,8 +256,7 @@ fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
             .unwrap_or("");
         let kind = err.get("kind").and_then(Value::as_str).unwrap_or("error");
         let msg = err.get("message").and_then(Value::as_str).unwrap_or("");
-        let c = color::resolve(crate::cli::ColorWhen::Auto, &io.env, io.stderr_is_tty);
-        let label = if c {
+        let label = if style.stderr_color {
             format!("\x1b[31m{kind}\x1b[0m")
         } else {
             kind.to_owned()
@@ -276,9 +312,29 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
         max_candidates: a.limits.max_candidates,
         schema: schema.as_ref(),
     };
+    let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files) {
+        Ok(t) => t,
+        Err(f) => return fail_all("extract", &a.files, &f, io, style),
+    };
     let mut status = Status::default();
     for s in sources(&a.files) {
-        let env = extract::run(&s, &opts);
+        let name = s.name();
+        let env = {
+            let stderr = &mut *io.stderr;
+            let color = style.stderr_color;
+            let mut sink = |ev: extract::Activity| {
+                let _ = activity::event(stderr, &name, &ev, color);
+            };
+            let mut live = extract::Live {
+                tee: tee.as_mut(),
+                timeout: a.live.timeout,
+                activity: if a.activity { Some(&mut sink) } else { None },
+            };
+            extract::run_live(&s, &opts, &mut live)
+        };
+        if a.activity {
+            let _ = activity::summary(io.stderr, &env, style.stderr_color);
+        }
         status.note(env.exit_code);
         emit(io, &env, style)?;
     }
@@ -304,12 +360,24 @@ fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
     if let Some(code) = stdin_guard("validate", &a.files, io, style)? {
         return Ok(code);
     }
+    let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files) {
+        Ok(t) => t,
+        Err(f) => return fail_all("validate", &a.files, &f, io, style),
+    };
     let mut status = Status::default();
     for s in sources(&a.files) {
-        validate::run(&s, &schema, a.limits.max_line_bytes, &mut |env| {
-            status.note(env.exit_code);
-            emit(io, &env, style)
-        })?;
+        let (tee, timeout) = (tee.as_mut(), a.live.timeout);
+        validate::run_live(
+            &s,
+            &schema,
+            a.limits.max_line_bytes,
+            tee,
+            timeout,
+            &mut |env| {
+                status.note(env.exit_code);
+                emit(io, &env, style)
+            },
+        )?;
     }
     Ok(status.code())
 }

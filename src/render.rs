@@ -18,6 +18,8 @@ pub struct Style {
     pub raw: bool,
     /// Color the text summary.
     pub color: bool,
+    /// Color messages on stderr (decided for stderr, which may be a terminal when stdout is not).
+    pub stderr_color: bool,
 }
 
 /// Print one envelope.
@@ -82,8 +84,8 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
                     .unwrap_or("");
                 writeln!(
                     out,
-                    "  - {} {} {}",
-                    paint(color, at, |s| s.yellow().to_string()),
+                    "  - {}: {} {}",
+                    paint(color, &sanitize(at), |s| s.yellow().to_string()),
                     sanitize(m),
                     paint(color, &format!("({kw})"), |s| s.dimmed().to_string())
                 )?;
@@ -91,12 +93,23 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
         }
         if let Some(Value::Array(fs)) = err.get("details").and_then(|d| d.get("findings")) {
             findings(out, fs, color)?;
-        }
-        if let Some(d) = err.get("details").filter(|_| kind == "agent_error") {
+        } else if let Some(Value::Object(d)) =
+            err.get("details").filter(|_| kind != "validation_failed")
+        {
+            let pairs: Vec<String> = d
+                .iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| match v {
+                    Value::String(s) => format!("{k}: {s}"),
+                    _ => format!("{k}: {v}"),
+                })
+                .collect();
             writeln!(
                 out,
                 "  {}",
-                paint(color, &sanitize(&d.to_string()), |s| s.dimmed().to_string())
+                paint(color, &sanitize(&pairs.join(", ")), |s| s
+                    .dimmed()
+                    .to_string())
             )?;
         }
         if let Some(h) = err.get("hint").and_then(Value::as_str) {
@@ -109,7 +122,7 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
         }
         if let Some(c) = f.get("candidate") {
             writeln!(out, "  candidate:")?;
-            pretty_block(out, c)?;
+            pretty_block(out, c, CANDIDATE_LINES)?;
         }
     } else {
         let kind = f
@@ -144,8 +157,19 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
                     findings(out, fs, color)?;
                 }
             }
-            Some(d) => pretty_block(out, d)?,
+            Some(d) => pretty_block(out, d, usize::MAX)?,
             None => {}
+        }
+    }
+    if let Some(s) = f.get("session") {
+        let parts = session_summary(s);
+        if !parts.is_empty() {
+            writeln!(
+                out,
+                "  {} {}",
+                paint(color, "session:", |s| s.cyan().to_string()),
+                sanitize(&parts.join(", "))
+            )?;
         }
     }
     if let Some(Value::Array(ws)) = f.get("warnings") {
@@ -187,13 +211,45 @@ fn findings(out: &mut dyn Write, fs: &[Value], color: bool) -> io::Result<()> {
     Ok(())
 }
 
-fn pretty_block(out: &mut dyn Write, v: &Value) -> io::Result<()> {
+/// Most lines of a failed candidate shown in the text summary (the envelope has all of it).
+const CANDIDATE_LINES: usize = 40;
+
+/// A value, pretty-printed and indented; a string is shown as text. At most `max` lines.
+fn pretty_block(out: &mut dyn Write, v: &Value, max: usize) -> io::Result<()> {
     let s = match v {
         Value::String(s) => s.clone(),
         _ => serde_json::to_string_pretty(v).unwrap_or_default(),
     };
-    for line in s.lines() {
+    let total = s.lines().count();
+    for line in s.lines().take(max) {
         writeln!(out, "    {}", sanitize(line))?;
     }
+    if total > max {
+        writeln!(out, "    … ({} more lines)", total - max)?;
+    }
     Ok(())
+}
+
+/// The session for people: model, turns, cost, duration, tokens (those that are known).
+pub fn session_summary(s: &Value) -> Vec<String> {
+    let mut parts = Vec::new();
+    if let Some(m) = s.get("model").and_then(Value::as_str) {
+        parts.push(m.to_owned());
+    }
+    if let Some(t) = s.get("turns").and_then(Value::as_u64) {
+        parts.push(format!("{t} turn{}", if t == 1 { "" } else { "s" }));
+    }
+    if let Some(c) = s.get("cost_usd").and_then(Value::as_f64) {
+        parts.push(format!("${c:.4}"));
+    }
+    if let Some(ms) = s.get("duration_ms").and_then(Value::as_f64) {
+        parts.push(format!("{:.1} s", ms / 1000.0));
+    }
+    if let Some(u) = s.get("usage") {
+        let n = |k: &str| u.get(k).and_then(Value::as_u64);
+        if let (Some(i), Some(o)) = (n("input_tokens"), n("output_tokens")) {
+            parts.push(format!("{i} in / {o} out tokens"));
+        }
+    }
+    parts
 }

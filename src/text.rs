@@ -195,14 +195,41 @@ fn fences(text: &str) -> Vec<Fence> {
 
 /// The balanced scan over `bytes` (the text with fences blanked out).
 fn scan(text: &str, bytes: &[u8], max_candidates: usize, mined: &mut Mined) {
+    let mut start_at = 0;
+    let mut attempts = 0usize;
+    // Unclosed brackets at the end: the outermost is a cut-off answer when it looks like JSON;
+    // otherwise it is a stray `{` in prose, and the text after it is scanned again.
+    for _restart in 0..64 {
+        match scan_from(text, bytes, start_at, max_candidates, &mut attempts, mined) {
+            // A cut-off value runs to the end: the values nested in it are not answers.
+            Some(open) if looks_like_json_start(&bytes[open..]) => {
+                mined.broken.push(Broken {
+                    kind: SourceKind::Embedded,
+                    text: text[open..].trim_end().to_owned(),
+                    offset: open,
+                    line: line_of(text, open),
+                });
+                return;
+            }
+            Some(open) => start_at = open + 1,
+            None => return,
+        }
+    }
+}
+
+/// One pass from `from`; returns the position of the outermost bracket left open at the end.
+fn scan_from(
+    text: &str,
+    bytes: &[u8],
+    from: usize,
+    max_candidates: usize,
+    attempts: &mut usize,
+    mined: &mut Mined,
+) -> Option<usize> {
     let mut stack: Vec<(u8, usize)> = Vec::new();
     let mut in_str = false;
     let mut esc = false;
-    let mut i = 0;
-    let mut restarts = 0;
-    let mut attempts = 0usize;
-    while i < bytes.len() {
-        let b = bytes[i];
+    for (i, &b) in bytes.iter().enumerate().skip(from) {
         if in_str {
             if esc {
                 esc = false;
@@ -212,26 +239,22 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, mined: &mut Mined) {
                 // JSON strings cannot hold a raw newline: a quote in prose ends here.
                 in_str = false;
             }
-            i += 1;
             continue;
         }
         match b {
             b'{' | b'[' => stack.push((b, i)),
             b'}' | b']' => {
                 let open = if b == b'}' { b'{' } else { b'[' };
-                while let Some(&(o, _)) = stack.last() {
-                    if o == open {
-                        break;
-                    }
+                while stack.last().is_some_and(|&(o, _)| o != open) {
                     stack.pop();
                 }
                 if let Some((_, start)) = stack.pop()
                     && stack.is_empty()
                 {
-                    attempts += 1;
-                    if attempts > max_candidates {
+                    *attempts += 1;
+                    if *attempts > max_candidates {
                         mined.capped = true;
-                        return;
+                        return None;
                     }
                     region(text, start, i + 1, mined);
                 }
@@ -239,26 +262,8 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, mined: &mut Mined) {
             b'"' if !stack.is_empty() => in_str = true,
             _ => {}
         }
-        i += 1;
-        if i == bytes.len() && !stack.is_empty() && restarts < 64 {
-            // Unclosed brackets: report the outermost if it looks like JSON (a cut-off answer),
-            // then rescan after it, so a stray `{` in prose does not hide a later value.
-            let (_, start) = stack[0];
-            if looks_like_json_start(&bytes[start..]) {
-                mined.broken.push(Broken {
-                    kind: SourceKind::Embedded,
-                    text: text[start..].trim_end().to_owned(),
-                    offset: start,
-                    line: line_of(text, start),
-                });
-            }
-            restarts += 1;
-            stack.clear();
-            in_str = false;
-            esc = false;
-            i = start + 1;
-        }
     }
+    stack.first().map(|&(_, start)| start)
 }
 
 fn region(text: &str, start: usize, end: usize, mined: &mut Mined) {
@@ -363,6 +368,8 @@ mod tests {
         assert_eq!(m.broken.len(), 1);
         let m = mine("Answer: {\"a\": [1, 2", 100);
         assert_eq!(m.broken[0].text, "{\"a\": [1, 2");
+        let m = mine("Answer: {\"a\": [\"x\", \"cut", 100);
+        assert_eq!(m.broken[0].text, "{\"a\": [\"x\", \"cut");
     }
 
     #[test]

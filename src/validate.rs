@@ -5,14 +5,16 @@
 //! opening an object or array that does not close on it starts a multi-line (pretty-printed)
 //! document, and a line that is not JSON is a `parse` envelope: the stream goes on.
 
-use std::io::{self, Read};
+use std::io;
+use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::framing::DepthScan;
-use crate::input::{CHUNK, LineSplitter, Piece, Source};
+use crate::input::{LineSplitter, Piece, Source};
+use crate::pump::{Next, Pump, Tee};
 use crate::schema::Schema;
 
 /// Longest text kept as the `candidate` of a `parse` envelope.
@@ -120,8 +122,20 @@ pub fn run(
     max_line_bytes: usize,
     emit: &mut dyn FnMut(Envelope) -> io::Result<()>,
 ) -> io::Result<()> {
+    run_live(source, schema, max_line_bytes, None, None, emit)
+}
+
+/// [`run`] with `--tee` and `--timeout`.
+pub fn run_live(
+    source: &Source,
+    schema: &Schema,
+    max_line_bytes: usize,
+    tee: Option<&mut Tee>,
+    timeout: Option<Duration>,
+    emit: &mut dyn FnMut(Envelope) -> io::Result<()>,
+) -> io::Result<()> {
     let name = source.name();
-    let mut reader = match source.open() {
+    let reader = match source.open() {
         Ok(r) => r,
         Err(f) => return emit(envelope::failure("validate", &name, f, Parts::default())),
     };
@@ -132,7 +146,6 @@ pub fn run(
     };
     let mut pending: Vec<Doc> = Vec::new();
     let mut count = 0u64;
-    let mut buf = vec![0u8; CHUNK];
     let on_piece = |p: Piece<'_>, docs: &mut Documents, pending: &mut Vec<Doc>| match p {
         Piece::Line { no, bytes } => docs.line(no, bytes, pending),
         Piece::TooLong { no } => pending.push(Doc::Bad {
@@ -141,21 +154,28 @@ pub fn run(
             text: String::new(),
         }),
     };
+    let mut pump = Pump::new(reader, timeout, tee);
     loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => {
+        let chunk = match pump.next_chunk() {
+            Next::Data(d) => d,
+            Next::End => break,
+            Next::Failed(f) => {
+                return emit(envelope::failure("validate", &name, *f, Parts::default()));
+            }
+            Next::TimedOut => {
+                let secs = timeout.map_or(0.0, |t| t.as_secs_f64());
+                let lines = splitter.lines();
                 let f = Failure::new(
-                    ErrorKind::Io,
+                    ErrorKind::Timeout,
                     "read",
-                    format!("reading the input failed: {}", crate::input::io_reason(&e)),
-                );
+                    format!("the input did not end within {secs} s ({lines} line(s) read, {count} document(s) validated)"),
+                )
+                .hint("raise --timeout, or check what writes the input")
+                .details(json!({"timeout_seconds": secs, "bytes": pump.bytes, "lines": lines, "documents": count}));
                 return emit(envelope::failure("validate", &name, f, Parts::default()));
             }
         };
-        splitter.push(&buf[..n], &mut |p| on_piece(p, &mut docs, &mut pending));
+        splitter.push(chunk, &mut |p| on_piece(p, &mut docs, &mut pending));
         for d in pending.drain(..) {
             count += 1;
             emit(envelope_of(&name, schema, d))?;

@@ -16,17 +16,20 @@ pub fn fixture(rel: &str) -> PathBuf {
     root().join("tests/fixtures").join(rel)
 }
 
+/// Variables removed from every test run (colors, terminal width).
+pub const UNSET: [&str; 6] = [
+    "NO_COLOR",
+    "CLICOLOR",
+    "CLICOLOR_FORCE",
+    "FORCE_COLOR",
+    "TERM",
+    "COLUMNS",
+];
+
 /// `sojx` with a clean environment: no color variables, no terminal.
 pub fn sojx() -> Command {
     let mut c = Command::cargo_bin("sojx").expect("binary built");
-    for k in [
-        "NO_COLOR",
-        "CLICOLOR",
-        "CLICOLOR_FORCE",
-        "FORCE_COLOR",
-        "TERM",
-        "COLUMNS",
-    ] {
+    for k in UNSET {
         c.env_remove(k);
     }
     c.current_dir(root());

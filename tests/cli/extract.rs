@@ -460,3 +460,16 @@ fn shared_corpus_envelopes_match_the_envelope_schema() {
         );
     }
 }
+
+#[test]
+fn unknown_event_streams_are_parse_errors_not_guesses() {
+    let vercel = "data: {\"type\":\"start\"}\n\ndata: {\"type\":\"text-delta\",\"id\":\"0\",\"delta\":\"{}\"}\n\ndata: {\"type\":\"finish\"}\n\ndata: [DONE]\n\n";
+    let r = run_stdin(&["extract"], vercel);
+    assert_eq!(r.kind(), Some("parse"));
+    let r = run_stdin(&["extract"], "event: ping\n\nevent: ping\n\n");
+    assert_eq!(r.kind(), Some("parse"));
+    // Named as text, the same bytes are searched.
+    let r = run_stdin(&["extract", "--from", "text"], vercel);
+    assert_eq!(r.code, 0);
+    assert_eq!(r.one()["producer"], "text");
+}

@@ -4,7 +4,10 @@
 
 #![allow(unreachable_pub, clippy::print_stderr)]
 
+mod citizen;
 mod common;
 mod conformance;
+mod docs;
 mod extract;
+mod producers;
 mod schema_tools;

@@ -1,0 +1,131 @@
+
+using namespace System.Management.Automation
+using namespace System.Management.Automation.Language
+
+Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
+    param($wordToComplete, $commandAst, $cursorPosition)
+
+    $commandElements = $commandAst.CommandElements
+    $command = @(
+        'sojx'
+        for ($i = 1; $i -lt $commandElements.Count; $i++) {
+            $element = $commandElements[$i]
+            if ($element -isnot [StringConstantExpressionAst] -or
+                $element.StringConstantType -ne [StringConstantType]::BareWord -or
+                $element.Value.StartsWith('-') -or
+                $element.Value -eq $wordToComplete) {
+                break
+        }
+        $element.Value
+    }) -join ';'
+
+    $completions = @(switch ($command) {
+        'sojx' {
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Extract, validate and print an envelope per input (the main job)')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check that a schema is valid and that a provider''s structured output accepts it')
+            [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Print a schema lowered for a provider''s structured-output feature')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'sojx;extract' {
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Which producer wrote the input; `auto` detects it from the content')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
+            [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Force the schema''s draft instead of reading `$schema` (default 2020-12)')
+            [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, '`json` prints the envelope; `text` prints a short summary for people')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colors on stderr and in `--output-format text`')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up on an input that has not ended after SECS seconds (fractions allowed): a `timeout` envelope with what was seen so far, exit status 2')
+            [CompletionResult]::new('--tee', '--tee', [CompletionResultType]::ParameterName, 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes')
+            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest input line accepted, in bytes; a longer line is a `parse` error, never an out-of-memory kill. Also bounds one multi-line JSON document')
+            [CompletionResult]::new('--max-candidates', '--max-candidates', [CompletionResultType]::ParameterName, 'Most JSON candidates tried in one answer text')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair')
+            [CompletionResult]::new('--repair', '--repair', [CompletionResultType]::ParameterName, 'Repair almost-JSON answers (trailing commas, unclosed brackets or strings of a cut-off answer, a stray prefix or suffix); every repair is listed in `warnings`')
+            [CompletionResult]::new('--activity', '--activity', [CompletionResultType]::ParameterName, 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns')
+            [CompletionResult]::new('--ignore-formats', '--ignore-formats', [CompletionResultType]::ParameterName, 'Do not check the `format` keyword (it is checked by default)')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sojx;validate' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
+            [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Force the schema''s draft instead of reading `$schema` (default 2020-12)')
+            [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, '`json` prints the envelope; `text` prints a short summary for people')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colors on stderr and in `--output-format text`')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up on an input that has not ended after SECS seconds (fractions allowed): a `timeout` envelope with what was seen so far, exit status 2')
+            [CompletionResult]::new('--tee', '--tee', [CompletionResultType]::ParameterName, 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes')
+            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest input line accepted, in bytes; a longer line is a `parse` error, never an out-of-memory kill. Also bounds one multi-line JSON document')
+            [CompletionResult]::new('--max-candidates', '--max-candidates', [CompletionResultType]::ParameterName, 'Most JSON candidates tried in one answer text')
+            [CompletionResult]::new('--ignore-formats', '--ignore-formats', [CompletionResultType]::ParameterName, 'Do not check the `format` keyword (it is checked by default)')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sojx;lint' {
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'Which provider''s limits to check')
+            [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Force the schema''s draft instead of reading `$schema` (default 2020-12)')
+            [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, '`json` prints the envelope; `text` prints a short summary for people')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colors on stderr and in `--output-format text`')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sojx;compile' {
+            [CompletionResult]::new('--provider', '--provider', [CompletionResultType]::ParameterName, 'The provider to lower the schema for')
+            [CompletionResult]::new('--compat', '--compat', [CompletionResultType]::ParameterName, '`lossy` drops what the provider does not support, with a warning per drop; `strict` refuses instead')
+            [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Force the schema''s draft instead of reading `$schema` (default 2020-12)')
+            [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, '`json` prints the envelope; `text` prints a short summary for people')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colors on stderr and in `--output-format text`')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sojx;help' {
+            [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Extract, validate and print an envelope per input (the main job)')
+            [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema')
+            [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check that a schema is valid and that a provider''s structured output accepts it')
+            [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Print a schema lowered for a provider''s structured-output feature')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'sojx;help;extract' {
+            break
+        }
+        'sojx;help;validate' {
+            break
+        }
+        'sojx;help;lint' {
+            break
+        }
+        'sojx;help;compile' {
+            break
+        }
+        'sojx;help;help' {
+            break
+        }
+    })
+
+    $completions.Where{ $_.CompletionText -like "$wordToComplete*" } |
+        Sort-Object -Property ListItemText
+}

@@ -1,0 +1,115 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[sojx] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'sojx'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'sojx'= {
+            cand -h 'Print help'
+            cand --help 'Print help'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand extract 'Extract, validate and print an envelope per input (the main job)'
+            cand validate 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
+            cand lint 'Check that a schema is valid and that a provider''s structured output accepts it'
+            cand compile 'Print a schema lowered for a provider''s structured-output feature'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'sojx;extract'= {
+            cand --from 'Which producer wrote the input; `auto` detects it from the content'
+            cand -s 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
+            cand --schema 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
+            cand --draft 'Force the schema''s draft instead of reading `$schema` (default 2020-12)'
+            cand --resource 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched'
+            cand --output-format '`json` prints the envelope; `text` prints a short summary for people'
+            cand --color 'When to use colors on stderr and in `--output-format text`'
+            cand --timeout 'Give up on an input that has not ended after SECS seconds (fractions allowed): a `timeout` envelope with what was seen so far, exit status 2'
+            cand --tee 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes'
+            cand --max-line-bytes 'Longest input line accepted, in bytes; a longer line is a `parse` error, never an out-of-memory kill. Also bounds one multi-line JSON document'
+            cand --max-candidates 'Most JSON candidates tried in one answer text'
+            cand --strict 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
+            cand --repair 'Repair almost-JSON answers (trailing commas, unclosed brackets or strings of a cut-off answer, a stray prefix or suffix); every repair is listed in `warnings`'
+            cand --activity 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns'
+            cand --ignore-formats 'Do not check the `format` keyword (it is checked by default)'
+            cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
+            cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sojx;validate'= {
+            cand -s 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
+            cand --schema 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
+            cand --draft 'Force the schema''s draft instead of reading `$schema` (default 2020-12)'
+            cand --resource 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched'
+            cand --output-format '`json` prints the envelope; `text` prints a short summary for people'
+            cand --color 'When to use colors on stderr and in `--output-format text`'
+            cand --timeout 'Give up on an input that has not ended after SECS seconds (fractions allowed): a `timeout` envelope with what was seen so far, exit status 2'
+            cand --tee 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes'
+            cand --max-line-bytes 'Longest input line accepted, in bytes; a longer line is a `parse` error, never an out-of-memory kill. Also bounds one multi-line JSON document'
+            cand --max-candidates 'Most JSON candidates tried in one answer text'
+            cand --ignore-formats 'Do not check the `format` keyword (it is checked by default)'
+            cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
+            cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sojx;lint'= {
+            cand --provider 'Which provider''s limits to check'
+            cand --draft 'Force the schema''s draft instead of reading `$schema` (default 2020-12)'
+            cand --resource 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched'
+            cand --output-format '`json` prints the envelope; `text` prints a short summary for people'
+            cand --color 'When to use colors on stderr and in `--output-format text`'
+            cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
+            cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sojx;compile'= {
+            cand --provider 'The provider to lower the schema for'
+            cand --compat '`lossy` drops what the provider does not support, with a warning per drop; `strict` refuses instead'
+            cand --draft 'Force the schema''s draft instead of reading `$schema` (default 2020-12)'
+            cand --resource 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched'
+            cand --output-format '`json` prints the envelope; `text` prints a short summary for people'
+            cand --color 'When to use colors on stderr and in `--output-format text`'
+            cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
+            cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sojx;help'= {
+            cand extract 'Extract, validate and print an envelope per input (the main job)'
+            cand validate 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
+            cand lint 'Check that a schema is valid and that a provider''s structured output accepts it'
+            cand compile 'Print a schema lowered for a provider''s structured-output feature'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'sojx;help;extract'= {
+        }
+        &'sojx;help;validate'= {
+        }
+        &'sojx;help;lint'= {
+        }
+        &'sojx;help;compile'= {
+        }
+        &'sojx;help;help'= {
+        }
+    ]
+    $completions[$command]
+}

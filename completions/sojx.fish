@@ -1,0 +1,133 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_sojx_global_optspecs
+    string join \n h/help V/version
+end
+
+function __fish_sojx_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_sojx_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_sojx_using_subcommand
+    set -l cmd (__fish_sojx_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c sojx -n "__fish_sojx_needs_command" -s h -l help -d 'Print help'
+complete -c sojx -n "__fish_sojx_needs_command" -s V -l version -d 'Print version'
+complete -c sojx -n "__fish_sojx_needs_command" -f -a "extract" -d 'Extract, validate and print an envelope per input (the main job)'
+complete -c sojx -n "__fish_sojx_needs_command" -f -a "validate" -d 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
+complete -c sojx -n "__fish_sojx_needs_command" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
+complete -c sojx -n "__fish_sojx_needs_command" -f -a "compile" -d 'Print a schema lowered for a provider\'s structured-output feature'
+complete -c sojx -n "__fish_sojx_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l from -d 'Which producer wrote the input; `auto` detects it from the content' -r -f -a "auto\t'Detect the producer from the content'
+claude-code\t'`claude -p --output-format stream-json|json`, Claude Agent SDK messages'
+codex\t'`codex exec --json` events'
+gemini-cli\t'`gemini -p --output-format json|stream-json`'
+qwen-code\t'`qwen -p --output-format json|stream-json`'
+amp\t'`amp -x --stream-json`'
+cursor\t'`cursor-agent -p --output-format json|stream-json`'
+opencode\t'`opencode run --format json`'
+openai-chat\t'OpenAI Chat Completions body or SSE stream'
+openai-responses\t'OpenAI Responses body or SSE stream'
+anthropic\t'Anthropic Messages body or SSE stream (or bare event lines)'
+ollama\t'Ollama `/api/chat` or `/api/generate`, streaming or not'
+meerkat\t'`rkat run --output json` (a RunResult)'
+json\t'The whole input is one bare JSON value'
+text\t'Plain model text with JSON somewhere in it'"
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
+6\t''
+7\t''
+2019-09\t''
+2020-12\t''"
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l resource -d 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+text\t'A short human summary'"
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
+always\t'Always color (text output and stderr; JSON is never colored)'
+never\t'Never color'"
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l timeout -d 'Give up on an input that has not ended after SECS seconds (fractions allowed): a `timeout` envelope with what was seen so far, exit status 2' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l tee -d 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes' -r -F
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-line-bytes -d 'Longest input line accepted, in bytes; a longer line is a `parse` error, never an out-of-memory kill. Also bounds one multi-line JSON document' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l strict -d 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l repair -d 'Repair almost-JSON answers (trailing commas, unclosed brackets or strings of a cut-off answer, a stray prefix or suffix); every repair is listed in `warnings`'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l activity -d 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
+6\t''
+7\t''
+2019-09\t''
+2020-12\t''"
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l resource -d 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched' -r
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+text\t'A short human summary'"
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
+always\t'Always color (text output and stderr; JSON is never colored)'
+never\t'Never color'"
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l timeout -d 'Give up on an input that has not ended after SECS seconds (fractions allowed): a `timeout` envelope with what was seen so far, exit status 2' -r
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l tee -d 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes' -r -F
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-line-bytes -d 'Longest input line accepted, in bytes; a longer line is a `parse` error, never an out-of-memory kill. Also bounds one multi-line JSON document' -r
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -l provider -d 'Which provider\'s limits to check' -r -f -a "anthropic\t''
+openai\t''
+gemini\t''
+all\t'Every provider'"
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
+6\t''
+7\t''
+2019-09\t''
+2020-12\t''"
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -l resource -d 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched' -r
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+text\t'A short human summary'"
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
+always\t'Always color (text output and stderr; JSON is never colored)'
+never\t'Never color'"
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -l provider -d 'The provider to lower the schema for' -r -f -a "anthropic\t'Claude: tool input schemas, structured outputs, Claude Code `--json-schema`'
+openai\t'OpenAI Structured Outputs, strict mode'
+gemini\t'Gemini `responseJsonSchema`'"
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -l compat -d '`lossy` drops what the provider does not support, with a warning per drop; `strict` refuses instead' -r -f -a "lossy\t'Drop what the provider does not support, with a warning per drop'
+strict\t'Refuse a schema that cannot be lowered without loss'"
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
+6\t''
+7\t''
+2019-09\t''
+2020-12\t''"
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -l resource -d 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+text\t'A short human summary'"
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
+always\t'Always color (text output and stderr; JSON is never colored)'
+never\t'Never color'"
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate lint compile help" -f -a "extract" -d 'Extract, validate and print an envelope per input (the main job)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate lint compile help" -f -a "validate" -d 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate lint compile help" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate lint compile help" -f -a "compile" -d 'Print a schema lowered for a provider\'s structured-output feature'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate lint compile help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -1,0 +1,169 @@
+//! `sojx generate KIND` (hidden): shell completions and the man page, generated from the clap
+//! definition in [`crate::cli`]. The results are committed under `completions/` and `man/`, and
+//! a test regenerates them and fails on drift.
+
+use std::io::{self, Write};
+
+use clap::CommandFactory;
+use clap_complete::Shell;
+use clap_mangen::Man;
+use roff::{Roff, bold, roman};
+
+use crate::cli::{Cli, Generated};
+
+/// Where each generated file is committed, relative to the project root.
+pub fn path(what: Generated) -> &'static str {
+    match what {
+        Generated::Bash => "completions/sojx.bash",
+        Generated::Zsh => "completions/_sojx",
+        Generated::Fish => "completions/sojx.fish",
+        Generated::Powershell => "completions/_sojx.ps1",
+        Generated::Elvish => "completions/sojx.elv",
+        Generated::Man => "man/sojx.1",
+    }
+}
+
+/// Write one generated file.
+pub fn write(what: Generated, out: &mut dyn Write) -> io::Result<()> {
+    let mut cmd = public(Cli::command());
+    let shell = match what {
+        Generated::Bash => Shell::Bash,
+        Generated::Zsh => Shell::Zsh,
+        Generated::Fish => Shell::Fish,
+        Generated::Powershell => Shell::PowerShell,
+        Generated::Elvish => Shell::Elvish,
+        Generated::Man => return man(cmd, out),
+    };
+    let mut buf = Vec::new();
+    clap_complete::generate(shell, &mut cmd, "sojx", &mut buf);
+    out.write_all(&buf)
+}
+
+/// The command without its hidden subcommands (this one), for completions and the man page.
+fn public(full: clap::Command) -> clap::Command {
+    let subs: Vec<clap::Command> = full
+        .get_subcommands()
+        .filter(|c| !c.is_hide_set())
+        .cloned()
+        .collect();
+    let mut cmd = clap::Command::new("sojx")
+        .version(env!("CARGO_PKG_VERSION"))
+        .subcommand_required(true)
+        .subcommands(subs);
+    if let Some(a) = full.get_about() {
+        cmd = cmd.about(a.clone());
+    }
+    if let Some(a) = full.get_after_help() {
+        cmd = cmd.after_help(a.clone());
+    }
+    cmd
+}
+
+const EXIT_STATUS: &[(&str, &str)] = &[
+    (
+        "0",
+        "Success: every input yielded structured output (valid against the schema, when one is \
+         given). Also when standard output was closed early (sojx ... | head -c0).",
+    ),
+    (
+        "1",
+        "Error: anything else; the envelope's error.kind says which (usage, filesystem, \
+         schema_invalid, empty_input, parse, truncated, agent_error, not_found, json_invalid, \
+         validation_failed, assertion_failed, io, internal). A failure to write standard output \
+         is reported on standard error as io.",
+    ),
+    (
+        "2",
+        "Timeout: --timeout SECS passed before an input ended. With several inputs: 2 if any \
+         timed out, else 1 if any failed, else 0.",
+    ),
+    (
+        "130",
+        "(as shells report it) Interrupted by SIGINT (Ctrl-C): sojx does not catch the signal and \
+         ends at once; bytes read so far are already in the --tee file.",
+    ),
+];
+
+const ENVIRONMENT: &[(&str, &str)] = &[
+    (
+        "NO_COLOR",
+        "When set and not empty, no colors (unless --color always).",
+    ),
+    (
+        "CLICOLOR_FORCE, FORCE_COLOR",
+        "CLICOLOR_FORCE set and not 0, or FORCE_COLOR set and not empty: colors even when the \
+         stream is not a terminal (unless --color never or NO_COLOR).",
+    ),
+    (
+        "TERM",
+        "dumb: no colors in auto mode. Otherwise colors are used when the stream (standard output \
+         for --output-format text, standard error for messages and --activity) is a terminal. \
+         JSON on standard output is never colored.",
+    ),
+];
+
+fn man(cmd: clap::Command, out: &mut dyn Write) -> io::Result<()> {
+    let man = Man::new(cmd.clone());
+    man.render_title(out)?;
+    man.render_name_section(out)?;
+    man.render_synopsis_section(out)?;
+    man.render_description_section(out)?;
+    let visible: Vec<&clap::Command> = cmd.get_subcommands().filter(|c| !c.is_hide_set()).collect();
+    let mut r = Roff::new();
+    r.control("SH", ["COMMANDS"]);
+    for sub in &visible {
+        r.control("TP", [])
+            .text([bold(format!("sojx {}", sub.get_name()))])
+            .text([roman(
+                sub.get_about().map(ToString::to_string).unwrap_or_default(),
+            )]);
+    }
+    r.to_writer(out)?;
+    for sub in &visible {
+        let name = sub.get_name();
+        let man = Man::new((*sub).clone().bin_name(format!("sojx {name}")));
+        let mut buf = Vec::new();
+        man.render_synopsis_section(&mut buf)?;
+        man.render_options_section(&mut buf)?;
+        let text = String::from_utf8_lossy(&buf)
+            .replace(".SH SYNOPSIS\n", "")
+            .replace(".SH OPTIONS\n", "");
+        let mut r = Roff::new();
+        r.control("SH", [format!("SOJX {}", name.to_uppercase()).as_str()]);
+        if let Some(about) = sub.get_about() {
+            r.text([roman(about.to_string())]);
+        }
+        r.to_writer(out)?;
+        out.write_all(text.as_bytes())?;
+    }
+    let mut r = Roff::new();
+    r.control("SH", ["EXIT STATUS"]);
+    for (k, v) in EXIT_STATUS {
+        r.control("TP", []).text([bold(*k)]).text([roman(*v)]);
+    }
+    r.control("SH", ["ENVIRONMENT"]);
+    for (k, v) in ENVIRONMENT {
+        r.control("TP", []).text([bold(*k)]).text([roman(*v)]);
+    }
+    r.control("SH", ["EXAMPLES"]);
+    for sub in &visible {
+        let Some(help) = sub.get_after_help() else {
+            continue;
+        };
+        let help = help.to_string();
+        let body = help.strip_prefix("Examples:\n").unwrap_or(&help);
+        r.control("SS", [format!("sojx {}", sub.get_name()).as_str()]);
+        r.control("nf", []);
+        for line in body.lines() {
+            r.text([roman(line.strip_prefix("  ").unwrap_or(line))]);
+        }
+        r.control("fi", []);
+    }
+    r.control("SH", ["SEE ALSO"]);
+    r.text([roman(
+        "The envelope's JSON Schema: schemas/envelope.schema.json in the sojx sources. \
+         jq(1) reads the envelopes.",
+    )]);
+    r.to_writer(out)?;
+    man.render_version_section(out)
+}

@@ -1,0 +1,643 @@
+//! A command-line citizen, end to end through pipes: `--activity` with a slow writer, `--tee`
+//! byte for byte, `--timeout` with a writer that never closes, the text summary, colors, a
+//! closed stdout, a full disk, Ctrl-C, and the generated completions and man page.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::process::ExitStatusExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{UNSET, check_envelope, fixture, root, run, run_stdin, sojx};
+
+const SCHEMA: &str = "examples/verdict.schema.json";
+const HOSTILE: &str = "citizen/hostile.ndjson";
+/// How long a test waits for something that should take milliseconds (a loaded CI machine).
+const PATIENCE: Duration = Duration::from_secs(10);
+
+/// `sojx ARGS` as a plain process with piped stdio and the hermetic environment of `sojx()`.
+fn spawn(args: &[&str]) -> Child {
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("sojx"));
+    for k in UNSET {
+        c.env_remove(k);
+    }
+    c.current_dir(root())
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sojx starts")
+}
+
+/// Lines of a stream, as they arrive, on a channel.
+fn lines_of(r: impl Read + Send + 'static) -> Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(r).lines() {
+            let Ok(line) = line else { return };
+            if tx.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    rx
+}
+
+/// Wait for the child to exit, at most `PATIENCE`; kills it and fails the test otherwise.
+fn wait(child: &mut Child) -> std::process::ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(s) = child.try_wait().expect("wait") {
+            return s;
+        }
+        if start.elapsed() > PATIENCE {
+            let _ = child.kill();
+            panic!("sojx did not exit within {PATIENCE:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn read_all(r: Option<impl Read>) -> String {
+    let mut s = String::new();
+    if let Some(mut r) = r {
+        r.read_to_string(&mut s).expect("read");
+    }
+    s
+}
+
+fn envelope(stdout: &str) -> Value {
+    let v: Value = serde_json::from_str(stdout.trim()).expect("one JSON envelope");
+    check_envelope(&v);
+    v
+}
+
+/// Run a prepared command whose stdout is not JSON (text output): exit code and stdout.
+fn text_run(cmd: &mut assert_cmd::Command) -> (i32, String) {
+    let out = cmd.output().expect("sojx runs");
+    let code = out.status.code().expect("exit code");
+    assert_ne!(code, 101, "panic: {}", String::from_utf8_lossy(&out.stderr));
+    (code, String::from_utf8(out.stdout).expect("UTF-8 stdout"))
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = root().join("target/tmp/citizen");
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    dir.join(format!("{}-{name}", std::process::id()))
+}
+
+fn write_line(stdin: &mut ChildStdin, line: &str) {
+    stdin.write_all(line.as_bytes()).expect("write");
+    stdin.write_all(b"\n").expect("write");
+    stdin.flush().expect("flush");
+}
+
+/// The input line number of an activity line (`sojx: <stdin>:3: ...`).
+fn activity_line(l: &str) -> Option<u64> {
+    l.strip_prefix("sojx: <stdin>:")?
+        .split(':')
+        .next()?
+        .parse()
+        .ok()
+}
+
+// --- --activity -----------------------------------------------------------------------------
+
+#[test]
+fn activity_lines_arrive_before_the_next_input_line_is_written() {
+    let input = std::fs::read_to_string(fixture(HOSTILE)).unwrap();
+    // Which lines have events: from a whole-file run, so nothing here is hard-coded.
+    let whole = run_stdin(&["extract", "--activity"], input.clone());
+    let expected: BTreeSet<u64> = whole.stderr.lines().filter_map(activity_line).collect();
+    assert!(expected.len() >= 6, "{}", whole.stderr);
+
+    let mut child = spawn(&["extract", "--activity", "--schema", SCHEMA]);
+    let mut stdin = child.stdin.take().unwrap();
+    let events = lines_of(child.stderr.take().unwrap());
+    let mut worst = Duration::ZERO;
+    for (i, line) in input.lines().enumerate() {
+        let no = i as u64 + 1;
+        // A slow writer: the agent thinks between events.
+        std::thread::sleep(Duration::from_millis(50));
+        let sent = Instant::now();
+        write_line(&mut stdin, line);
+        if !expected.contains(&no) {
+            continue;
+        }
+        // Every event of this line must be on stderr before the next line is written.
+        loop {
+            let got = events
+                .recv_timeout(PATIENCE)
+                .unwrap_or_else(|_| panic!("no activity line for input line {no} in time"));
+            let at = activity_line(&got).unwrap_or_else(|| panic!("not an activity line: {got}"));
+            assert!(at <= no, "event for line {at} before line {at} was written");
+            if at == no {
+                break;
+            }
+        }
+        worst = worst.max(sent.elapsed());
+    }
+    drop(stdin);
+    let status = wait(&mut child);
+    assert_eq!(status.code(), Some(0));
+    let rest: Vec<String> = events.iter().collect();
+    assert!(
+        rest.last()
+            .is_some_and(|l| l.contains("done: ok (structured_output)")),
+        "{rest:?}"
+    );
+    eprintln!("activity latency: worst {worst:?} from writing a line to its activity line");
+    assert!(worst < Duration::from_secs(2), "worst latency {worst:?}");
+}
+
+#[test]
+fn activity_shows_tools_text_retries_errors_and_cost_sanitized() {
+    let r = run(sojx().args(["extract", "--activity"]).arg(fixture(HOSTILE)));
+    assert_eq!(r.code, 0);
+    let err = &r.stderr;
+    for want in [
+        ":1: producer: claude-code",
+        ":2: retry: attempt 1 of 10",
+        ":4: tool Bash: {\"command\":\"cargo test\"}",
+        ":5: tool error: exit 101\\x1b[31m",
+        ":8: result: success, 2 turns, $0.0123",
+        "done: ok (structured_output), claude-test-model, 2 turns, $0.0123",
+        // Model text: escapes and bidi overrides shown escaped, never interpreted.
+        "text: Checking \\x1b[2J\\x1b]0;pwned\\x07 the \\u{202e}evil\\u{202c} diff",
+    ] {
+        assert!(err.contains(want), "missing {want:?} in:\n{err}");
+    }
+    assert!(
+        !err.contains('\x1b') && !err.contains('\u{202e}'),
+        "{err:?}"
+    );
+    // Not a terminal and no --color: no colors; stdout is the envelope only.
+    assert_eq!(r.envelopes.len(), 1);
+}
+
+#[test]
+fn activity_colors_follow_the_color_rules() {
+    let f = fixture(HOSTILE);
+    let colored = run(sojx()
+        .args(["extract", "--activity", "--color", "always"])
+        .arg(&f));
+    assert!(
+        colored.stderr.contains("\x1b[36mtool Bash\x1b[39m"),
+        "{:?}",
+        colored.stderr
+    );
+    assert!(
+        colored.stderr.contains("\x1b[33mretry"),
+        "{:?}",
+        colored.stderr
+    );
+    // The model's own escape is still escaped inside a colored line.
+    assert!(colored.stderr.contains("\\x1b[2J"));
+    assert!(!colored.stdout.contains('\x1b'), "JSON is never colored");
+    let forced = run(sojx()
+        .args(["extract", "--activity"])
+        .arg(&f)
+        .env("FORCE_COLOR", "1"));
+    assert!(forced.stderr.contains("\x1b["));
+    let no = run(sojx()
+        .args(["extract", "--activity"])
+        .arg(&f)
+        .env("FORCE_COLOR", "1")
+        .env("NO_COLOR", "1"));
+    assert!(!no.stderr.contains('\x1b'));
+    let never = run(sojx()
+        .args(["extract", "--activity", "--color", "never"])
+        .arg(&f)
+        .env("CLICOLOR_FORCE", "1"));
+    assert!(!never.stderr.contains('\x1b'));
+}
+
+// --- --tee ----------------------------------------------------------------------------------
+
+#[test]
+fn tee_copies_every_byte_even_when_the_input_is_invalid() {
+    let mut binary: Vec<u8> = (0..=255u8).cycle().take(200_000).collect();
+    binary.extend_from_slice(b"\xff\xfe not utf-8 \xc3\x28\r\n{\"half\": ");
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("valid", std::fs::read(fixture(HOSTILE)).unwrap()),
+        ("binary", binary),
+        ("empty", Vec::new()),
+        ("no-final-newline", b"{\"a\":1}\n{\"b\"".to_vec()),
+    ];
+    for (name, bytes) in cases {
+        let path = tmp(&format!("tee-{name}"));
+        let r = run(sojx()
+            .args(["extract", "--tee"])
+            .arg(&path)
+            .write_stdin(bytes.clone()));
+        assert!(r.code <= 1, "{name}: {}", r.stdout);
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name}: tee differs");
+        // validate tees the same way.
+        let r = run(sojx()
+            .args(["validate", "--schema", "{}", "--tee"])
+            .arg(&path)
+            .write_stdin(bytes.clone()));
+        assert!(r.code <= 1);
+        assert_eq!(std::fs::read(&path).unwrap(), bytes, "{name}: validate tee");
+        std::fs::remove_file(&path).unwrap();
+    }
+}
+
+#[test]
+fn tee_writes_as_the_input_arrives() {
+    let path = tmp("tee-live");
+    let p = path.to_str().unwrap();
+    let mut child = spawn(&["extract", "--tee", p]);
+    let mut stdin = child.stdin.take().unwrap();
+    let mut sent = Vec::new();
+    for line in [
+        "{\"type\":\"system\",\"subtype\":\"init\"}",
+        "not json \u{1}",
+        "{\"x\":",
+    ] {
+        write_line(&mut stdin, line);
+        sent.extend_from_slice(line.as_bytes());
+        sent.push(b'\n');
+        let start = Instant::now();
+        while std::fs::read(&path).unwrap_or_default() != sent {
+            assert!(start.elapsed() < PATIENCE, "tee lags behind the input");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    drop(stdin);
+    wait(&mut child);
+    assert_eq!(std::fs::read(&path).unwrap(), sent);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn tee_to_stdout_is_refused_and_a_bad_path_is_filesystem() {
+    let r = run_stdin(&["extract", "--tee", "-"], "{}");
+    assert_eq!(r.code, 1);
+    assert_eq!(r.kind(), Some("usage"));
+    assert!(r.stderr.contains("`-` is not allowed"), "{}", r.stderr);
+    let r = run_stdin(&["extract", "--tee", "/nonexistent-dir/x"], "{}");
+    assert_eq!(r.code, 1);
+    assert_eq!(r.kind(), Some("filesystem"));
+    assert_eq!(r.one()["error"]["operation"], "write");
+    // Teeing onto an input would truncate it before it is read: refused, the input untouched.
+    let path = tmp("tee-self");
+    std::fs::copy(fixture(HOSTILE), &path).unwrap();
+    let r = run(sojx().arg("extract").arg("--tee").arg(&path).arg(&path));
+    assert_eq!(r.kind(), Some("usage"));
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        std::fs::read(fixture(HOSTILE)).unwrap()
+    );
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn several_inputs_are_teed_one_after_the_other() {
+    let path = tmp("tee-many");
+    let a = fixture(HOSTILE);
+    let b = root().join("examples/claude-review.ndjson");
+    let r = run(sojx()
+        .arg("extract")
+        .arg("--tee")
+        .arg(&path)
+        .arg(&a)
+        .arg(&b));
+    assert_eq!(r.code, 0);
+    let mut want = std::fs::read(&a).unwrap();
+    want.extend(std::fs::read(&b).unwrap());
+    assert_eq!(std::fs::read(&path).unwrap(), want);
+    std::fs::remove_file(&path).unwrap();
+}
+
+// --- --timeout ------------------------------------------------------------------------------
+
+#[test]
+fn timeout_with_a_writer_that_never_closes() {
+    let path = tmp("tee-timeout");
+    let p = path.to_str().unwrap();
+    let mut child = spawn(&["extract", "--timeout", "0.4", "--tee", p]);
+    let mut stdin = child.stdin.take().unwrap();
+    let first = "{\"type\":\"system\",\"subtype\":\"init\",\"model\":\"m\"}";
+    write_line(&mut stdin, first);
+    write_line(
+        &mut stdin,
+        "{\"type\":\"assistant\",\"message\":{\"content\":[]}}",
+    );
+    let start = Instant::now();
+    // stdin stays open: the writer hangs.
+    let status = wait(&mut child);
+    let took = start.elapsed();
+    assert_eq!(status.code(), Some(2));
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+    let e = envelope(&read_all(child.stdout.take()));
+    assert_eq!(e["exit_code"], 2);
+    assert_eq!(e["error"]["kind"], "timeout");
+    assert_eq!(e["error"]["details"]["lines"], 2);
+    assert_eq!(e["error"]["details"]["producer"], "claude-code");
+    assert_eq!(e["error"]["details"]["timeout_seconds"], 0.4);
+    assert_eq!(e["producer"], "claude-code");
+    // What was read before the deadline is in the tee.
+    assert!(std::fs::read_to_string(&path).unwrap().starts_with(first));
+    drop(stdin);
+    std::fs::remove_file(&path).unwrap();
+}
+
+#[test]
+fn timeout_exit_code_with_several_inputs() {
+    // A good file, a failing file, then stdin that never closes: 2 wins over 1.
+    let good = fixture(HOSTILE);
+    let bad = root().join("tests/fixtures/citizen/no-such-file");
+    let mut child = spawn(&[
+        "extract",
+        "--timeout",
+        "0.3",
+        good.to_str().unwrap(),
+        bad.to_str().unwrap(),
+        "-",
+    ]);
+    let stdin = child.stdin.take().unwrap();
+    let status = wait(&mut child);
+    assert_eq!(status.code(), Some(2));
+    let out = read_all(child.stdout.take());
+    let codes: Vec<i64> = out
+        .lines()
+        .map(|l| envelope(l)["exit_code"].as_i64().unwrap())
+        .collect();
+    assert_eq!(codes, [0, 1, 2]);
+    drop(stdin);
+    // An input that ends in time is not a timeout.
+    let r = run(sojx().args(["extract", "--timeout", "30"]).arg(&good));
+    assert_eq!(r.code, 0);
+    // validate has the same deadline.
+    let mut child = spawn(&["validate", "--schema", "{}", "--timeout", "0.2"]);
+    let mut stdin = child.stdin.take().unwrap();
+    write_line(&mut stdin, "{\"a\":1}");
+    assert_eq!(wait(&mut child).code(), Some(2));
+    let out = read_all(child.stdout.take());
+    let kinds: Vec<Value> = out
+        .lines()
+        .map(|l| envelope(l)["error"]["kind"].clone())
+        .collect();
+    assert_eq!(kinds, [Value::Null, Value::from("timeout")]);
+}
+
+#[test]
+fn bad_timeouts_are_usage_errors() {
+    for bad in ["-1", "soon", "NaN", "inf"] {
+        let r = run_stdin(&["extract", "--timeout", bad], "{}");
+        assert_eq!(r.code, 1, "{bad}");
+        assert_eq!(r.kind(), Some("usage"), "{bad}");
+    }
+}
+
+// --- --output-format text -------------------------------------------------------------------
+
+#[test]
+fn text_summary_for_people() {
+    let (code, out) = text_run(
+        sojx()
+            .args(["extract", "--output-format", "text", "--schema", SCHEMA])
+            .arg(fixture(HOSTILE)),
+    );
+    assert_eq!(code, 0);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[0],
+        format!(
+            "✓ {} (claude-code): structured_output, line 8, valid against {SCHEMA}",
+            fixture(HOSTILE).display()
+        )
+    );
+    assert_eq!(lines[1], "    {");
+    assert_eq!(lines[2], "      \"verdict\": \"PASS\",");
+    assert!(out.contains("  session: claude-test-model, 2 turns, $0.0123, 2.5 s"));
+    assert!(!out.contains('\x1b'));
+
+    // A failure: the verdict, the violations with their pointers, the hint, the candidate.
+    // JSON escapes: the parsed value holds a real ESC and a bidi override.
+    let bad = r#"Here it is: {"verdict":"MAYBE \u001b[2J\u202e","confidence":2}"#;
+    let (code, out) = text_run(
+        sojx()
+            .args(["extract", "--output-format", "text", "--schema", SCHEMA])
+            .write_stdin(bad),
+    );
+    assert_eq!(code, 1);
+    assert!(
+        out.starts_with("✗ <stdin> (text): validation_failed\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("\n  - /: \"issues\" is a required property (/required)\n"),
+        "{out}"
+    );
+    assert!(out.contains("\n  - /confidence: 2 is greater than the maximum of 1 (/properties/confidence/maximum)\n"), "{out}");
+    assert!(out.contains("  hint: "));
+    assert!(out.contains("  candidate:\n"));
+    assert!(
+        !out.contains('\x1b') && !out.contains('\u{202e}'),
+        "{out:?}"
+    );
+    assert!(out.contains("\\u{202e}"), "{out}");
+}
+
+#[test]
+fn text_summary_colors() {
+    let f = fixture(HOSTILE);
+    let args = ["extract", "--output-format", "text"];
+    let (_, c) = text_run(sojx().args(args).args(["--color", "always"]).arg(&f));
+    assert!(c.contains("\x1b[32mstructured_output\x1b[39m"), "{c:?}");
+    let (_, c) = text_run(sojx().args(args).arg(&f).env("CLICOLOR_FORCE", "1"));
+    assert!(c.contains("\x1b["));
+    let (_, c) = text_run(
+        sojx()
+            .args(args)
+            .arg(&f)
+            .env("CLICOLOR_FORCE", "1")
+            .env("NO_COLOR", "1"),
+    );
+    assert!(!c.contains('\x1b'));
+    // JSON output ignores --color always.
+    let (_, c) = text_run(
+        sojx()
+            .args(["extract", "--color", "always", "--pretty"])
+            .arg(&f),
+    );
+    assert!(c.starts_with("{\n") && !c.contains('\x1b'));
+}
+
+#[test]
+fn help_colors_follow_the_color_flag() {
+    let plain = sojx().args(["extract", "--help"]).output().unwrap();
+    assert!(!String::from_utf8_lossy(&plain.stdout).contains('\x1b'));
+    let colored = sojx()
+        .args(["extract", "--color", "always", "--help"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&colored.stdout).contains("\x1b["));
+    let err = sojx()
+        .args(["extract", "--color=always", "--nope"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&err.stderr).contains("\x1b["));
+    assert!(!String::from_utf8_lossy(&err.stdout).contains('\x1b'));
+}
+
+// --- pipes and signals ----------------------------------------------------------------------
+
+#[test]
+fn a_closed_stdout_ends_quietly_with_0() {
+    for args in [
+        &["extract", "--schema", SCHEMA][..],
+        &["extract", "--output-format", "text"][..],
+        &["validate", "--schema", "{}"][..],
+    ] {
+        let mut child = spawn(args);
+        drop(child.stdout.take()); // the reader went away (`| head -c0`)
+        let mut stdin = child.stdin.take().unwrap();
+        let input = std::fs::read(fixture(HOSTILE)).unwrap();
+        let _ = stdin.write_all(&input);
+        drop(stdin);
+        let status = wait(&mut child);
+        let err = read_all(child.stderr.take());
+        assert_eq!(status.code(), Some(0), "{args:?}: {err}");
+        assert_eq!(err, "", "{args:?}");
+    }
+}
+
+#[test]
+fn a_write_error_on_stdout_is_io() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("notice: no /dev/full; skipping");
+        return;
+    }
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = Command::new(assert_cmd::cargo::cargo_bin("sojx"))
+        .current_dir(root())
+        .arg("extract")
+        .arg(fixture(HOSTILE))
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.starts_with("sojx: io: writing the output failed: "),
+        "{err}"
+    );
+}
+
+#[test]
+fn ctrl_c_mid_stream_ends_promptly_by_the_signal() {
+    let path = tmp("tee-sigint");
+    let mut child = spawn(&["extract", "--activity", "--tee", path.to_str().unwrap()]);
+    let mut stdin = child.stdin.take().unwrap();
+    let events = lines_of(child.stderr.take().unwrap());
+    let first = "{\"type\":\"system\",\"subtype\":\"init\",\"model\":\"m\"}";
+    write_line(&mut stdin, first);
+    // Mid-stream: the first event was handled.
+    events.recv_timeout(PATIENCE).expect("an activity line");
+    let start = Instant::now();
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let status = wait(&mut child);
+    assert!(start.elapsed() < Duration::from_secs(2));
+    // Default SIGINT disposition: terminated by signal 2 (a shell reports 130).
+    assert_eq!(status.signal(), Some(2), "{status:?}");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        format!("{first}\n")
+    );
+    drop(stdin);
+    std::fs::remove_file(&path).unwrap();
+}
+
+// --- completions, man page, help -----------------------------------------------------------
+
+/// Regenerate every committed file through the binary; `SNAPSHOTS=overwrite` rewrites them.
+#[test]
+fn completions_and_man_page_do_not_drift() {
+    let overwrite = std::env::var("SNAPSHOTS").is_ok_and(|v| v == "overwrite");
+    let mut drift = Vec::new();
+    for (kind, path) in [
+        ("bash", "completions/sojx.bash"),
+        ("zsh", "completions/_sojx"),
+        ("fish", "completions/sojx.fish"),
+        ("powershell", "completions/_sojx.ps1"),
+        ("elvish", "completions/sojx.elv"),
+        ("man", "man/sojx.1"),
+    ] {
+        let out = sojx().args(["generate", kind]).output().unwrap();
+        assert!(out.status.success(), "sojx generate {kind}");
+        assert!(!out.stdout.is_empty());
+        let file = root().join(path);
+        if overwrite {
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(&file, &out.stdout).unwrap();
+        } else if std::fs::read(&file).ok().as_deref() != Some(&out.stdout[..]) {
+            drift.push(path);
+        }
+    }
+    assert!(
+        drift.is_empty(),
+        "{drift:?} differ from `sojx generate`; run `SNAPSHOTS=overwrite cargo test completions_and_man_page` and commit"
+    );
+}
+
+#[test]
+fn the_man_page_has_the_sections_people_look_for() {
+    let out = sojx().args(["generate", "man"]).output().unwrap();
+    let man = String::from_utf8(out.stdout).unwrap();
+    for s in [
+        ".SH NAME",
+        ".SH SYNOPSIS",
+        ".SH COMMANDS",
+        ".SH \"SOJX EXTRACT\"",
+        ".SH \"EXIT STATUS\"",
+        ".SH ENVIRONMENT",
+        ".SH EXAMPLES",
+        "NO_COLOR",
+        "\\-\\-timeout",
+    ] {
+        assert!(man.contains(s), "the man page lacks {s}");
+    }
+    assert!(
+        !man.contains("sojx generate") && !man.contains("GENERATE"),
+        "hidden commands stay out of the man page"
+    );
+}
+
+#[test]
+fn every_command_help_has_examples() {
+    let out = sojx().arg("--help").output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    let commands: Vec<&str> = help
+        .split("Commands:\n")
+        .nth(1)
+        .expect("a Commands section")
+        .lines()
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help")
+        .collect();
+    assert!(commands.contains(&"extract") && commands.contains(&"validate"));
+    for c in commands {
+        let out = sojx().args([c, "--help"]).output().unwrap();
+        let h = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            h.contains("\nExamples:\n  sojx ") || h.contains("\nExamples:\n  "),
+            "`sojx {c} --help` has no examples"
+        );
+    }
+}

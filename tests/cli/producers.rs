@@ -1,0 +1,181 @@
+//! Every producer, from fixtures written from the documented shapes
+//! (`tests/fixtures/producers/cases.json`): success, each failure marker, truncation. Adding a
+//! sample needs no Rust: add the file and a case.
+
+use serde_json::Value;
+
+use crate::common::{fixture, root, run, sojx};
+
+#[test]
+fn producer_fixtures() {
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(fixture("producers/cases.json")).unwrap())
+            .unwrap();
+    let mut failures = Vec::new();
+    for c in &cases {
+        let file = fixture(&format!("producers/{}", c["file"].as_str().unwrap()));
+        let args: Vec<&str> = c["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap())
+            .collect();
+        let r = run(sojx()
+            .current_dir(root())
+            .arg("extract")
+            .args(&args)
+            .arg(&file));
+        let e = r.one();
+        let x = &c["expect"];
+        let mut why = Vec::new();
+        if i64::from(r.code) != x["exit_code"].as_i64().unwrap() {
+            why.push(format!("exit {}", r.code));
+        }
+        if e["producer"] != x["producer"] {
+            why.push(format!("producer {}", e["producer"]));
+        }
+        if let Some(k) = x.get("source_kind") {
+            if e["source"]["kind"] != *k {
+                why.push(format!("source.kind {}", e["source"]["kind"]));
+            }
+            if e["data"] != x["data"] {
+                why.push(format!("data {}", e["data"]));
+            }
+        } else if e["error"]["kind"] != x["error_kind"] {
+            why.push(format!(
+                "error.kind {} ({})",
+                e["error"]["kind"], e["error"]["message"]
+            ));
+        }
+        if !why.is_empty() {
+            failures.push(format!("{}: {}", c["file"], why.join("; ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
+}
+
+/// `--from X` on another producer's input names what was detected.
+#[test]
+fn from_mismatch_names_the_detected_producer() {
+    for (from, file, detected) in [
+        ("anthropic", "producers/codex/output-schema.jsonl", "codex"),
+        (
+            "ollama",
+            "producers/openai-chat/content.json",
+            "openai-chat",
+        ),
+        (
+            "codex",
+            "producers/gemini-cli/stream-json.jsonl",
+            "gemini-cli",
+        ),
+    ] {
+        let r = run(sojx().args(["extract", "--from", from]).arg(fixture(file)));
+        assert_eq!(r.kind(), Some("parse"), "{file}");
+        let e = r.one();
+        assert_eq!(e["producer"], from);
+        assert!(
+            e["error"]["message"].as_str().unwrap().contains(detected),
+            "{}",
+            e["error"]["message"]
+        );
+        assert!(
+            e["error"]["hint"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("--from {detected}"))
+        );
+    }
+}
+
+/// `--strict` refuses JSON dug out of prose or fences, and repairs.
+#[test]
+fn strict_accepts_only_exact_values() {
+    let r = run(sojx()
+        .args(["extract", "--strict"])
+        .arg(fixture("producers/amp/stream-json-fenced.jsonl")));
+    assert_eq!(r.kind(), Some("not_found"));
+    let r = run(sojx()
+        .args(["extract", "--strict"])
+        .arg(fixture("producers/meerkat/structured.json")));
+    assert_eq!(r.code, 0);
+    let r = run(sojx()
+        .args(["extract", "--strict", "--repair"])
+        .arg(fixture("producers/text/cut-off.txt")));
+    assert_eq!(r.kind(), Some("usage"));
+}
+
+/// `--repair` lists every repair and marks the source.
+#[test]
+fn repairs_are_reported() {
+    let r = run(sojx()
+        .args(["extract", "--repair"])
+        .arg(fixture("producers/text/cut-off-repaired.txt")));
+    assert_eq!(r.code, 0);
+    let e = r.one();
+    assert_eq!(e["source"]["repaired"], true);
+    let kinds: Vec<&str> = e["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["kind"].as_str().unwrap())
+        .collect();
+    assert!(
+        kinds.contains(&"unclosed_string") && kinds.contains(&"unclosed_brackets"),
+        "{kinds:?}"
+    );
+    // Without --repair the same input is json_invalid, with the text as candidate.
+    let r = run(sojx()
+        .arg("extract")
+        .arg(fixture("producers/text/cut-off-repaired.txt")));
+    assert_eq!(r.kind(), Some("json_invalid"));
+    assert!(
+        r.one()["candidate"]
+            .as_str()
+            .unwrap()
+            .starts_with("{\"verdict\"")
+    );
+}
+
+/// A producer's failure marker beats data found earlier in the stream.
+#[test]
+fn failure_markers_beat_earlier_data() {
+    for f in [
+        "producers/codex/turn-failed.jsonl",
+        "producers/ollama/midstream-error.ndjson",
+        "producers/anthropic/stream-error.sse",
+    ] {
+        let r = run(sojx().args(["extract", "--repair"]).arg(fixture(f)));
+        assert_eq!(r.kind(), Some("agent_error"), "{f}");
+        assert!(r.one()["error"]["details"].is_object());
+    }
+}
+
+/// Sessions are normalized across producers.
+#[test]
+fn sessions_are_normalized() {
+    let r = run(sojx()
+        .arg("extract")
+        .arg(fixture("producers/openai-chat/content.json")));
+    let s = &r.one()["session"];
+    assert_eq!(s["model"], "gpt-4o-2024-08-06");
+    assert_eq!(s["usage"]["input_tokens"], 81);
+    let r = run(sojx()
+        .arg("extract")
+        .arg(fixture("producers/ollama/chat-stream.ndjson")));
+    assert_eq!(r.one()["session"]["duration_ms"], 4883);
+    let r = run(sojx()
+        .arg("extract")
+        .arg(fixture("producers/opencode/run.jsonl")));
+    assert_eq!(r.one()["session"]["usage"]["input_tokens"], 220);
+    let r = run(sojx()
+        .arg("extract")
+        .arg(fixture("producers/codex/output-schema.jsonl")));
+    assert_eq!(r.one()["session"]["usage"]["cache_read_input_tokens"], 1500);
+}
