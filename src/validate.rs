@@ -37,6 +37,9 @@ enum Doc {
 struct Documents {
     open: Option<(u64, Vec<u8>, DepthScan)>,
     max: usize,
+    /// Re-reading the lines of a document that did not parse (see [`Documents::recover`]): a
+    /// line that does not parse is a bad line, never the start of a multi-line document.
+    lines_only: bool,
 }
 
 impl Documents {
@@ -53,15 +56,15 @@ impl Documents {
             if closed || buf.len() > self.max {
                 let (start, buf) = (*start, std::mem::take(buf));
                 self.open = None;
-                out.push(if closed {
-                    parse(start, &buf)
-                } else {
-                    bad(
+                match (closed, parse(start, &buf)) {
+                    (true, ok @ Doc::Value { .. }) => out.push(ok),
+                    (true, Doc::Bad { reason, .. }) => self.recover(start, &buf, reason, out),
+                    (false, _) => out.push(bad(
                         start,
                         format!("a document longer than --max-line-bytes {}", self.max),
                         &buf,
-                    )
-                });
+                    )),
+                }
             }
             return;
         }
@@ -73,7 +76,7 @@ impl Documents {
             out.push(Doc::Value { line: no, value });
             return;
         }
-        if t[0] == b'{' || t[0] == b'[' {
+        if !self.lines_only && (t[0] == b'{' || t[0] == b'[') {
             let mut scan = DepthScan::default();
             if !scan.feed(t) && scan.depth() > 0 {
                 let mut buf = t.to_vec();
@@ -87,12 +90,38 @@ impl Documents {
 
     fn finish(&mut self, out: &mut Vec<Doc>) {
         if let Some((start, buf, _)) = self.open.take() {
-            out.push(bad(
-                start,
-                "the document starting here never closes (the input ends inside it)".into(),
-                &buf,
-            ));
+            let reason = "the document starting here never closes (the input ends inside it)";
+            self.recover(start, &buf, reason.into(), out);
         }
+    }
+
+    /// A multi-line document that did not parse. When later lines of it are whole JSON
+    /// objects or arrays on their own, it was JSON Lines with a broken first line (a cut-off
+    /// line opens a string or bracket that swallows the lines after it): that line is the bad
+    /// one, and the rest are read again one line at a time. Otherwise the whole document is bad.
+    fn recover(&mut self, start: u64, buf: &[u8], reason: String, out: &mut Vec<Doc>) {
+        let lines: Vec<&[u8]> = buf
+            .strip_suffix(b"\n")
+            .unwrap_or(buf)
+            .split(|&b| b == b'\n')
+            .collect();
+        let whole = |l: &&[u8]| {
+            let t = l.trim_ascii();
+            matches!(t.first(), Some(b'{' | b'['))
+                && serde_json::from_slice::<serde::de::IgnoredAny>(t).is_ok()
+        };
+        if !lines.iter().skip(1).any(whole) {
+            out.push(bad(start, reason, buf));
+            return;
+        }
+        // No line opens a document while re-reading, so nothing recurses and each line is
+        // re-read at most once.
+        self.lines_only = true;
+        out.push(parse(start, lines[0]));
+        for (i, l) in lines.iter().enumerate().skip(1) {
+            self.line(start + i as u64, l, out);
+        }
+        self.lines_only = false;
     }
 }
 
@@ -143,6 +172,7 @@ pub fn run_live(
     let mut docs = Documents {
         open: None,
         max: max_line_bytes,
+        lines_only: false,
     };
     let mut pending: Vec<Doc> = Vec::new();
     let mut count = 0u64;
@@ -269,6 +299,7 @@ mod tests {
         let mut d = Documents {
             open: None,
             max: 1 << 20,
+            lines_only: false,
         };
         let mut out = Vec::new();
         for (i, l) in input.split('\n').enumerate() {
@@ -281,6 +312,18 @@ mod tests {
                 Doc::Bad { line, .. } => format!("{line}:bad"),
             })
             .collect()
+    }
+
+    #[test]
+    fn a_cut_off_line_does_not_swallow_the_lines_after_it() {
+        let got = frame("{\"a\":1}\n{\"b\": \"cut\n{\"c\":3}\n[4]\n7");
+        assert_eq!(got, ["1:{\"a\":1}", "2:bad", "3:{\"c\":3}", "4:[4]", "5:7"]);
+        // When the swallowed lines hold no whole object or array, the region is one bad
+        // document, and what follows is read as usual (here a pretty document).
+        let got = frame("[\"cut\n{\"c\":3}\"]\n{\"d\":\n5}\n\n{\n\"e\": 6\n}");
+        assert_eq!(got, ["1:bad", "3:{\"d\":5}", "6:{\"e\":6}"]);
+        // A broken pretty document stays one bad document.
+        assert_eq!(frame("{\n  \"a\": 1,\n}\n2"), ["1:bad", "4:2"]);
     }
 
     #[test]
