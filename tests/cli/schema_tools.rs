@@ -56,6 +56,29 @@ fn validate_json_lines_scalars_and_pretty_documents() {
 }
 
 #[test]
+fn validate_a_cut_off_line_does_not_hide_the_lines_after_it() {
+    let r = run_stdin(
+        &["validate", "--schema", r#"{"type":"object"}"#],
+        "{\"a\":1}\n{\"b\": \"cut off\n{\"c\":3}\n{\"d\":4}\n",
+    );
+    let got: Vec<(Value, Value)> = r
+        .envelopes
+        .iter()
+        .map(|e| (e["source"]["line"].clone(), e["exit_code"].clone()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            (json!(1), json!(0)),
+            (json!(2), json!(1)),
+            (json!(3), json!(0)),
+            (json!(4), json!(0))
+        ]
+    );
+    assert_eq!(r.envelopes[1]["error"]["kind"], "parse");
+}
+
+#[test]
 fn validate_several_files_in_order_with_the_extract_exit_codes() {
     let good = fixture("schema/order.valid.json");
     let bad = fixture("schema/order.invalid.json");
