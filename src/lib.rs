@@ -145,13 +145,11 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
         .filter_map(|a| a.to_str())
         .find(|a| ["extract", "validate", "lint", "compile", "compare"].contains(a))
         .unwrap_or("sojx");
-    let first = e.to_string();
-    let message = first
-        .lines()
-        .next()
-        .unwrap_or("invalid arguments")
-        .trim_start_matches("error: ")
-        .to_owned();
+    // clap's message up to its usage block, on one line ("… were not provided: --schema <S>").
+    let full = e.to_string();
+    let body = full.split("\nUsage:").next().unwrap_or(&full);
+    let message = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let message = message.trim_start_matches("error: ").to_owned();
     let f = Failure::new(ErrorKind::Usage, "parse_arguments", message)
         .retryable(false)
         .hint(

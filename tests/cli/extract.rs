@@ -473,3 +473,14 @@ fn unknown_event_streams_are_parse_errors_not_guesses() {
     assert_eq!(r.code, 0);
     assert_eq!(r.one()["producer"], "text");
 }
+
+#[test]
+fn usage_messages_name_the_missing_argument() {
+    let r = run(sojx().args(["compile", "--provider", "openai"]));
+    assert_eq!(r.kind(), Some("usage"));
+    let msg = r.one()["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("not provided") && msg.contains("SCHEMA"),
+        "{msg}"
+    );
+}
