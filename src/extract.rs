@@ -123,6 +123,16 @@ impl<'o> Reading<'o> {
                 ),
             ));
         }
+        if stats.too_deep > 0 {
+            warnings.push(Warning::new(
+                "too_deep",
+                format!(
+                    "{} JSON value(s) nest deeper than {} levels, sojx's fixed limit, and were read as text",
+                    stats.too_deep,
+                    crate::framing::MAX_DEPTH
+                ),
+            ));
+        }
         let outcome = self.router.finish(&mut self.framer, &stats, opts);
         (outcome, warnings)
     }
@@ -556,6 +566,19 @@ fn not_found(message: String, opts: &Options<'_>) -> Failure {
 }
 
 fn json_invalid(err: &str, text: &str, kind: SourceKind) -> Failure {
+    if err.starts_with("recursion limit exceeded") {
+        return Failure::new(
+            ErrorKind::JsonInvalid,
+            "parse",
+            format!(
+                "the {} nests deeper than {} levels, sojx's fixed nesting limit",
+                what(kind),
+                crate::framing::MAX_DEPTH
+            ),
+        )
+        .hint("ask for a flatter structure; see docs/limits.md")
+        .candidate(Value::from(text));
+    }
     Failure::new(ErrorKind::JsonInvalid, "parse", format!("the {} is not valid JSON: {err}", what(kind)))
         .hint("the answer looks like JSON but does not parse; --repair fixes cut-off answers and trailing commas")
         .candidate(Value::from(text))
