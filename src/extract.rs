@@ -481,6 +481,11 @@ pub fn decide(
             }
         }
     };
+    if depth(&chosen.value) > MAX_DATA_DEPTH {
+        let f = too_deep(&chosen.value.to_string(), chosen.kind, MAX_DATA_DEPTH);
+        let source = source_of(chosen.kind, chosen.line, &chosen.detail);
+        return envelope::failure("extract", name, f, parts(Some(source), warnings));
+    }
     let mut source = source_of(chosen.kind, chosen.line, &chosen.detail);
     if chosen.repaired
         && let Value::Object(m) = &mut source
@@ -553,7 +558,12 @@ pub fn validation_failed(
     .target(schema.name.clone())
     .hint("feed error.details and candidate back to the model, or fix the schema")
     .details(serde_json::to_value(violations).unwrap_or(Value::Null))
-    .candidate(value)
+    .candidate(if depth(&value) > MAX_DATA_DEPTH {
+        // Too deep to nest in the envelope readably: the candidate as text.
+        Value::from(value.to_string())
+    } else {
+        value
+    })
 }
 
 fn not_found(message: String, opts: &Options<'_>) -> Failure {
@@ -565,19 +575,46 @@ fn not_found(message: String, opts: &Options<'_>) -> Failure {
     Failure::new(ErrorKind::NotFound, "extract", message).hint(hint)
 }
 
+/// Deepest `data`: one level less than [`framing::MAX_DEPTH`](crate::framing::MAX_DEPTH), so
+/// that the envelope holding it can be read back by serde_json-based tools (sojx included).
+pub const MAX_DATA_DEPTH: usize = crate::framing::MAX_DEPTH - 1;
+
+/// Nesting depth of a value (a scalar is 0, `[]` is 1), without recursion.
+fn depth(v: &Value) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Array(a) => {
+                max = max.max(d + 1);
+                stack.extend(a.iter().map(|x| (x, d + 1)));
+            }
+            Value::Object(o) => {
+                max = max.max(d + 1);
+                stack.extend(o.values().map(|x| (x, d + 1)));
+            }
+            _ => {}
+        }
+    }
+    max
+}
+
+fn too_deep(text: &str, kind: SourceKind, limit: usize) -> Failure {
+    Failure::new(
+        ErrorKind::JsonInvalid,
+        "parse",
+        format!(
+            "the {} nests deeper than {limit} levels, sojx's fixed nesting limit",
+            what(kind)
+        ),
+    )
+    .hint("ask for a flatter structure; see docs/limits.md")
+    .candidate(Value::from(text))
+}
+
 fn json_invalid(err: &str, text: &str, kind: SourceKind) -> Failure {
     if err.starts_with("recursion limit exceeded") {
-        return Failure::new(
-            ErrorKind::JsonInvalid,
-            "parse",
-            format!(
-                "the {} nests deeper than {} levels, sojx's fixed nesting limit",
-                what(kind),
-                crate::framing::MAX_DEPTH
-            ),
-        )
-        .hint("ask for a flatter structure; see docs/limits.md")
-        .candidate(Value::from(text));
+        return too_deep(text, kind, MAX_DATA_DEPTH);
     }
     Failure::new(ErrorKind::JsonInvalid, "parse", format!("the {} is not valid JSON: {err}", what(kind)))
         .hint("the answer looks like JSON but does not parse; --repair fixes cut-off answers and trailing commas")

@@ -4,5 +4,8 @@
 
 #![allow(unreachable_pub, clippy::print_stderr)]
 
+mod battery;
 mod common;
 mod extract;
+mod props;
+mod schema_safety;
