@@ -87,13 +87,14 @@ impl<'o> Reading<'o> {
 
     /// Feed bytes; `on_item` sees every framed item (for `--activity`).
     pub fn push(&mut self, bytes: &[u8]) {
+        let max = self.opts.max_line_bytes;
         let Self {
             splitter,
             framer,
             router,
             ..
         } = self;
-        splitter.push(bytes, &mut |piece| feed_piece(piece, framer, router));
+        splitter.push(bytes, &mut |piece| feed_piece(piece, framer, router, max));
     }
 
     /// The extractor in use, once the producer is known.
@@ -103,13 +104,14 @@ impl<'o> Reading<'o> {
 
     /// End of input: decide.
     pub fn finish(mut self) -> (Outcome, Vec<Warning>) {
+        let max = self.opts.max_line_bytes;
         let Self {
             splitter,
             framer,
             router,
             ..
         } = &mut self;
-        splitter.finish(&mut |piece| feed_piece(piece, framer, router));
+        splitter.finish(&mut |piece| feed_piece(piece, framer, router, max));
         framer.finish();
         let opts = self.opts;
         let stats = self.framer.stats.clone();
@@ -138,13 +140,18 @@ impl<'o> Reading<'o> {
     }
 }
 
-fn feed_piece(piece: Piece<'_>, framer: &mut Framer, router: &mut Router) {
+fn feed_piece(piece: Piece<'_>, framer: &mut Framer, router: &mut Router, max: usize) {
     match piece {
         Piece::Line { no, bytes } => framer.line(no, bytes, &mut |item| router.item(item)),
         Piece::TooLong { no } => framer.too_long(no),
     }
     if router.extractor.is_some() && framer.keeps_text() {
         framer.drop_text();
+    }
+    // Values kept while the producer is unknown are bounded by bytes too, not only by count:
+    // a long stream of JSON no producer claims must not be held in memory whole.
+    if router.extractor.is_none() && framer.stats.value_bytes > max as u64 {
+        router.pending_overflow = true;
     }
 }
 
@@ -203,6 +210,7 @@ impl Router {
         }
         // `json`/`text`, or still unknown: keep the item (bounded).
         if self.pending.len() < MAX_PENDING
+            && !self.pending_overflow
             && !(self.forced == Some(Producer::Json) && self.values > 1)
         {
             self.pending.push(item);

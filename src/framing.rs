@@ -31,6 +31,8 @@ pub struct Stats {
     pub invalid_utf8: u64,
     /// JSON values that nest deeper than [`MAX_DEPTH`] (read as text instead).
     pub too_deep: u64,
+    /// Bytes of input that parsed into values (bounds what is kept before detection).
+    pub value_bytes: u64,
 }
 
 /// Deepest nesting of a JSON value sojx reads (arrays and objects, 127 levels): serde_json's
@@ -286,7 +288,10 @@ pub fn parse(bytes: &[u8]) -> Option<Value> {
 /// [`parse`], counting values that went past [`MAX_DEPTH`].
 fn parse_counted(stats: &mut Stats, bytes: &[u8]) -> Option<Value> {
     match serde_json::from_slice(bytes) {
-        Ok(v) => Some(v),
+        Ok(v) => {
+            stats.value_bytes += bytes.len() as u64;
+            Some(v)
+        }
         Err(e) => {
             if is_too_deep(&e) {
                 stats.too_deep += 1;

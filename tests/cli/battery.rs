@@ -130,6 +130,18 @@ fn spawn_piped(cmd: &mut StdCommand) -> (std::process::Child, std::process::Chil
     (child, stdin)
 }
 
+/// The peak resident set size `/usr/bin/time -v` reported on stderr, in KB.
+fn peak_kb(stderr: &[u8]) -> u64 {
+    String::from_utf8_lossy(stderr)
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Maximum resident set size (kbytes): ")
+        })
+        .and_then(|v| v.trim().parse().ok())
+        .expect("time -v reports the peak")
+}
+
 #[test]
 fn a_200_mb_single_line() {
     let bin = assert_cmd::cargo::cargo_bin("sojx");
@@ -166,15 +178,7 @@ fn a_200_mb_single_line() {
     assert_eq!(e["error"]["kind"], "parse", "{e}");
     assert!(warning_kinds(&e).contains(&"line_too_long"), "{e}");
     if measured {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        let kb: u64 = stderr
-            .lines()
-            .find_map(|l| {
-                l.trim()
-                    .strip_prefix("Maximum resident set size (kbytes): ")
-            })
-            .and_then(|v| v.trim().parse().ok())
-            .expect("time -v reports the peak");
+        let kb = peak_kb(&out.stderr);
         // The line is dropped as it streams: peak memory stays near the 64 MiB limit, far
         // below the line's 200 MB.
         assert!(kb < 128 * 1024, "peak {kb} KB");
@@ -386,4 +390,30 @@ fn max_candidates_stops_the_scan_with_a_warning() {
     let r = run_stdin(&["extract"], text);
     assert_eq!(r.one()["data"]["n"], 5);
     assert!(warning_kinds(r.one()).is_empty(), "{}", r.stdout);
+}
+
+#[test]
+fn json_no_producer_claims_is_not_all_kept_in_memory() {
+    let Some(mut time) = time_v() else {
+        eprintln!("notice: /usr/bin/time -v is absent; skipping the memory check");
+        return;
+    };
+    // 30 MB of JSON Lines of tiny values (about 60 times their size once parsed) that no
+    // producer claims: only --max-line-bytes worth of them is kept while detection goes on.
+    let line = format!("{{\"k\":[{}1]}}\n", "1,".repeat(500));
+    let input = line.repeat(30_000_000 / line.len());
+    let path = std::env::temp_dir().join(format!("sojx-unknown-{}.jsonl", std::process::id()));
+    std::fs::write(&path, input).unwrap();
+    let out = time
+        .arg(assert_cmd::cargo::cargo_bin("sojx"))
+        .args(["extract", "--max-line-bytes", "1048576"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&path).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let e: Value = serde_json::from_slice(&out.stdout).expect("one envelope");
+    crate::common::check_envelope(&e);
+    let kb = peak_kb(&out.stderr);
+    assert!(kb < 300 * 1024, "peak {kb} KB");
 }
