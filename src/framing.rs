@@ -169,7 +169,7 @@ impl Framer {
         let t = trim(bytes);
         if t.is_empty() {
             self.stats.blank += 1;
-            self.flush_sse();
+            self.flush_sse(out);
             return;
         }
         if let Some(payload) = sse_field(t, b"data") {
@@ -253,19 +253,27 @@ impl Framer {
         }
     }
 
-    fn flush_sse(&mut self) {
-        if self.sse_pending.take().is_some() {
+    fn flush_sse(&mut self, out: &mut dyn FnMut(Item)) {
+        if let Some(p) = self.sse_pending.take() {
             // An SSE event whose data never formed JSON.
             self.stats.text_lines += 1;
+            out(Item::Junk { line: p.start });
         }
     }
 
     /// End of input.
     pub fn finish(&mut self) {
-        self.flush_sse();
-        if let State::Doc { .. } = std::mem::replace(&mut self.state, State::Normal) {
+        self.finish_items(&mut |_| {});
+    }
+
+    /// End of input, handing out what was still open as [`Item::Junk`] (so that `validate`
+    /// reports a cut-off last document instead of dropping it).
+    pub fn finish_items(&mut self, out: &mut dyn FnMut(Item)) {
+        self.flush_sse(out);
+        if let State::Doc { start, .. } = std::mem::replace(&mut self.state, State::Normal) {
             // A document that never closed (a cut-off pretty-printed answer): its lines are text.
             self.stats.text_lines += 1;
+            out(Item::Junk { line: start });
         }
     }
 }

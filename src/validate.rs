@@ -77,7 +77,7 @@ pub fn run(
         }
     }
     splitter.finish(&mut |p| feed(p, &mut framer, &mut |it| on_item(it, &mut pending)));
-    framer.finish();
+    framer.finish_items(&mut |it| on_item(it, &mut pending));
     for env in pending.drain(..) {
         count += 1;
         emit(env)?;

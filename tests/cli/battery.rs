@@ -417,3 +417,21 @@ fn json_no_producer_claims_is_not_all_kept_in_memory() {
     let kb = peak_kb(&out.stderr);
     assert!(kb < 300 * 1024, "peak {kb} KB");
 }
+
+#[test]
+fn validate_reports_a_cut_off_last_document() {
+    // The unclosed last document used to be dropped: exit 0 for a cut-off input, or
+    // `empty_input` when it was the only one.
+    let r = run(sojx()
+        .args(["validate", "--schema", "{}"])
+        .write_stdin("{\"a\": 1}\n{\"b\":\n  2,\n"));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(r.envelopes.len(), 2, "{}", r.stdout);
+    assert_eq!(r.envelopes[1]["error"]["kind"], "parse");
+    assert_eq!(r.envelopes[1]["source"]["line"], 2);
+    let r = run_stdin(&["validate", "--schema", "{}"], "[".repeat(100_000));
+    fails(&r, "parse");
+    // An SSE event whose data never forms JSON is reported too.
+    let r = run_stdin(&["validate", "--schema", "{}"], "data: {\"a\":\n\n");
+    fails(&r, "parse");
+}
