@@ -91,3 +91,24 @@ fn self_referencing_schemas_terminate() {
         assert!(started.elapsed() < Duration::from_secs(20), "{schema}");
     }
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn an_endless_schema_file_is_refused_not_read_forever() {
+    let started = Instant::now();
+    let r = run_stdin(&["extract", "--schema", "/dev/zero"], "{}");
+    assert_eq!(r.kind(), Some("filesystem"), "{}", r.stdout);
+    assert!(r.stdout.contains("larger than 64 MiB"), "{}", r.stdout);
+    let r = run_stdin(
+        &[
+            "validate",
+            "--schema",
+            r#"{"$ref":"http://127.0.0.1:9/z.json"}"#,
+            "--resource",
+            "http://127.0.0.1:9/z.json=/dev/zero",
+        ],
+        "{}",
+    );
+    assert_eq!(r.kind(), Some("schema_invalid"), "{}", r.stdout);
+    assert!(started.elapsed() < Duration::from_secs(30));
+}
