@@ -5,8 +5,8 @@
 
 use std::sync::OnceLock;
 
-use libfuzzer_sys::fuzz_target;
 use clap::Parser;
+use libfuzzer_sys::fuzz_target;
 use sojx::cli::{Cli, Command, From};
 use sojx::extract::{Options, Reading, decide};
 use sojx::schema::Schema;
@@ -28,7 +28,9 @@ fn schemas() -> &'static Vec<Schema> {
                 let Command::Extract(a) = cli.command else {
                     unreachable!("extract")
                 };
-                sojx::schema::load(&a.schema).expect("fuzz schemas compile").expect("some")
+                sojx::schema::load(&a.schema)
+                    .expect("fuzz schemas compile")
+                    .expect("some")
             })
             .collect()
     })
@@ -42,7 +44,10 @@ fn envelope(opts: &Options<'_>, chunks: &[&[u8]]) -> serde_json::Value {
     let (outcome, warnings) = reading.finish();
     let env = decide("<fuzz>", outcome, warnings, opts);
     let ok = env.fields.contains_key("data");
-    assert!(ok != env.error_kind().is_some(), "exactly one of data / error");
+    assert!(
+        ok != env.error_kind().is_some(),
+        "exactly one of data / error"
+    );
     assert_eq!(env.exit_code == 0, ok);
     let mut v = env.into_value();
     v.as_object_mut().expect("object").remove("timestamp");
@@ -66,8 +71,15 @@ fuzz_target!(|data: &[u8]| {
         schema,
     };
     let whole = envelope(&opts, &[input]);
-    let at = if input.is_empty() { 0 } else { usize::from(sel) * 7 % (input.len() + 1) };
+    let at = if input.is_empty() {
+        0
+    } else {
+        usize::from(sel) * 7 % (input.len() + 1)
+    };
     let (a, b) = input.split_at(at);
     let split = envelope(&opts, &[a, b]);
-    assert_eq!(whole, split, "splitting the input at {at} changed the envelope");
+    assert_eq!(
+        whole, split,
+        "splitting the input at {at} changed the envelope"
+    );
 });
