@@ -60,7 +60,7 @@ always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l timeout -d 'Give up on an input that has not ended after SECS seconds (fractions allowed): a `timeout` envelope with what was seen so far, exit status 2' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l tee -d 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes' -r -F
-complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-line-bytes -d 'Longest input line accepted, in bytes; a longer line is a `parse` error, never an out-of-memory kill. Also bounds one multi-line JSON document' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-line-bytes -d 'Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l strict -d 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l repair -d 'Repair almost-JSON answers (trailing commas, unclosed brackets or strings of a cut-off answer, a stray prefix or suffix); every repair is listed in `warnings`'
@@ -83,7 +83,7 @@ always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l timeout -d 'Give up on an input that has not ended after SECS seconds (fractions allowed): a `timeout` envelope with what was seen so far, exit status 2' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l tee -d 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes' -r -F
-complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-line-bytes -d 'Longest input line accepted, in bytes; a longer line is a `parse` error, never an out-of-memory kill. Also bounds one multi-line JSON document' -r
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-line-bytes -d 'Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'

@@ -294,9 +294,10 @@ pub struct LiveArgs {
 
 #[derive(Debug, Args)]
 pub struct LimitArgs {
-    /// Longest input line accepted, in bytes; a longer line is a `parse` error, never an
-    /// out-of-memory kill. Also bounds one multi-line JSON document.
-    #[arg(long, value_name = "BYTES", default_value_t = 1 << 30)]
+    /// Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a
+    /// `line_too_long` warning (a `parse` error when nothing else is left), never read into
+    /// memory. Also bounds one multi-line JSON document and the text kept for `--from text`.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
     pub max_line_bytes: usize,
 
     /// Most JSON candidates tried in one answer text.

@@ -167,13 +167,14 @@ impl<'o> Reading<'o> {
 
     /// Feed bytes.
     pub fn push(&mut self, bytes: &[u8]) {
+        let max = self.opts.max_line_bytes;
         let Self {
             splitter,
             framer,
             router,
             ..
         } = self;
-        splitter.push(bytes, &mut |piece| feed_piece(piece, framer, router));
+        splitter.push(bytes, &mut |piece| feed_piece(piece, framer, router, max));
     }
 
     /// The extractor in use, once the producer is known.
@@ -183,13 +184,14 @@ impl<'o> Reading<'o> {
 
     /// End of input: decide.
     pub fn finish(mut self) -> (Outcome, Vec<Warning>) {
+        let max = self.opts.max_line_bytes;
         let Self {
             splitter,
             framer,
             router,
             ..
         } = &mut self;
-        splitter.finish(&mut |piece| feed_piece(piece, framer, router));
+        splitter.finish(&mut |piece| feed_piece(piece, framer, router, max));
         framer.finish();
         let opts = self.opts;
         let stats = self.framer.stats.clone();
@@ -203,18 +205,33 @@ impl<'o> Reading<'o> {
                 ),
             ));
         }
+        if stats.too_deep > 0 {
+            warnings.push(Warning::new(
+                "too_deep",
+                format!(
+                    "{} JSON value(s) nest deeper than {} levels, sojx's fixed limit, and were read as text",
+                    stats.too_deep,
+                    crate::framing::MAX_DEPTH
+                ),
+            ));
+        }
         let outcome = self.router.finish(&mut self.framer, &stats, opts);
         (outcome, warnings)
     }
 }
 
-fn feed_piece(piece: Piece<'_>, framer: &mut Framer, router: &mut Router) {
+fn feed_piece(piece: Piece<'_>, framer: &mut Framer, router: &mut Router, max: usize) {
     match piece {
         Piece::Line { no, bytes } => framer.line(no, bytes, &mut |item| router.item(item)),
         Piece::TooLong { no } => framer.too_long(no),
     }
     if router.extractor.is_some() && framer.keeps_text() {
         framer.drop_text();
+    }
+    // Values kept while the producer is unknown are bounded by bytes too, not only by count:
+    // a long stream of JSON no producer claims must not be held in memory whole.
+    if router.extractor.is_none() && framer.stats.value_bytes > max as u64 {
+        router.pending_overflow = true;
     }
 }
 
@@ -305,6 +322,7 @@ impl Router {
         }
         // `json`/`text`, or still unknown: keep the item (bounded).
         if self.pending.len() < MAX_PENDING
+            && !self.pending_overflow
             && !(self.forced == Some(Producer::Json) && self.values > 1)
         {
             self.pending.push(item);
@@ -623,6 +641,11 @@ pub fn decide(
             }
         }
     };
+    if depth(&chosen.value) > MAX_DATA_DEPTH {
+        let f = too_deep(&chosen.value.to_string(), chosen.kind, MAX_DATA_DEPTH);
+        let source = source_of(chosen.kind, chosen.line, &chosen.detail);
+        return envelope::failure("extract", name, f, parts(Some(source), warnings));
+    }
     let mut source = source_of(chosen.kind, chosen.line, &chosen.detail);
     if chosen.repaired
         && let Value::Object(m) = &mut source
@@ -695,7 +718,12 @@ pub fn validation_failed(
     .target(schema.name.clone())
     .hint("feed error.details and candidate back to the model, or fix the schema")
     .details(serde_json::to_value(violations).unwrap_or(Value::Null))
-    .candidate(value)
+    .candidate(if depth(&value) > MAX_DATA_DEPTH {
+        // Too deep to nest in the envelope readably: the candidate as text.
+        Value::from(value.to_string())
+    } else {
+        value
+    })
 }
 
 fn not_found(message: String, opts: &Options<'_>) -> Failure {
@@ -707,7 +735,47 @@ fn not_found(message: String, opts: &Options<'_>) -> Failure {
     Failure::new(ErrorKind::NotFound, "extract", message).hint(hint)
 }
 
+/// Deepest `data`: one level less than [`framing::MAX_DEPTH`](crate::framing::MAX_DEPTH), so
+/// that the envelope holding it can be read back by serde_json-based tools (sojx included).
+pub const MAX_DATA_DEPTH: usize = crate::framing::MAX_DEPTH - 1;
+
+/// Nesting depth of a value (a scalar is 0, `[]` is 1), without recursion.
+fn depth(v: &Value) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Array(a) => {
+                max = max.max(d + 1);
+                stack.extend(a.iter().map(|x| (x, d + 1)));
+            }
+            Value::Object(o) => {
+                max = max.max(d + 1);
+                stack.extend(o.values().map(|x| (x, d + 1)));
+            }
+            _ => {}
+        }
+    }
+    max
+}
+
+fn too_deep(text: &str, kind: SourceKind, limit: usize) -> Failure {
+    Failure::new(
+        ErrorKind::JsonInvalid,
+        "parse",
+        format!(
+            "the {} nests deeper than {limit} levels, sojx's fixed nesting limit",
+            what(kind)
+        ),
+    )
+    .hint("ask for a flatter structure; see docs/limits.md")
+    .candidate(Value::from(text))
+}
+
 fn json_invalid(err: &str, text: &str, kind: SourceKind) -> Failure {
+    if err.starts_with("recursion limit exceeded") {
+        return too_deep(text, kind, MAX_DATA_DEPTH);
+    }
     Failure::new(ErrorKind::JsonInvalid, "parse", format!("the {} is not valid JSON: {err}", what(kind)))
         .hint("the answer looks like JSON but does not parse; --repair fixes cut-off answers and trailing commas")
         .candidate(Value::from(text))

@@ -38,6 +38,20 @@ pub struct Stats {
     pub text_lines: u64,
     pub too_long: u64,
     pub invalid_utf8: u64,
+    /// JSON values that nest deeper than [`MAX_DEPTH`] (read as text instead).
+    pub too_deep: u64,
+    /// Bytes of input that parsed into values (bounds what is kept before detection).
+    pub value_bytes: u64,
+}
+
+/// Deepest nesting of a JSON value sojx reads (arrays and objects, 127 levels): serde_json's
+/// recursion limit (it refuses the 128th level), which keeps parsing, validating and printing
+/// off the end of the stack. Fixed, not configurable.
+pub const MAX_DEPTH: usize = 127;
+
+/// Whether a serde_json error is its recursion limit (past [`MAX_DEPTH`]).
+pub fn is_too_deep(e: &serde_json::Error) -> bool {
+    e.to_string().starts_with("recursion limit exceeded")
 }
 
 #[derive(Debug)]
@@ -51,11 +65,23 @@ enum State {
     },
 }
 
+/// An SSE event whose `data:` lines have not formed JSON yet.
+#[derive(Debug)]
+struct SsePending {
+    start: u64,
+    buf: Vec<u8>,
+    scan: DepthScan,
+    /// The data can no longer become JSON (it was balanced and did not parse, or grew past the
+    /// limit): later `data:` lines of the event are skipped, not parsed again. Parsing the
+    /// growing buffer at every line was quadratic.
+    dead: bool,
+}
+
 /// Line-by-line framer. Feed it lines; it calls back with items.
 #[derive(Debug)]
 pub struct Framer {
     state: State,
-    sse_pending: Option<(u64, Vec<u8>)>,
+    sse_pending: Option<SsePending>,
     text: Option<Vec<u8>>,
     text_overflow: bool,
     max_doc: usize,
@@ -133,7 +159,11 @@ impl Framer {
             let closed = scan.feed(bytes);
             if closed || buf.len() > self.max_doc {
                 let start = *start;
-                let parsed = if closed { parse(buf) } else { None };
+                let parsed = if closed {
+                    parse_counted(&mut self.stats, buf)
+                } else {
+                    None
+                };
                 self.state = State::Normal;
                 match parsed {
                     Some(value) => {
@@ -152,7 +182,7 @@ impl Framer {
         let t = trim(bytes);
         if t.is_empty() {
             self.stats.blank += 1;
-            self.flush_sse();
+            self.flush_sse(out);
             return;
         }
         if let Some(payload) = sse_field(t, b"data") {
@@ -169,7 +199,7 @@ impl Framer {
             return;
         }
         if t[0] == b'{' || t[0] == b'[' {
-            if let Some(value) = parse(t) {
+            if let Some(value) = parse_counted(&mut self.stats, t) {
                 self.stats.values += 1;
                 out(Item::Value { line: no, value });
                 return;
@@ -193,49 +223,72 @@ impl Framer {
 
     fn sse_data(&mut self, no: u64, payload: &[u8], out: &mut dyn FnMut(Item)) {
         let payload = trim(payload);
-        match &mut self.sse_pending {
-            None => {
-                if payload == b"[DONE]" {
-                    out(Item::Done { line: no });
-                } else if let Some(value) = parse(payload) {
-                    self.stats.values += 1;
-                    out(Item::Value { line: no, value });
-                } else {
-                    self.sse_pending = Some((no, payload.to_vec()));
-                }
+        let Some(p) = &mut self.sse_pending else {
+            if payload == b"[DONE]" {
+                out(Item::Done { line: no });
+            } else if let Some(value) = parse_counted(&mut self.stats, payload) {
+                self.stats.values += 1;
+                out(Item::Value { line: no, value });
+            } else {
+                let mut scan = DepthScan::default();
+                // Already balanced and not JSON (`data: hello`): it cannot become JSON.
+                let dead = scan.balanced_after(payload);
+                self.sse_pending = Some(SsePending {
+                    start: no,
+                    buf: if dead { Vec::new() } else { payload.to_vec() },
+                    scan,
+                    dead,
+                });
             }
-            Some((start, buf)) => {
-                // A payload split over several `data:` lines (the SSE spec joins them with \n).
-                buf.push(b'\n');
-                buf.extend_from_slice(payload);
-                if let Some(value) = parse(buf) {
-                    let line = *start;
-                    self.sse_pending = None;
-                    self.stats.values += 1;
-                    out(Item::Value { line, value });
-                } else if buf.len() > self.max_doc {
-                    self.sse_pending = None;
-                    self.stats.text_lines += 1;
-                }
+            return;
+        };
+        if p.dead {
+            return;
+        }
+        // A payload split over several `data:` lines (the SSE spec joins them with \n). It is
+        // parsed only once its brackets balance, so each byte is scanned once.
+        p.buf.push(b'\n');
+        p.buf.extend_from_slice(payload);
+        if p.scan.balanced_after(payload) {
+            if let Some(value) = parse_counted(&mut self.stats, &p.buf) {
+                let line = p.start;
+                self.sse_pending = None;
+                self.stats.values += 1;
+                out(Item::Value { line, value });
+                return;
             }
+            p.dead = true;
+        } else if p.buf.len() > self.max_doc {
+            p.dead = true;
+        }
+        if p.dead {
+            p.buf = Vec::new();
         }
     }
 
-    fn flush_sse(&mut self) {
-        if self.sse_pending.take().is_some() {
+    fn flush_sse(&mut self, out: &mut dyn FnMut(Item)) {
+        if let Some(p) = self.sse_pending.take() {
             // An SSE event whose data never formed JSON.
             self.stats.text_lines += 1;
+            out(Item::Junk { line: p.start });
         }
     }
 
     /// End of input.
     pub fn finish(&mut self) {
-        self.flush_sse();
+        self.finish_items(&mut |_| {});
+    }
+
+    /// End of input, handing out what was still open as [`Item::Junk`] (so that `validate`
+    /// reports a cut-off last document instead of dropping it).
+    pub fn finish_items(&mut self, out: &mut dyn FnMut(Item)) {
+        self.flush_sse(out);
         if let State::Doc { start, buf, .. } = std::mem::replace(&mut self.state, State::Normal) {
             // A document that never closed (a cut-off answer or result object): its lines are
             // text, and the caller may look at what it was.
             self.stats.text_lines += 1;
             self.cut = Some((start, buf));
+            out(Item::Junk { line: start });
         }
     }
 }
@@ -255,6 +308,22 @@ pub fn parse(bytes: &[u8]) -> Option<Value> {
     serde_json::from_slice(bytes).ok()
 }
 
+/// [`parse`], counting values that went past [`MAX_DEPTH`].
+fn parse_counted(stats: &mut Stats, bytes: &[u8]) -> Option<Value> {
+    match serde_json::from_slice(bytes) {
+        Ok(v) => {
+            stats.value_bytes += bytes.len() as u64;
+            Some(v)
+        }
+        Err(e) => {
+            if is_too_deep(&e) {
+                stats.too_deep += 1;
+            }
+            None
+        }
+    }
+}
+
 /// String-aware bracket depth over successive lines.
 #[derive(Debug, Default)]
 pub struct DepthScan {
@@ -271,28 +340,37 @@ impl DepthScan {
 
     /// Feed bytes; true when the depth returned to zero (the document closed) in them.
     pub fn feed(&mut self, bytes: &[u8]) -> bool {
+        bytes.iter().any(|&b| self.step(b))
+    }
+
+    /// Feed all of `bytes`; true when, after them, no bracket and no string is open.
+    fn balanced_after(&mut self, bytes: &[u8]) -> bool {
         for &b in bytes {
-            if self.in_str {
-                if self.esc {
-                    self.esc = false;
-                } else if b == b'\\' {
-                    self.esc = true;
-                } else if b == b'"' {
-                    self.in_str = false;
-                }
-                continue;
+            self.step(b);
+        }
+        self.depth == 0 && !self.in_str
+    }
+
+    /// One byte; true when it closed the outermost bracket.
+    fn step(&mut self, b: u8) -> bool {
+        if self.in_str {
+            if self.esc {
+                self.esc = false;
+            } else if b == b'\\' {
+                self.esc = true;
+            } else if b == b'"' {
+                self.in_str = false;
             }
-            match b {
-                b'"' => self.in_str = true,
-                b'{' | b'[' => self.depth += 1,
-                b'}' | b']' => {
-                    self.depth = self.depth.saturating_sub(1);
-                    if self.depth == 0 {
-                        return true;
-                    }
-                }
-                _ => {}
+            return false;
+        }
+        match b {
+            b'"' => self.in_str = true,
+            b'{' | b'[' => self.depth += 1,
+            b'}' | b']' => {
+                self.depth = self.depth.saturating_sub(1);
+                return self.depth == 0;
             }
+            _ => {}
         }
         false
     }
@@ -348,5 +426,33 @@ mod tests {
     fn bom_is_skipped() {
         let (items, _) = frame("\u{feff}{\"a\":1}");
         assert_eq!(items, [(1, "{\"a\":1}".into())]);
+    }
+
+    #[test]
+    fn sse_event_that_never_forms_json_is_linear() {
+        // Every `data:` line used to re-parse the growing buffer: quadratic.
+        let input = "data: [\n".to_owned() + &"data: 1,\n".repeat(200_000) + "\ndata: {\"a\":1}\n";
+        let started = std::time::Instant::now();
+        let (items, stats) = frame(&input);
+        assert_eq!(items, [(200_003, "{\"a\":1}".into())]);
+        assert_eq!(stats.text_lines, 1);
+        assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    }
+
+    #[test]
+    fn sse_data_that_is_balanced_and_not_json_is_dropped_at_once() {
+        let (items, stats) = frame("data: hello {x}\ndata: {\"a\":1}\n\ndata: {\"b\":2}\n");
+        assert_eq!(items, [(4, "{\"b\":2}".into())]);
+        assert_eq!(stats.text_lines, 1);
+    }
+
+    #[test]
+    fn values_past_the_depth_limit_are_counted() {
+        let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+        let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+        let (items, stats) = frame(&format!("{deep}\n{ok}\n"));
+        assert_eq!(items.len(), 1);
+        assert_eq!(items[0].0, 2);
+        assert_eq!(stats.too_deep, 1);
     }
 }

@@ -133,7 +133,7 @@ pub fn read(arg: &str) -> Result<Loaded, Failure> {
         Spec::Inline(t) => ("<inline>".to_owned(), t, None),
         Spec::File(p) => {
             let name = p.to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(&p).map_err(|e| {
+            let text = read_capped(&p).map_err(|e| {
                 Failure::new(
                     ErrorKind::Filesystem,
                     "read_schema",
@@ -398,8 +398,28 @@ impl Retrieve for LocalRetriever {
     }
 }
 
+/// Largest schema (or `--resource`) file read: a path like `/dev/zero` or an endless pipe
+/// must not be read into memory without bound.
+pub const MAX_SCHEMA_BYTES: u64 = 64 << 20;
+
+/// Read a schema file as UTF-8, refusing one larger than [`MAX_SCHEMA_BYTES`].
+fn read_capped(path: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)?
+        .take(MAX_SCHEMA_BYTES + 1)
+        .read_to_string(&mut text)?;
+    if text.len() as u64 > MAX_SCHEMA_BYTES {
+        return Err(std::io::Error::other(format!(
+            "larger than {} MiB",
+            MAX_SCHEMA_BYTES >> 20
+        )));
+    }
+    Ok(text)
+}
+
 fn read_json(path: &Path) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = read_capped(path).map_err(|e| {
         NotFetched(format!(
             "{CANNOT_READ} {}: {}",
             path.display(),

@@ -4,10 +4,13 @@
 
 #![allow(unreachable_pub, clippy::print_stderr)]
 
+mod battery;
 mod citizen;
 mod common;
 mod conformance;
 mod docs;
 mod extract;
 mod producers;
+mod props;
+mod schema_safety;
 mod schema_tools;

@@ -1,0 +1,51 @@
+//! Each producer's extractor: the first byte forces a producer (`--from`), the rest is the
+//! input; the whole read + decide path must give one well-formed envelope.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use sojx::cli::From;
+use sojx::extract::{Options, Reading, decide};
+
+const FORCED: [From; 14] = [
+    From::ClaudeCode,
+    From::Codex,
+    From::GeminiCli,
+    From::QwenCode,
+    From::Amp,
+    From::Cursor,
+    From::Opencode,
+    From::OpenaiChat,
+    From::OpenaiResponses,
+    From::Anthropic,
+    From::Ollama,
+    From::Meerkat,
+    From::Json,
+    From::Text,
+];
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, input)) = data.split_first() else {
+        return;
+    };
+    let opts = Options {
+        from: FORCED[usize::from(sel) % FORCED.len()],
+        strict: sel & 0x80 != 0,
+        repair: sel & 0x40 != 0,
+        max_line_bytes: 1 << 16,
+        max_candidates: 64,
+        schema: None,
+    };
+    let mut reading = Reading::new(&opts);
+    reading.push(input);
+    let (outcome, warnings) = reading.finish();
+    let env = decide("<fuzz>", outcome, warnings, &opts);
+    sojx_fuzz_check(&env);
+});
+
+fn sojx_fuzz_check(env: &sojx::envelope::Envelope) {
+    let ok = env.fields.contains_key("data");
+    let err = env.error_kind().is_some();
+    assert!(ok != err, "exactly one of data / error");
+    assert_eq!(env.exit_code == 0, ok, "exit code 0 exactly on success");
+    serde_json::to_string(&env.fields).expect("the envelope serializes");
+}
