@@ -184,6 +184,10 @@ impl Extractor for Claude {
         }
     }
 
+    fn wants(&self, raw: &[u8]) -> bool {
+        !inert(raw, self.evidence.is_some())
+    }
+
     fn describe(&self, item: &Item) -> Option<String> {
         let Item::Value { value, .. } = item else {
             return None;
@@ -346,6 +350,60 @@ impl Extractor for Claude {
     }
 }
 
+/// Event types that `event` recognizes and otherwise ignores.
+const INERT_TYPES: [&[u8]; 6] = [
+    b"stream_event",
+    b"rate_limit_event",
+    b"control_request",
+    b"control_response",
+    b"control_cancel_request",
+    b"keep_alive",
+];
+
+/// `system` subtypes that only feed the dialect evidence (`note_session`) and have no
+/// description for `--activity`.
+const INERT_SYSTEM: [&[u8]; 5] = [
+    b"hook_started",
+    b"hook_progress",
+    b"hook_response",
+    b"status",
+    b"thinking_tokens",
+];
+
+/// Whether the raw line is an event that cannot change the outcome (see `Extractor::wants`).
+/// `evidence_known`: the dialect evidence is settled, so `note_session` would do nothing.
+fn inert(raw: &[u8], evidence_known: bool) -> bool {
+    // Duplicate keys: the parser keeps the last one, so every occurrence must agree.
+    let mut ty: Option<&[u8]> = None;
+    let mut subtype: Option<&[u8]> = None;
+    let mut doubt = false;
+    let mut dialect_hint = false;
+    let object = super::raw::members(raw, &mut |k, v| match k {
+        b"type" => doubt |= ty.replace(v).is_some_and(|t| t != v),
+        b"subtype" => doubt |= subtype.replace(v).is_some_and(|t| t != v),
+        // What `detect` reads to tell Qwen Code, Amp and Cursor from Claude Code.
+        b"session_id" => {
+            dialect_hint |= super::raw::plain_str(v).is_none_or(|s| s.starts_with(b"T-"));
+        }
+        b"qwen_code_version" | b"usage" | b"request_id" => dialect_hint = true,
+        _ => {}
+    });
+    if !object || doubt {
+        return false;
+    }
+    let Some(ty) = ty.and_then(super::raw::plain_str) else {
+        return false;
+    };
+    if INERT_TYPES.contains(&ty) {
+        return true;
+    }
+    ty == b"system"
+        && (evidence_known || !dialect_hint)
+        && subtype
+            .and_then(super::raw::plain_str)
+            .is_some_and(|s| INERT_SYSTEM.contains(&s))
+}
+
 fn failure(r: &Value, subtype: Option<&str>, is_error: bool) -> Verdict {
     let errors = r
         .get("errors")
@@ -404,5 +462,45 @@ fn fill_session(s: &mut Session, r: &Value) {
             cache_creation_input_tokens: num(u, "cache_creation_input_tokens")
                 .or_else(|| num(u, "cacheWriteTokens")),
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inert;
+
+    #[test]
+    fn inert_events_are_recognized_in_any_key_order() {
+        for line in [
+            r#"{"type":"stream_event","event":{"type":"content_block_delta"}}"#,
+            r#"{"event":{"type":"message_stop"},"session_id":"s","type":"stream_event"}"#,
+            r#"{"uuid":"u","type":"rate_limit_event","rate_limit_info":{}}"#,
+            r#"{"subtype":"hook_response","output":"{\"type\":\"result\"}","type":"system"}"#,
+            r#"{"type":"system","subtype":"status","session_id":"abc"}"#,
+        ] {
+            assert!(inert(line.as_bytes(), false), "{line}");
+        }
+    }
+
+    #[test]
+    fn lines_that_can_matter_are_not_inert() {
+        for line in [
+            r#"{"type":"result","subtype":"success","event":{"type":"stream_event"}}"#,
+            r#"{"type":"stream_event","type":"result"}"#,
+            r#"{"type":"system","subtype":"init","model":"m"}"#,
+            r#"{"type":"system","subtype":"api_retry","attempt":1}"#,
+            r#"{"type":"system","subtype":"status","session_id":"T-1"}"#,
+            r#"{"type":"system","subtype":"status","usage":{"inputTokens":1}}"#,
+            r#"{"type":"system","subtype":"status"#,
+            r#"{"type":"assistant","message":{}}"#,
+            r#"{"type":"stre\u0061m_event"}"#,
+        ] {
+            assert!(!inert(line.as_bytes(), false), "{line}");
+        }
+        // Once the dialect is settled, dialect hints no longer matter.
+        assert!(inert(
+            br#"{"type":"system","subtype":"status","session_id":"T-1"}"#,
+            true
+        ));
     }
 }
