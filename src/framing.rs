@@ -115,7 +115,7 @@ impl Framer {
         self.stats.lines += 1;
         self.stats.values += 1;
         self.keep(bytes);
-        if std::str::from_utf8(bytes).is_err() {
+        if !bytes.is_ascii() && std::str::from_utf8(bytes).is_err() {
             self.stats.invalid_utf8 += 1;
         }
     }

@@ -5,7 +5,7 @@
 //! tool_use input → the final answer text. Failure (§5): no `result` is `truncated`; a
 //! `subtype` other than `success`, or `is_error: true`, is `agent_error`.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -32,7 +32,13 @@ pub(super) struct Claude {
     init: Option<Value>,
     model: Option<String>,
     result: Option<(u64, Value)>,
-    calls: Vec<ToolCall>,
+    /// StructuredOutput calls in input order, one per id: a call with the same id as an earlier
+    /// one replaces it (both would be rejected or not alike, so only the later can win). This
+    /// keeps memory flat on long streams that repeat calls.
+    calls: BTreeMap<u64, ToolCall>,
+    /// Each id's key in `calls`.
+    call_keys: HashMap<String, u64>,
+    seen_calls: u64,
     rejected: HashSet<String>,
     /// Text of the last assistant message, and whether a Cursor `tool_call` followed it.
     last_text: Option<(u64, String)>,
@@ -47,7 +53,9 @@ impl Claude {
             init: None,
             model: None,
             result: None,
-            calls: Vec::new(),
+            calls: BTreeMap::new(),
+            call_keys: HashMap::new(),
+            seen_calls: 0,
             rejected: HashSet::new(),
             last_text: None,
             text_after_tool: None,
@@ -91,7 +99,7 @@ impl Claude {
                         if str_at(b, "type") == Some("tool_use")
                             && str_at(b, "name").is_some_and(|n| OUTPUT_TOOLS.contains(&n))
                         {
-                            self.calls.push(ToolCall {
+                            self.call(ToolCall {
                                 id: str_at(b, "id").unwrap_or_default().to_owned(),
                                 input: b.get("input").cloned().unwrap_or(Value::Null),
                                 line,
@@ -141,6 +149,14 @@ impl Claude {
             | "keep_alive" => true,
             _ => false,
         }
+    }
+
+    fn call(&mut self, call: ToolCall) {
+        self.seen_calls += 1;
+        if let Some(old) = self.call_keys.insert(call.id.clone(), self.seen_calls) {
+            self.calls.remove(&old);
+        }
+        self.calls.insert(self.seen_calls, call);
     }
 
     fn note_session(&mut self, v: &Value) {
@@ -284,7 +300,7 @@ impl Extractor for Claude {
 
         let accepted = self
             .calls
-            .iter()
+            .values()
             .rev()
             .find(|c| !self.rejected.contains(&c.id));
         let structured = field(r, "structured_output").or_else(|| field(r, "structured_result"));
@@ -373,25 +389,34 @@ const INERT_SYSTEM: [&[u8]; 5] = [
 /// Whether the raw line is an event that cannot change the outcome (see `Extractor::wants`).
 /// `evidence_known`: the dialect evidence is settled, so `note_session` would do nothing.
 fn inert(raw: &[u8], evidence_known: bool) -> bool {
+    use super::raw::{Raw, members};
     // Duplicate keys: the parser keeps the last one, so every occurrence must agree.
-    let mut ty: Option<&[u8]> = None;
-    let mut subtype: Option<&[u8]> = None;
+    let mut ty: Option<Raw<'_>> = None;
+    let mut subtype: Option<Raw<'_>> = None;
     let mut doubt = false;
     let mut dialect_hint = false;
-    let object = super::raw::members(raw, &mut |k, v| match k {
-        b"type" => doubt |= ty.replace(v).is_some_and(|t| t != v),
-        b"subtype" => doubt |= subtype.replace(v).is_some_and(|t| t != v),
-        // What `detect` reads to tell Qwen Code, Amp and Cursor from Claude Code.
-        b"session_id" => {
-            dialect_hint |= super::raw::plain_str(v).is_none_or(|s| s.starts_with(b"T-"));
+    let object = members(raw, &mut |k, v| {
+        match k {
+            b"type" => {
+                doubt |= ty.replace(v).is_some_and(|t| t != v);
+                // An event that matters (most lines say so early): stop reading.
+                let maybe_inert = v
+                    .plain()
+                    .is_some_and(|t| t == b"system" || INERT_TYPES.contains(&t));
+                return maybe_inert;
+            }
+            b"subtype" => doubt |= subtype.replace(v).is_some_and(|t| t != v),
+            // What `detect` reads to tell Qwen Code, Amp and Cursor from Claude Code.
+            b"session_id" => dialect_hint |= v.plain().is_none_or(|s| s.starts_with(b"T-")),
+            b"qwen_code_version" | b"usage" | b"request_id" => dialect_hint = true,
+            _ => {}
         }
-        b"qwen_code_version" | b"usage" | b"request_id" => dialect_hint = true,
-        _ => {}
+        !doubt
     });
     if !object || doubt {
         return false;
     }
-    let Some(ty) = ty.and_then(super::raw::plain_str) else {
+    let Some(ty) = ty.and_then(Raw::plain) else {
         return false;
     };
     if INERT_TYPES.contains(&ty) {
@@ -400,7 +425,7 @@ fn inert(raw: &[u8], evidence_known: bool) -> bool {
     ty == b"system"
         && (evidence_known || !dialect_hint)
         && subtype
-            .and_then(super::raw::plain_str)
+            .and_then(Raw::plain)
             .is_some_and(|s| INERT_SYSTEM.contains(&s))
 }
 
@@ -468,6 +493,54 @@ fn fill_session(s: &mut Session, r: &Value) {
 #[cfg(test)]
 mod tests {
     use super::inert;
+    use crate::framing::Item;
+    use crate::producer::{Extractor, Producer, Verdict};
+    use serde_json::{Value, json};
+
+    fn answer(events: &[Value]) -> (Value, u64) {
+        let mut c = Box::new(super::Claude::new(Producer::ClaudeCode));
+        for (i, v) in events.iter().enumerate() {
+            c.feed(&Item::Value {
+                line: i as u64 + 1,
+                value: v.clone(),
+            });
+        }
+        match c.finish().verdict {
+            Verdict::Value { value, line, .. } => (value, line.unwrap()),
+            v => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn the_last_call_that_was_not_rejected_wins_even_with_repeated_ids() {
+        let call = |id: &str, n: u64| {
+            json!({"type":"assistant","message":{"content":[
+                {"type":"tool_use","id":id,"name":"StructuredOutput","input":{"n":n}}]}})
+        };
+        let reject = |id: &str| {
+            json!({"type":"user","message":{"content":[
+                {"type":"tool_result","tool_use_id":id,"is_error":true}]}})
+        };
+        let result = json!({"type":"result","subtype":"success","is_error":false});
+        let a = [call("t1", 1), call("t2", 2), call("t1", 3), result.clone()];
+        assert_eq!(answer(&a), (json!({"n":3}), 3));
+        let b = [
+            call("t1", 1),
+            call("t2", 2),
+            call("t1", 3),
+            reject("t1"),
+            result.clone(),
+        ];
+        assert_eq!(answer(&b), (json!({"n":2}), 2));
+        let c = [
+            call("t2", 2),
+            call("t1", 1),
+            call("t2", 4),
+            reject("t1"),
+            result,
+        ];
+        assert_eq!(answer(&c), (json!({"n":4}), 3));
+    }
 
     #[test]
     fn inert_events_are_recognized_in_any_key_order() {

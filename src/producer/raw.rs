@@ -9,11 +9,29 @@
 //! start of a multi-line document: the scan tracks the same string-aware depth as the framer's
 //! `DepthScan`, so both agree on where the object closes.
 
-/// Calls `f(key, value)` for each top-level member of the object on `line`, in order. `key` is
-/// the raw key without its quotes (it never holds an escape); `value` is the raw value as
-/// written (a string keeps its quotes and escapes). Returns `false`, possibly after some calls,
-/// when the line is not such an object.
-pub(crate) fn members<'a>(line: &'a [u8], f: &mut dyn FnMut(&'a [u8], &'a [u8])) -> bool {
+/// A top-level member's value, as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Raw<'a> {
+    /// A string without escapes: its content, without the quotes.
+    Plain(&'a [u8]),
+    /// Anything else (a string with an escape keeps its quotes).
+    Other(&'a [u8]),
+}
+
+impl<'a> Raw<'a> {
+    /// The content of a string without escapes.
+    pub(crate) fn plain(self) -> Option<&'a [u8]> {
+        match self {
+            Self::Plain(s) => Some(s),
+            Self::Other(_) => None,
+        }
+    }
+}
+
+/// Calls `f(key, value)` for each top-level member of the object on `line`, in order, while
+/// `f` returns `true`. `key` is the raw key without its quotes (it never holds an escape).
+/// Returns `true` when the line is such an object and `f` saw all of its members.
+pub(crate) fn members<'a>(line: &'a [u8], f: &mut dyn FnMut(&'a [u8], Raw<'a>) -> bool) -> bool {
     let t = line.trim_ascii();
     if t.len() < 2 || t[0] != b'{' || t[t.len() - 1] != b'}' {
         return false;
@@ -27,33 +45,38 @@ pub(crate) fn members<'a>(line: &'a [u8], f: &mut dyn FnMut(&'a [u8], &'a [u8]))
         if t.get(i) != Some(&b'"') {
             return false;
         }
-        let Some(key_end) = string_end(t, i) else {
+        let Some((key_end, false)) = string_end(t, i) else {
             return false;
         };
         let key = &t[i + 1..key_end - 1];
-        if key.contains(&b'\\') {
-            return false;
-        }
         i = skip_ws(t, key_end);
         if t.get(i) != Some(&b':') {
             return false;
         }
         i = skip_ws(t, i + 1);
         let start = i;
-        let end = match t.get(i) {
-            Some(b'"') => string_end(t, i),
-            Some(b'{' | b'[') => nested_end(t, i),
-            Some(_) => scalar_end(t, i),
-            None => None,
-        };
-        let Some(end) = end else {
-            return false;
+        let (end, value) = match t.get(i) {
+            Some(b'"') => match string_end(t, i) {
+                Some((end, false)) => (end, Raw::Plain(&t[start + 1..end - 1])),
+                Some((end, true)) => (end, Raw::Other(&t[start..end])),
+                None => return false,
+            },
+            Some(b'{' | b'[') => match nested_end(t, i) {
+                Some(end) => (end, Raw::Other(&t[start..end])),
+                None => return false,
+            },
+            _ => match scalar_end(t, i) {
+                Some(end) => (end, Raw::Other(&t[start..end])),
+                None => return false,
+            },
         };
         // The value must end before the closing brace of the object.
         if end > last {
             return false;
         }
-        f(key, &t[start..end]);
+        if !f(key, value) {
+            return false;
+        }
         i = skip_ws(t, end);
         match t.get(i) {
             Some(b',') if i < last => i = skip_ws(t, i + 1),
@@ -63,12 +86,6 @@ pub(crate) fn members<'a>(line: &'a [u8], f: &mut dyn FnMut(&'a [u8], &'a [u8]))
     }
 }
 
-/// A raw value that is a plain string (no escape): its content without the quotes.
-pub(crate) fn plain_str(value: &[u8]) -> Option<&[u8]> {
-    let s = value.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
-    (!s.contains(&b'\\') && !s.contains(&b'"')).then_some(s)
-}
-
 fn skip_ws(t: &[u8], mut i: usize) -> usize {
     while let Some(b' ' | b'\t' | b'\r' | b'\n') = t.get(i) {
         i += 1;
@@ -76,53 +93,68 @@ fn skip_ws(t: &[u8], mut i: usize) -> usize {
     i
 }
 
-/// `t[i]` is an opening quote: the index just past the closing quote.
-fn string_end(t: &[u8], mut i: usize) -> Option<usize> {
-    i += 1;
+/// `t[i]` is an opening quote: the index just past the closing quote, and whether the string
+/// holds an escape.
+#[inline(always)]
+fn string_end(t: &[u8], i: usize) -> Option<(usize, bool)> {
+    let mut i = i + 1;
+    let mut escaped = false;
     loop {
-        let j = i + memchr::memchr2(b'"', b'\\', t.get(i..)?)?;
-        if t[j] == b'"' {
-            return Some(j + 1);
+        // Eight bytes at a time while none of them is a quote or a backslash.
+        while let Some(w) = t.get(i..i + 8) {
+            let x = u64::from_le_bytes(w.try_into().expect("eight bytes"));
+            if has_byte(x, b'"') | has_byte(x, b'\\') != 0 {
+                break;
+            }
+            i += 8;
         }
-        // A backslash escapes the next byte, whatever it is (as the framer's depth scan reads it).
-        i = j + 2;
+        // Then byte by byte to the quote or backslash.
+        loop {
+            match *t.get(i)? {
+                b'"' => return Some((i + 1, escaped)),
+                // A backslash escapes the next byte, whatever it is (as the framer's depth scan
+                // reads it).
+                b'\\' => {
+                    escaped = true;
+                    i += 2;
+                    break;
+                }
+                _ => i += 1,
+            }
+        }
     }
 }
 
-/// Bytes that change the string-aware bracket depth.
-const STRUCTURAL: [bool; 256] = {
-    let mut t = [false; 256];
-    t[b'"' as usize] = true;
-    t[b'{' as usize] = true;
-    t[b'}' as usize] = true;
-    t[b'[' as usize] = true;
-    t[b']' as usize] = true;
-    t
-};
+/// Non-zero when a byte of `x` is `b` (exact: no false positive when none is).
+#[inline(always)]
+fn has_byte(x: u64, b: u8) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let y = x ^ (LO * u64::from(b));
+    y.wrapping_sub(LO) & !y & HI
+}
 
 /// `t[i]` opens an object or array: the index just past the bracket that closes it.
 fn nested_end(t: &[u8], mut i: usize) -> Option<usize> {
     let mut depth = 0usize;
-    loop {
-        i += t
-            .get(i..)?
-            .iter()
-            .position(|&b| STRUCTURAL[usize::from(b)])?;
-        match t[i] {
+    while let Some(&b) = t.get(i) {
+        match b {
             b'"' => {
-                i = string_end(t, i)?;
+                i = string_end(t, i)?.0;
                 continue;
             }
             b'{' | b'[' => depth += 1,
-            _ => {
+            b'}' | b']' => {
                 depth -= 1;
                 if depth == 0 {
                     return Some(i + 1);
                 }
             }
+            _ => {}
         }
         i += 1;
     }
+    None
 }
 
 /// A number, `true`, `false` or `null` starting at `t[i]`: the index just past it. Only bytes
@@ -142,23 +174,26 @@ mod tests {
     fn walk(line: &str) -> Option<Vec<(String, String)>> {
         let mut out = Vec::new();
         let ok = members(line.as_bytes(), &mut |k, v| {
-            out.push((
-                String::from_utf8_lossy(k).into_owned(),
-                String::from_utf8_lossy(v).into_owned(),
-            ));
+            let v = match v {
+                Raw::Plain(s) => format!("plain {}", String::from_utf8_lossy(s)),
+                Raw::Other(s) => String::from_utf8_lossy(s).into_owned(),
+            };
+            out.push((String::from_utf8_lossy(k).into_owned(), v));
+            true
         });
         ok.then_some(out)
     }
 
     #[test]
     fn reads_top_level_members_in_any_order() {
-        let got = walk(r#" {"event":{"type":"x","a":[1,{"b":"}"}]},"type" : "stream_event","n":-1.5e3,"t":true} "#)
+        let got = walk(r#" {"event":{"type":"x","a":[1,{"b":"}"}]},"type" : "stream_event","s":"a\"b","n":-1.5e3,"t":true} "#)
             .unwrap();
         assert_eq!(
             got,
             [
                 ("event".into(), r#"{"type":"x","a":[1,{"b":"}"}]}"#.into()),
-                ("type".into(), r#""stream_event""#.into()),
+                ("type".into(), "plain stream_event".into()),
+                ("s".into(), r#""a\"b""#.into()),
                 ("n".into(), "-1.5e3".into()),
                 ("t".into(), "true".into()),
             ]
@@ -188,9 +223,14 @@ mod tests {
     }
 
     #[test]
-    fn plain_strings_only() {
-        assert_eq!(plain_str(br#""init""#), Some(&b"init"[..]));
-        assert_eq!(plain_str(br#""in\u0069t""#), None);
-        assert_eq!(plain_str(b"1"), None);
+    fn long_strings_and_escapes_at_every_position() {
+        for n in [0, 1, 23, 24, 25, 100] {
+            let pad = "x".repeat(n);
+            let line = format!(r#"{{"k":"{pad}\"{pad}","e":"{pad}\\"}}"#);
+            let got = walk(&line).unwrap();
+            assert_eq!(got.len(), 2, "{line}");
+            assert!(walk(&format!(r#"{{"k":"{pad}\"}}"#)).is_none());
+            assert!(walk(&format!(r#"{{"k":"{pad}"#)).is_none());
+        }
     }
 }
