@@ -12,6 +12,7 @@ the same schema, and every tool's answer is checked before it is timed.
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -149,12 +150,19 @@ def commands(sojx, extra, inp, tmp):
     return cmds, skipped
 
 
+def cpu_children():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
 def run_once(cmd, env):
+    """Wall time, CPU time (user + system, of the command and its children) and the process."""
     shell = isinstance(cmd, str)
+    c = cpu_children()
     t = time.perf_counter()
     p = subprocess.run(cmd, shell=shell, executable="/bin/bash" if shell else None, env=env,
                        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    return time.perf_counter() - t, p
+    return time.perf_counter() - t, cpu_children() - c, p
 
 
 def time_cmd(name, cmd, runs, env):
@@ -164,11 +172,13 @@ def time_cmd(name, cmd, runs, env):
             prefix = "SOJX_NO_FAST_PATH=1 " if "NO_FAST_PATH" in name else ""
             subprocess.run(["hyperfine", "--warmup", "1", "--runs", str(runs), "-i", "--export-json", j.name,
                             "--style", "none", prefix + shell_cmd], check=True, stdout=subprocess.DEVNULL)
-            times = json.load(open(j.name))["results"][0]["times"]
+            res = json.load(open(j.name))["results"][0]
+            times, cpu = res["times"], [res["user"] + res["system"]]
     else:
         run_once(cmd, env)  # warm-up: page cache, binary
-        times = [run_once(cmd, env)[0] for _ in range(runs)]
-    return {"median": statistics.median(times), "min": min(times), "runs": len(times)}
+        samples = [run_once(cmd, env)[:2] for _ in range(runs)]
+        times, cpu = [w for w, _ in samples], [c for _, c in samples]
+    return {"median": statistics.median(times), "min": min(times), "cpu": statistics.median(cpu), "runs": len(times)}
 
 
 def peak_rss_kib(cmd, env):
@@ -217,6 +227,10 @@ def machine():
             f"rustc: {version(['rustc', '--version'])}"]
 
 
+def md_cell(text):
+    return text.replace("|", "\\|")
+
+
 def fmt_ms(s):
     return f"{s * 1000:.2f} ms" if s < 1 else f"{s:.3f} s"
 
@@ -248,7 +262,7 @@ def main():
         reference = None
         for name, cmd, note in cmds:
             env = full_env if name == "sojx (full parse)" else base_env
-            _, p = run_once(cmd, env)
+            _, _, p = run_once(cmd, env)
             ans = answer_of(name, p)
             if name == "sojx":
                 reference = ans
@@ -262,17 +276,20 @@ def main():
                for n, c, _ in cmds if not isinstance(c, str) and n != "cat"}
         mb = info["bytes"] / 1e6
         lines = [f"### {size} stream ({info['bytes']:,} bytes, {info['lines']:,} lines, longest line {info['longest']:,} bytes)", "",
-                 f"{runs} timed runs each after one warm-up; wall time of the whole process.", "",
-                 "| command | what it does | median | min | throughput | sojx is faster by | peak RSS |",
-                 "|---|---|---:|---:|---:|---:|---:|"]
+                 f"{runs} timed runs each after one warm-up. Wall: elapsed time of the whole process "
+                 "(including its start); CPU: user + system time of the process and its children, "
+                 "which the other load on the machine disturbs less.", "",
+                 "| command | what it does | wall median | wall min | CPU median | throughput (wall / CPU) | sojx is faster by (wall / CPU) | peak RSS |",
+                 "|---|---|---:|---:|---:|---:|---:|---:|"]
+        sojx_cpu = rows[0][2]["cpu"]
         for name, note, t, ok in rows:
-            ratio = t["median"] / sojx_t
             mem = f"{rss[name] / 1024:.1f} MiB" if name in rss else ""
             flag = "" if ok else " (answer differs!)"
-            lines.append(f"| {name}{flag} | {note} | {fmt_ms(t['median'])} | {fmt_ms(t['min'])} | "
-                         f"{mb / t['median']:,.0f} MB/s | {'' if name == 'sojx' else f'{ratio:.1f}×'} | {mem} |")
+            ratio = "" if name == "sojx" else f"{t['median'] / sojx_t:.1f}× / {t['cpu'] / sojx_cpu:.1f}×"
+            lines.append(f"| {md_cell(name)}{flag} | {note} | {fmt_ms(t['median'])} | {fmt_ms(t['min'])} | {fmt_ms(t['cpu'])} | "
+                         f"{mb / t['median']:,.0f} / {mb / max(t['cpu'], 1e-9):,.0f} MB/s | {ratio} | {mem} |")
         sections.append("\n".join(lines))
-        by = {n: t["median"] for n, _, t, _ in rows}
+        by = {n: (t["median"], t["cpu"]) for n, _, t, _ in rows}
         summary.append((size, info, by, rss.get("sojx")))
 
     md = ["# Benchmarks", "",
@@ -289,14 +306,16 @@ def main():
           "Schema: `examples/verdict.schema.json`; the answer is valid. Before timing, the script checks "
           "that jq, jaq and sojx with and without its fast path print the same answer.", "",
           "## Summary", "",
-          "| input | sojx median | throughput | vs jq | vs jaq | vs jaq \\| jsonschema-cli | vs jq \\| check-jsonschema | sojx peak RSS − longest line |",
-          "|---|---:|---:|---:|---:|---:|---:|---:|"]
+          "Wall / CPU time medians; ratios are the peer's time over sojx's.", "",
+          "| input | sojx wall | sojx CPU | throughput (wall / CPU) | vs jq | vs jaq | vs jaq \\| jsonschema-cli | vs jq \\| check-jsonschema | sojx peak RSS − longest line |",
+          "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for size, info, by, rss in summary:
-        s = by["sojx"]
+        w, c = by["sojx"]
         def r(n):
-            return f"{by[n] / s:.1f}×" if n in by else "n/a"
+            return f"{by[n][0] / w:.1f}× / {by[n][1] / c:.1f}×" if n in by else "n/a"
         head = f"{(rss * 1024 - info['longest']) / 1048576:.1f} MiB" if rss else ""
-        md.append(f"| {size} | {fmt_ms(s)} | {info['bytes'] / 1e6 / s:,.0f} MB/s | {r('jq')} | {r('jaq')} | "
+        mb = info["bytes"] / 1e6
+        md.append(f"| {size} | {fmt_ms(w)} | {fmt_ms(c)} | {mb / w:,.0f} / {mb / max(c, 1e-9):,.0f} MB/s | {r('jq')} | {r('jaq')} | "
                   f"{r('jaq | jsonschema-cli')} | {r('jq | check-jsonschema')} | {head} |")
     md += ["", "## Results", ""] + [s + "\n" for s in sections]
     if skipped_all:
