@@ -201,7 +201,7 @@ impl Extractor for Claude {
     }
 
     fn wants(&self, raw: &[u8]) -> bool {
-        !inert(raw, self.evidence.is_some())
+        !inert(raw, self.evidence.is_some(), self.model.is_some())
     }
 
     fn describe(&self, item: &Item) -> Option<String> {
@@ -387,14 +387,21 @@ const INERT_SYSTEM: [&[u8]; 5] = [
 ];
 
 /// Whether the raw line is an event that cannot change the outcome (see `Extractor::wants`).
-/// `evidence_known`: the dialect evidence is settled, so `note_session` would do nothing.
-fn inert(raw: &[u8], evidence_known: bool) -> bool {
+/// `evidence_known`: the dialect evidence is settled, so `note_session` would do nothing;
+/// `model_known`: an assistant message would not set the model.
+///
+/// Assistant and user messages are inert only when bytes that could matter are absent from the
+/// whole line: no `"text"` block, no `tool_use`, no StructuredOutput name (assistant), no `true`
+/// that could be an `is_error` (user), and no `\u` escape that could spell any of them.
+fn inert(raw: &[u8], evidence_known: bool, model_known: bool) -> bool {
     use super::raw::{Raw, members};
     // Duplicate keys: the parser keeps the last one, so every occurrence must agree.
     let mut ty: Option<Raw<'_>> = None;
     let mut subtype: Option<Raw<'_>> = None;
     let mut doubt = false;
     let mut dialect_hint = false;
+    // Every `message` is an object whose every `content` is an array (not answer text).
+    let mut message_blocks = true;
     let object = members(raw, &mut |k, v| {
         match k {
             b"type" => {
@@ -402,13 +409,14 @@ fn inert(raw: &[u8], evidence_known: bool) -> bool {
                 // An event that matters (most lines say so early): stop reading.
                 let maybe_inert = v
                     .plain()
-                    .is_some_and(|t| t == b"system" || INERT_TYPES.contains(&t));
+                    .is_some_and(|t| MAYBE_INERT.contains(&t) || INERT_TYPES.contains(&t));
                 return maybe_inert;
             }
             b"subtype" => doubt |= subtype.replace(v).is_some_and(|t| t != v),
             // What `detect` reads to tell Qwen Code, Amp and Cursor from Claude Code.
             b"session_id" => dialect_hint |= v.plain().is_none_or(|s| s.starts_with(b"T-")),
             b"qwen_code_version" | b"usage" | b"request_id" => dialect_hint = true,
+            b"message" => message_blocks &= content_is_blocks(v),
             _ => {}
         }
         !doubt
@@ -422,11 +430,54 @@ fn inert(raw: &[u8], evidence_known: bool) -> bool {
     if INERT_TYPES.contains(&ty) {
         return true;
     }
-    ty == b"system"
-        && (evidence_known || !dialect_hint)
-        && subtype
+    if dialect_hint && !evidence_known {
+        return false;
+    }
+    match ty {
+        b"system" => subtype
             .and_then(Raw::plain)
-            .is_some_and(|s| INERT_SYSTEM.contains(&s))
+            .is_some_and(|s| INERT_SYSTEM.contains(&s)),
+        b"assistant" => {
+            model_known
+                && message_blocks
+                && !contains_any(
+                    raw,
+                    &[
+                        b"\"text\"",
+                        b"tool_use",
+                        b"StructuredOutput",
+                        b"structured_output",
+                        b"\\u",
+                    ],
+                )
+        }
+        b"user" => !contains_any(raw, &[b"true", b"\\u"]),
+        _ => false,
+    }
+}
+
+/// Types whose lines are inert only under conditions (`inert`).
+const MAYBE_INERT: [&[u8]; 3] = [b"system", b"assistant", b"user"];
+
+/// A raw `message` value that is an object whose every `content` member is an array.
+fn content_is_blocks(message: super::raw::Raw<'_>) -> bool {
+    let super::raw::Raw::Other(m) = message else {
+        return false;
+    };
+    let mut arrays = true;
+    let object = super::raw::members(m, &mut |k, v| {
+        if k == b"content" {
+            arrays &= matches!(v, super::raw::Raw::Other([b'[', ..]));
+        }
+        arrays
+    });
+    object && arrays
+}
+
+fn contains_any(hay: &[u8], needles: &[&[u8]]) -> bool {
+    needles
+        .iter()
+        .any(|n| memchr::memmem::find(hay, n).is_some())
 }
 
 fn failure(r: &Value, subtype: Option<&str>, is_error: bool) -> Verdict {
@@ -550,8 +601,11 @@ mod tests {
             r#"{"uuid":"u","type":"rate_limit_event","rate_limit_info":{}}"#,
             r#"{"subtype":"hook_response","output":"{\"type\":\"result\"}","type":"system"}"#,
             r#"{"type":"system","subtype":"status","session_id":"abc"}"#,
+            r#"{"message":{"content":[{"type":"thinking","thinking":"hm"}],"model":"m"},"type":"assistant"}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","is_error":false}]}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"a prompt"}}"#,
         ] {
-            assert!(inert(line.as_bytes(), false), "{line}");
+            assert!(inert(line.as_bytes(), false, true), "{line}");
         }
     }
 
@@ -565,14 +619,30 @@ mod tests {
             r#"{"type":"system","subtype":"status","session_id":"T-1"}"#,
             r#"{"type":"system","subtype":"status","usage":{"inputTokens":1}}"#,
             r#"{"type":"system","subtype":"status"#,
-            r#"{"type":"assistant","message":{}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"thinking"}]},"usage":{}}"#,
             r#"{"type":"stre\u0061m_event"}"#,
+            r#"{"type":"assistant","message":{"content":"answer text"}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"t\u0065xt","text":"x"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"t\u0065xt","t\u0065xt":"x"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool\u005fuse","name":"Structured\u004futput"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[]},"message":"x"}"#,
+            r#"{"type":"assistant","message":{"content":[],"content":"x"}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","is_error":true}]}}"#,
         ] {
-            assert!(!inert(line.as_bytes(), false), "{line}");
+            assert!(!inert(line.as_bytes(), false, true), "{line}");
         }
+        // An assistant message sets the model while it is unknown.
+        assert!(!inert(
+            br#"{"type":"assistant","message":{"content":[],"model":"m"}}"#,
+            true,
+            false
+        ));
         // Once the dialect is settled, dialect hints no longer matter.
         assert!(inert(
             br#"{"type":"system","subtype":"status","session_id":"T-1"}"#,
+            true,
             true
         ));
     }

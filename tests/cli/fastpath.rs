@@ -158,6 +158,12 @@ fn piece() -> impl Strategy<Value = String> {
             r#"{"hook_name":"SessionStart","type":"system","session_id":"s1","subtype":"hook_started"}"#
         ),
         Just(r#"{"subtype":"status","status":"requesting","type":"system"}"#),
+        Just(
+            r#"{"type":"assistant","message":{"model":"m-think","content":[{"type":"thinking","thinking":"hmm"}]}}"#
+        ),
+        Just(
+            r#"{"message":{"content":[{"tool_use_id":"t1","type":"tool_result","content":"ok"}]},"type":"user"}"#
+        ),
         // Traps.
         Just(r#"{"type":"stream_event","type":"result","subtype":"success","result":"dup wins"}"#),
         Just(r#"{"type":"result","subtype":"success","result":"dup first","type":"stream_event"}"#),
@@ -165,6 +171,25 @@ fn piece() -> impl Strategy<Value = String> {
             r#"{"t\u0079pe":"result","subtype":"success","result":"escaped key","note":"stream_event"}"#
         ),
         Just(r#"{"type":"stream\u005fevent","x":1}"#),
+        Just(r#"{"type":"assistant","message":{"content":"{\"verdict\":\"FAIL\"}"}}"#),
+        Just(
+            r#"{"type":"assistant","message":{"content":[{"type":"t\u0065xt","t\u0065xt":"{\"verdict\":\"PASS\",\"confidence\":0,\"issues\":[]}"}]}}"#
+        ),
+        Just(
+            r#"{"type":"assistant","message":{"content":[{"type":"tool\u005fuse","id":"t8","name":"Structured\u004futput","input":{"verdict":"FAIL","confidence":0.3,"issues":[]}}]}}"#
+        ),
+        Just(
+            r#"{"type":"assistant","message":{"content":[{"type":"t\u0065xt","text":"{\"verdict\":\"PASS\",\"confidence\":0,\"issues\":[]}"}]}}"#
+        ),
+        Just(
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t9","name":"Structured\u004futput","input":{"verdict":"PASS","confidence":0.1,"issues":[]}}]}}"#
+        ),
+        Just(
+            r#"{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"x"}]},"message":{"content":"late text"}}"#
+        ),
+        Just(
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t9","is_error":true}]}}"#
+        ),
         Just(r#"{"type":"system","subtype":"hook_started","session_id":"T-123"}"#),
         Just(r#"{"type":"system","subtype":"status","qwen_code_version":"0.1"}"#),
         Just(r#"{"type":"system","subtype":"status","usage":{"inputTokens":3}}"#),
