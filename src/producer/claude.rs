@@ -391,7 +391,7 @@ const INERT_SYSTEM: [&[u8]; 5] = [
 /// `model_known`: an assistant message would not set the model.
 ///
 /// Assistant and user messages are inert only when bytes that could matter are absent from the
-/// whole line: no `"text"` block, no `tool_use`, no StructuredOutput name (assistant), no `true`
+/// whole line: no `"text"`, no `"tool_use"`, no StructuredOutput name (assistant), no `true`
 /// that could be an `is_error` (user), and no `\u` escape that could spell any of them.
 fn inert(raw: &[u8], evidence_known: bool, model_known: bool) -> bool {
     use super::raw::{Raw, members};
@@ -444,7 +444,7 @@ fn inert(raw: &[u8], evidence_known: bool, model_known: bool) -> bool {
                     raw,
                     &[
                         b"\"text\"",
-                        b"tool_use",
+                        b"\"tool_use\"",
                         b"StructuredOutput",
                         b"structured_output",
                         b"\\u",
@@ -602,6 +602,7 @@ mod tests {
             r#"{"subtype":"hook_response","output":"{\"type\":\"result\"}","type":"system"}"#,
             r#"{"type":"system","subtype":"status","session_id":"abc"}"#,
             r#"{"message":{"content":[{"type":"thinking","thinking":"hm"}],"model":"m"},"type":"assistant"}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"thinking"}]},"parent_tool_use_id":null}"#,
             r#"{"type":"user","message":{"content":[{"type":"tool_result","is_error":false}]}}"#,
             r#"{"type":"user","message":{"role":"user","content":"a prompt"}}"#,
         ] {
