@@ -177,6 +177,12 @@ impl<'o> Reading<'o> {
         splitter.push(bytes, &mut |piece| feed_piece(piece, framer, router, max));
     }
 
+    /// Turn the fast path on or off for this input (it is on unless `SOJX_NO_FAST_PATH` is set).
+    pub fn fast_path(mut self, on: bool) -> Self {
+        self.router.fast_path = on;
+        self
+    }
+
     /// The extractor in use, once the producer is known.
     pub fn extractor(&self) -> Option<&dyn Extractor> {
         self.router.extractor.as_deref()
@@ -222,6 +228,7 @@ impl<'o> Reading<'o> {
 
 fn feed_piece(piece: Piece<'_>, framer: &mut Framer, router: &mut Router, max: usize) {
     match piece {
+        Piece::Line { bytes, .. } if router.skips(framer, bytes) => framer.skipped(bytes),
         Piece::Line { no, bytes } => framer.line(no, bytes, &mut |item| router.item(item)),
         Piece::TooLong { no } => framer.too_long(no),
     }
@@ -248,6 +255,7 @@ struct Router {
     /// Collect `--activity` events.
     activity: bool,
     events: Vec<Activity>,
+    fast_path: bool,
 }
 
 impl Router {
@@ -264,6 +272,7 @@ impl Router {
             dones: 0,
             activity: false,
             events: Vec::new(),
+            fast_path: fast_path_enabled(),
         }
     }
 
@@ -280,6 +289,21 @@ impl Router {
         if let Some(text) = self.extractor.as_deref().and_then(|ex| ex.describe(item)) {
             self.events.push(Activity { line, text });
         }
+    }
+
+    /// The fast path: whether the extractor said the raw line cannot matter, in which case it
+    /// is counted as a recognized value without being parsed. Only once something was
+    /// recognized (so `--from` mismatch and detection are settled) and between framed items.
+    fn skips(&mut self, framer: &Framer, raw: &[u8]) -> bool {
+        let skip = self.fast_path
+            && self.recognized > 0
+            && framer.between_items()
+            && self.extractor.as_ref().is_some_and(|ex| !ex.wants(raw));
+        if skip {
+            self.values += 1;
+            self.recognized += 1;
+        }
+        skip
     }
 
     fn item(&mut self, item: Item) {
@@ -403,6 +427,11 @@ fn cut_document(framer: &Framer) -> Option<Outcome> {
         )
         .hint("the producer was stopped before it finished writing; re-run it"),
     ))
+}
+
+/// The fast path is on unless `SOJX_NO_FAST_PATH` is set (to compare it with the full parse).
+fn fast_path_enabled() -> bool {
+    std::env::var_os("SOJX_NO_FAST_PATH").is_none_or(|v| v.is_empty())
 }
 
 fn failed(producer: Producer, f: Failure) -> Outcome {

@@ -142,6 +142,23 @@ impl Framer {
         self.text = None;
     }
 
+    /// Whether the next line would be read on its own (not inside a multi-line document), so
+    /// that a caller may decide from its raw bytes that it need not be parsed.
+    pub fn between_items(&self) -> bool {
+        matches!(self.state, State::Normal)
+    }
+
+    /// Account for a line the caller decided not to parse (the fast path): a one-line JSON
+    /// value, counted as [`Framer::line`] would have counted it.
+    pub fn skipped(&mut self, bytes: &[u8]) {
+        self.stats.lines += 1;
+        self.stats.values += 1;
+        self.keep(bytes);
+        if !bytes.is_ascii() && std::str::from_utf8(bytes).is_err() {
+            self.stats.invalid_utf8 += 1;
+        }
+    }
+
     /// Feed one line (without its newline).
     pub fn line(&mut self, no: u64, mut bytes: &[u8], out: &mut dyn FnMut(Item)) {
         self.stats.lines += 1;

@@ -5,7 +5,7 @@
 //! tool_use input → the final answer text. Failure (§5): no `result` is `truncated`; a
 //! `subtype` other than `success`, or `is_error: true`, is `agent_error`.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -32,7 +32,13 @@ pub(super) struct Claude {
     init: Option<Value>,
     model: Option<String>,
     result: Option<(u64, Value)>,
-    calls: Vec<ToolCall>,
+    /// StructuredOutput calls in input order, one per id: a call with the same id as an earlier
+    /// one replaces it (both would be rejected or not alike, so only the later can win). This
+    /// keeps memory flat on long streams that repeat calls.
+    calls: BTreeMap<u64, ToolCall>,
+    /// Each id's key in `calls`.
+    call_keys: HashMap<String, u64>,
+    seen_calls: u64,
     rejected: HashSet<String>,
     /// Text of the last assistant message, and whether a Cursor `tool_call` followed it.
     last_text: Option<(u64, String)>,
@@ -47,7 +53,9 @@ impl Claude {
             init: None,
             model: None,
             result: None,
-            calls: Vec::new(),
+            calls: BTreeMap::new(),
+            call_keys: HashMap::new(),
+            seen_calls: 0,
             rejected: HashSet::new(),
             last_text: None,
             text_after_tool: None,
@@ -91,7 +99,7 @@ impl Claude {
                         if str_at(b, "type") == Some("tool_use")
                             && str_at(b, "name").is_some_and(|n| OUTPUT_TOOLS.contains(&n))
                         {
-                            self.calls.push(ToolCall {
+                            self.call(ToolCall {
                                 id: str_at(b, "id").unwrap_or_default().to_owned(),
                                 input: b.get("input").cloned().unwrap_or(Value::Null),
                                 line,
@@ -143,6 +151,14 @@ impl Claude {
         }
     }
 
+    fn call(&mut self, call: ToolCall) {
+        self.seen_calls += 1;
+        if let Some(old) = self.call_keys.insert(call.id.clone(), self.seen_calls) {
+            self.calls.remove(&old);
+        }
+        self.calls.insert(self.seen_calls, call);
+    }
+
     fn note_session(&mut self, v: &Value) {
         if self.evidence.is_none() {
             let p = super::detect(v);
@@ -182,6 +198,10 @@ impl Extractor for Claude {
             Item::Value { line, value } => self.event(*line, value),
             Item::Done { .. } | Item::Junk { .. } => false,
         }
+    }
+
+    fn wants(&self, raw: &[u8]) -> bool {
+        !inert(raw, self.evidence.is_some(), self.model.is_some())
     }
 
     fn describe(&self, item: &Item) -> Option<String> {
@@ -280,7 +300,7 @@ impl Extractor for Claude {
 
         let accepted = self
             .calls
-            .iter()
+            .values()
             .rev()
             .find(|c| !self.rejected.contains(&c.id));
         let structured = field(r, "structured_output").or_else(|| field(r, "structured_result"));
@@ -346,6 +366,120 @@ impl Extractor for Claude {
     }
 }
 
+/// Event types that `event` recognizes and otherwise ignores.
+const INERT_TYPES: [&[u8]; 6] = [
+    b"stream_event",
+    b"rate_limit_event",
+    b"control_request",
+    b"control_response",
+    b"control_cancel_request",
+    b"keep_alive",
+];
+
+/// `system` subtypes that only feed the dialect evidence (`note_session`) and have no
+/// description for `--activity`.
+const INERT_SYSTEM: [&[u8]; 5] = [
+    b"hook_started",
+    b"hook_progress",
+    b"hook_response",
+    b"status",
+    b"thinking_tokens",
+];
+
+/// Whether the raw line is an event that cannot change the outcome (see `Extractor::wants`).
+/// `evidence_known`: the dialect evidence is settled, so `note_session` would do nothing;
+/// `model_known`: an assistant message would not set the model.
+///
+/// Assistant and user messages are inert only when bytes that could matter are absent from the
+/// whole line: no `"text"`, no `"tool_use"`, no StructuredOutput name (assistant), no `true`
+/// that could be an `is_error` (user), and no `\u` escape that could spell any of them.
+fn inert(raw: &[u8], evidence_known: bool, model_known: bool) -> bool {
+    use super::raw::{Raw, members};
+    // Duplicate keys: the parser keeps the last one, so every occurrence must agree.
+    let mut ty: Option<Raw<'_>> = None;
+    let mut subtype: Option<Raw<'_>> = None;
+    let mut doubt = false;
+    let mut dialect_hint = false;
+    // Every `message` is an object whose every `content` is an array (not answer text).
+    let mut message_blocks = true;
+    let object = members(raw, &mut |k, v| {
+        match k {
+            b"type" => {
+                doubt |= ty.replace(v).is_some_and(|t| t != v);
+                // An event that matters (most lines say so early): stop reading.
+                let maybe_inert = v
+                    .plain()
+                    .is_some_and(|t| MAYBE_INERT.contains(&t) || INERT_TYPES.contains(&t));
+                return maybe_inert;
+            }
+            b"subtype" => doubt |= subtype.replace(v).is_some_and(|t| t != v),
+            // What `detect` reads to tell Qwen Code, Amp and Cursor from Claude Code.
+            b"session_id" => dialect_hint |= v.plain().is_none_or(|s| s.starts_with(b"T-")),
+            b"qwen_code_version" | b"usage" | b"request_id" => dialect_hint = true,
+            b"message" => message_blocks &= content_is_blocks(v),
+            _ => {}
+        }
+        !doubt
+    });
+    if !object || doubt {
+        return false;
+    }
+    let Some(ty) = ty.and_then(Raw::plain) else {
+        return false;
+    };
+    if INERT_TYPES.contains(&ty) {
+        return true;
+    }
+    if dialect_hint && !evidence_known {
+        return false;
+    }
+    match ty {
+        b"system" => subtype
+            .and_then(Raw::plain)
+            .is_some_and(|s| INERT_SYSTEM.contains(&s)),
+        b"assistant" => {
+            model_known
+                && message_blocks
+                && !contains_any(
+                    raw,
+                    &[
+                        b"\"text\"",
+                        b"\"tool_use\"",
+                        b"StructuredOutput",
+                        b"structured_output",
+                        b"\\u",
+                    ],
+                )
+        }
+        b"user" => !contains_any(raw, &[b"true", b"\\u"]),
+        _ => false,
+    }
+}
+
+/// Types whose lines are inert only under conditions (`inert`).
+const MAYBE_INERT: [&[u8]; 3] = [b"system", b"assistant", b"user"];
+
+/// A raw `message` value that is an object whose every `content` member is an array.
+fn content_is_blocks(message: super::raw::Raw<'_>) -> bool {
+    let super::raw::Raw::Other(m) = message else {
+        return false;
+    };
+    let mut arrays = true;
+    let object = super::raw::members(m, &mut |k, v| {
+        if k == b"content" {
+            arrays &= matches!(v, super::raw::Raw::Other([b'[', ..]));
+        }
+        arrays
+    });
+    object && arrays
+}
+
+fn contains_any(hay: &[u8], needles: &[&[u8]]) -> bool {
+    needles
+        .iter()
+        .any(|n| memchr::memmem::find(hay, n).is_some())
+}
+
 fn failure(r: &Value, subtype: Option<&str>, is_error: bool) -> Verdict {
     let errors = r
         .get("errors")
@@ -404,5 +538,113 @@ fn fill_session(s: &mut Session, r: &Value) {
             cache_creation_input_tokens: num(u, "cache_creation_input_tokens")
                 .or_else(|| num(u, "cacheWriteTokens")),
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::inert;
+    use crate::framing::Item;
+    use crate::producer::{Extractor, Producer, Verdict};
+    use serde_json::{Value, json};
+
+    fn answer(events: &[Value]) -> (Value, u64) {
+        let mut c = Box::new(super::Claude::new(Producer::ClaudeCode));
+        for (i, v) in events.iter().enumerate() {
+            c.feed(&Item::Value {
+                line: i as u64 + 1,
+                value: v.clone(),
+            });
+        }
+        match c.finish().verdict {
+            Verdict::Value { value, line, .. } => (value, line.unwrap()),
+            v => panic!("{v:?}"),
+        }
+    }
+
+    #[test]
+    fn the_last_call_that_was_not_rejected_wins_even_with_repeated_ids() {
+        let call = |id: &str, n: u64| {
+            json!({"type":"assistant","message":{"content":[
+                {"type":"tool_use","id":id,"name":"StructuredOutput","input":{"n":n}}]}})
+        };
+        let reject = |id: &str| {
+            json!({"type":"user","message":{"content":[
+                {"type":"tool_result","tool_use_id":id,"is_error":true}]}})
+        };
+        let result = json!({"type":"result","subtype":"success","is_error":false});
+        let a = [call("t1", 1), call("t2", 2), call("t1", 3), result.clone()];
+        assert_eq!(answer(&a), (json!({"n":3}), 3));
+        let b = [
+            call("t1", 1),
+            call("t2", 2),
+            call("t1", 3),
+            reject("t1"),
+            result.clone(),
+        ];
+        assert_eq!(answer(&b), (json!({"n":2}), 2));
+        let c = [
+            call("t2", 2),
+            call("t1", 1),
+            call("t2", 4),
+            reject("t1"),
+            result,
+        ];
+        assert_eq!(answer(&c), (json!({"n":4}), 3));
+    }
+
+    #[test]
+    fn inert_events_are_recognized_in_any_key_order() {
+        for line in [
+            r#"{"type":"stream_event","event":{"type":"content_block_delta"}}"#,
+            r#"{"event":{"type":"message_stop"},"session_id":"s","type":"stream_event"}"#,
+            r#"{"uuid":"u","type":"rate_limit_event","rate_limit_info":{}}"#,
+            r#"{"subtype":"hook_response","output":"{\"type\":\"result\"}","type":"system"}"#,
+            r#"{"type":"system","subtype":"status","session_id":"abc"}"#,
+            r#"{"message":{"content":[{"type":"thinking","thinking":"hm"}],"model":"m"},"type":"assistant"}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"thinking"}]},"parent_tool_use_id":null}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","is_error":false}]}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"a prompt"}}"#,
+        ] {
+            assert!(inert(line.as_bytes(), false, true), "{line}");
+        }
+    }
+
+    #[test]
+    fn lines_that_can_matter_are_not_inert() {
+        for line in [
+            r#"{"type":"result","subtype":"success","event":{"type":"stream_event"}}"#,
+            r#"{"type":"stream_event","type":"result"}"#,
+            r#"{"type":"system","subtype":"init","model":"m"}"#,
+            r#"{"type":"system","subtype":"api_retry","attempt":1}"#,
+            r#"{"type":"system","subtype":"status","session_id":"T-1"}"#,
+            r#"{"type":"system","subtype":"status","usage":{"inputTokens":1}}"#,
+            r#"{"type":"system","subtype":"status"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"thinking"}]},"usage":{}}"#,
+            r#"{"type":"stre\u0061m_event"}"#,
+            r#"{"type":"assistant","message":{"content":"answer text"}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"t\u0065xt","text":"x"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","name":"Bash"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"t\u0065xt","t\u0065xt":"x"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool\u005fuse","name":"Structured\u004futput"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[]},"message":"x"}"#,
+            r#"{"type":"assistant","message":{"content":[],"content":"x"}}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","is_error":true}]}}"#,
+        ] {
+            assert!(!inert(line.as_bytes(), false, true), "{line}");
+        }
+        // An assistant message sets the model while it is unknown.
+        assert!(!inert(
+            br#"{"type":"assistant","message":{"content":[],"model":"m"}}"#,
+            true,
+            false
+        ));
+        // Once the dialect is settled, dialect hints no longer matter.
+        assert!(inert(
+            br#"{"type":"system","subtype":"status","session_id":"T-1"}"#,
+            true,
+            true
+        ));
     }
 }

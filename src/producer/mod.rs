@@ -14,6 +14,7 @@ mod ollama;
 mod openai_chat;
 mod openai_responses;
 mod opencode;
+mod raw;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -235,6 +236,13 @@ pub trait Extractor: Send {
     /// A short human line for the event, for `--activity` (None: nothing worth showing).
     fn describe(&self, _item: &Item) -> Option<String> {
         None
+    }
+    /// The fast path: `false` when the raw input line (one line that starts a JSON object) is
+    /// certain to be recognized by `feed` without changing the outcome or `describe`'s output,
+    /// so the caller may count it as recognized instead of parsing it. The decision must hold
+    /// for any key order and any line the framer would read as one item; when in doubt, `true`.
+    fn wants(&self, _raw: &[u8]) -> bool {
+        true
     }
 }
 

@@ -10,6 +10,7 @@ mod common;
 mod conformance;
 mod docs;
 mod extract;
+mod fastpath;
 mod producers;
 mod props;
 mod schema_safety;

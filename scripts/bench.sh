@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Side-by-side benchmark of sojx against jq, jaq, jq|jsonschema-cli and jq|check-jsonschema
+# (each when installed) on Claude Code streams of 80 KB, 10 MB and 256 MB; regenerates
+# BENCHMARKS.md. Needs python3 and cargo; uses hyperfine when installed.
+#
+# Environment:
+#   SOJX               binary to measure (default: target/release/sojx, built here)
+#   SOJX_EXTRA_FLAGS   extra flags for every sojx run (e.g. '--activity' or '--tee out.log')
+#   BENCH_SIZES        subset of "80KB 10MB 256MB"
+#   BENCH_RUNS_SMALL / BENCH_RUNS_MEDIUM / BENCH_RUNS_LARGE   timed runs per size (40/10/5)
+#   BENCH_DIR          where the inputs are written (default: target/bench)
+#   BENCH_OUT          the report (default: BENCHMARKS.md)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command -v python3 >/dev/null || { echo "bench.sh: python3 is required" >&2; exit 1; }
+if [[ -z "${SOJX:-}" ]]; then
+    cargo build --release --quiet
+fi
+for tool in jq jaq jsonschema-cli check-jsonschema hyperfine; do
+    command -v "$tool" >/dev/null || echo "bench.sh: $tool is not installed; skipping it" >&2
+done
+exec python3 scripts/bench.py

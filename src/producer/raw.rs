@@ -1,0 +1,236 @@
+//! The raw-line fast path: read the top-level members of a one-line JSON object without building
+//! it, so that an extractor can tell, before any parse, that a line cannot change the outcome.
+//!
+//! The scan never depends on key order or on a line prefix: it walks every top-level member.
+//! It is deliberately conservative: a key written with an escape, a member it cannot delimit, or
+//! a line whose string-aware bracket depth does not close exactly at its last byte makes it give
+//! up, and the line takes the slow path (a full parse). When it accepts a line, the framer would
+//! have made exactly one item of it (a value, or junk when the line is not valid JSON), never the
+//! start of a multi-line document: the scan tracks the same string-aware depth as the framer's
+//! `DepthScan`, so both agree on where the object closes.
+
+/// A top-level member's value, as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Raw<'a> {
+    /// A string without escapes: its content, without the quotes.
+    Plain(&'a [u8]),
+    /// Anything else (a string with an escape keeps its quotes).
+    Other(&'a [u8]),
+}
+
+impl<'a> Raw<'a> {
+    /// The content of a string without escapes.
+    pub(crate) fn plain(self) -> Option<&'a [u8]> {
+        match self {
+            Self::Plain(s) => Some(s),
+            Self::Other(_) => None,
+        }
+    }
+}
+
+/// Calls `f(key, value)` for each top-level member of the object on `line`, in order, while
+/// `f` returns `true`. `key` is the raw key without its quotes (it never holds an escape).
+/// Returns `true` when the line is such an object and `f` saw all of its members.
+pub(crate) fn members<'a>(line: &'a [u8], f: &mut dyn FnMut(&'a [u8], Raw<'a>) -> bool) -> bool {
+    let t = line.trim_ascii();
+    if t.len() < 2 || t[0] != b'{' || t[t.len() - 1] != b'}' {
+        return false;
+    }
+    let last = t.len() - 1;
+    let mut i = skip_ws(t, 1);
+    if i == last {
+        return true;
+    }
+    loop {
+        if t.get(i) != Some(&b'"') {
+            return false;
+        }
+        let Some((key_end, false)) = string_end(t, i) else {
+            return false;
+        };
+        let key = &t[i + 1..key_end - 1];
+        i = skip_ws(t, key_end);
+        if t.get(i) != Some(&b':') {
+            return false;
+        }
+        i = skip_ws(t, i + 1);
+        let start = i;
+        let (end, value) = match t.get(i) {
+            Some(b'"') => match string_end(t, i) {
+                Some((end, false)) => (end, Raw::Plain(&t[start + 1..end - 1])),
+                Some((end, true)) => (end, Raw::Other(&t[start..end])),
+                None => return false,
+            },
+            Some(b'{' | b'[') => match nested_end(t, i) {
+                Some(end) => (end, Raw::Other(&t[start..end])),
+                None => return false,
+            },
+            _ => match scalar_end(t, i) {
+                Some(end) => (end, Raw::Other(&t[start..end])),
+                None => return false,
+            },
+        };
+        // The value must end before the closing brace of the object.
+        if end > last {
+            return false;
+        }
+        if !f(key, value) {
+            return false;
+        }
+        i = skip_ws(t, end);
+        match t.get(i) {
+            Some(b',') if i < last => i = skip_ws(t, i + 1),
+            Some(b'}') => return i == last,
+            _ => return false,
+        }
+    }
+}
+
+fn skip_ws(t: &[u8], mut i: usize) -> usize {
+    while let Some(b' ' | b'\t' | b'\r' | b'\n') = t.get(i) {
+        i += 1;
+    }
+    i
+}
+
+/// `t[i]` is an opening quote: the index just past the closing quote, and whether the string
+/// holds an escape.
+#[inline(always)]
+fn string_end(t: &[u8], i: usize) -> Option<(usize, bool)> {
+    let mut i = i + 1;
+    let mut escaped = false;
+    loop {
+        // Eight bytes at a time while none of them is a quote or a backslash.
+        while let Some(w) = t.get(i..i + 8) {
+            let x = u64::from_le_bytes(w.try_into().expect("eight bytes"));
+            if has_byte(x, b'"') | has_byte(x, b'\\') != 0 {
+                break;
+            }
+            i += 8;
+        }
+        // Then byte by byte to the quote or backslash.
+        loop {
+            match *t.get(i)? {
+                b'"' => return Some((i + 1, escaped)),
+                // A backslash escapes the next byte, whatever it is (as the framer's depth scan
+                // reads it).
+                b'\\' => {
+                    escaped = true;
+                    i += 2;
+                    break;
+                }
+                _ => i += 1,
+            }
+        }
+    }
+}
+
+/// Non-zero when a byte of `x` is `b` (exact: no false positive when none is).
+#[inline(always)]
+fn has_byte(x: u64, b: u8) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let y = x ^ (LO * u64::from(b));
+    y.wrapping_sub(LO) & !y & HI
+}
+
+/// `t[i]` opens an object or array: the index just past the bracket that closes it.
+fn nested_end(t: &[u8], mut i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    while let Some(&b) = t.get(i) {
+        match b {
+            b'"' => {
+                i = string_end(t, i)?.0;
+                continue;
+            }
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
+
+/// A number, `true`, `false` or `null` starting at `t[i]`: the index just past it. Only bytes
+/// that can appear in one are accepted, so no bracket hides in it.
+fn scalar_end(t: &[u8], i: usize) -> Option<usize> {
+    let n = t[i..]
+        .iter()
+        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+        .unwrap_or(t.len() - i);
+    (n > 0).then_some(i + n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn walk(line: &str) -> Option<Vec<(String, String)>> {
+        let mut out = Vec::new();
+        let ok = members(line.as_bytes(), &mut |k, v| {
+            let v = match v {
+                Raw::Plain(s) => format!("plain {}", String::from_utf8_lossy(s)),
+                Raw::Other(s) => String::from_utf8_lossy(s).into_owned(),
+            };
+            out.push((String::from_utf8_lossy(k).into_owned(), v));
+            true
+        });
+        ok.then_some(out)
+    }
+
+    #[test]
+    fn reads_top_level_members_in_any_order() {
+        let got = walk(r#" {"event":{"type":"x","a":[1,{"b":"}"}]},"type" : "stream_event","s":"a\"b","n":-1.5e3,"t":true} "#)
+            .unwrap();
+        assert_eq!(
+            got,
+            [
+                ("event".into(), r#"{"type":"x","a":[1,{"b":"}"}]}"#.into()),
+                ("type".into(), "plain stream_event".into()),
+                ("s".into(), r#""a\"b""#.into()),
+                ("n".into(), "-1.5e3".into()),
+                ("t".into(), "true".into()),
+            ]
+        );
+        assert_eq!(walk("{}").unwrap(), []);
+        assert_eq!(walk("{ }").unwrap(), []);
+    }
+
+    #[test]
+    fn gives_up_on_anything_unusual() {
+        for bad in [
+            r#"{"type":"stream_event""#,
+            r#"{"type":"stream_event"} {"a":1}"#,
+            r#"{"t\u0079pe":"stream_event"}"#,
+            r#"{"a":"}"#,
+            r#"{"a":[}"#,
+            r#"{"a":1[}"#,
+            r#"{"a":1,}"#,
+            r#"{"a" 1}"#,
+            r#"{,}"#,
+            r#"[{"type":"stream_event"}]"#,
+            r#"data: {"type":"stream_event"}"#,
+            r#"{"a":"\"}"#,
+        ] {
+            assert!(walk(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn long_strings_and_escapes_at_every_position() {
+        for n in [0, 1, 23, 24, 25, 100] {
+            let pad = "x".repeat(n);
+            let line = format!(r#"{{"k":"{pad}\"{pad}","e":"{pad}\\"}}"#);
+            let got = walk(&line).unwrap();
+            assert_eq!(got.len(), 2, "{line}");
+            assert!(walk(&format!(r#"{{"k":"{pad}\"}}"#)).is_none());
+            assert!(walk(&format!(r#"{{"k":"{pad}"#)).is_none());
+        }
+    }
+}
