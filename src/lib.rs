@@ -5,13 +5,17 @@
 //! (detection and per-producer extraction) → [`text`] / [`repair`] (JSON from text) →
 //! [`schema`] (validation) → [`envelope`] → [`render`]. [`run`] wires them for the command line.
 
+mod batch;
 pub mod cli;
 pub mod color;
+pub mod compare;
 pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod framing;
 pub mod input;
+pub mod jq;
+pub mod markers;
 pub mod producer;
 pub mod render;
 pub mod repair;
@@ -78,6 +82,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
     let result = match cli.command {
         Command::Extract(a) => extract(&a, io),
         Command::Validate(a) => validate(&a, io),
+        Command::Compare(a) => compare::command(&a, io),
     };
     match result {
         Ok(code) => code,
@@ -249,6 +254,14 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
         Ok(s) => s,
         Err(f) => return fail_all("extract", &a.files, &f, io, style),
     };
+    let assertions = match jq::Assertions::compile(&a.asserts) {
+        Ok(x) => x,
+        Err(f) => return fail_all("extract", &a.files, &f, io, style),
+    };
+    let handoff = match a.handoff.as_deref().map(markers::load_handoff).transpose() {
+        Ok(h) => h,
+        Err(f) => return fail_all("extract", &a.files, &f, io, style),
+    };
     if let Some(code) = stdin_guard("extract", &a.files, io, style)? {
         return Ok(code);
     }
@@ -259,14 +272,54 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
         max_line_bytes: a.limits.max_line_bytes,
         max_candidates: a.limits.max_candidates,
         schema: schema.as_ref(),
+        markers: a.markers,
+        handoff: handoff.as_ref(),
+        assertions: (!assertions.is_empty()).then_some(&assertions),
     };
+    let sources = sources(&a.files);
     let mut status = Status::default();
-    for s in sources(&a.files) {
-        let env = extract::run(&s, &opts);
-        status.note(env.exit_code);
-        emit(io, &env, style)?;
+    let mut tally = Tally::default();
+    batch::for_each(
+        &sources,
+        |s| extract::run(s, &opts),
+        |env| {
+            status.note(env.exit_code);
+            tally.note(&env);
+            emit(io, &env, style)
+        },
+    )?;
+    if sources.len() > 1 && io.stderr_is_tty {
+        let _ = writeln!(io.stderr, "sojx: {}", tally.line());
     }
     Ok(status.code())
+}
+
+/// Counts per outcome for the batch summary line.
+#[derive(Debug, Default)]
+struct Tally {
+    inputs: usize,
+    kinds: std::collections::BTreeMap<String, usize>,
+}
+
+impl Tally {
+    fn note(&mut self, env: &Envelope) {
+        self.inputs += 1;
+        let kind = env.error_kind().unwrap_or("ok").to_owned();
+        *self.kinds.entry(kind).or_default() += 1;
+    }
+
+    /// `12 inputs: 10 ok, 1 not_found, 1 validation_failed` (ok first, then kinds by name).
+    fn line(&self) -> String {
+        let ok = self.kinds.get("ok").copied().unwrap_or(0);
+        let mut parts = vec![format!("{ok} ok")];
+        parts.extend(
+            self.kinds
+                .iter()
+                .filter(|(k, _)| *k != "ok")
+                .map(|(k, n)| format!("{n} {k}")),
+        );
+        format!("{} inputs: {}", self.inputs, parts.join(", "))
+    }
 }
 
 fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
