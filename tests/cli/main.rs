@@ -6,4 +6,5 @@
 
 mod common;
 mod extract;
+mod recipes;
 mod teams;
