@@ -11,6 +11,16 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread;
 
+/// Whether `sources` may be read in parallel: standard input named twice (`sojx extract - -`)
+/// must be read in order, the first reading it all, as a sequential run does.
+pub(crate) fn parallel_ok(sources: &[crate::input::Source]) -> bool {
+    sources
+        .iter()
+        .filter(|s| matches!(s, crate::input::Source::Stdin))
+        .count()
+        <= 1
+}
+
 /// Worker threads for `n` inputs: one per core (as the process's CPU affinity allows), at most `n`.
 fn workers(n: usize) -> usize {
     thread::available_parallelism()
@@ -18,15 +28,21 @@ fn workers(n: usize) -> usize {
         .min(n)
 }
 
-/// Run `work` on every item, in parallel, and pass the results to `sink` in item order.
-pub(crate) fn for_each<T, R, W, S>(items: &[T], work: W, mut sink: S) -> io::Result<()>
+/// Run `work` on every item, in parallel when `parallel`, and pass the results to `sink` in item
+/// order.
+pub(crate) fn for_each<T, R, W, S>(
+    items: &[T],
+    parallel: bool,
+    work: W,
+    mut sink: S,
+) -> io::Result<()>
 where
     T: Sync,
     R: Send,
     W: Fn(&T) -> R + Sync,
     S: FnMut(R) -> io::Result<()>,
 {
-    let threads = workers(items.len());
+    let threads = if parallel { workers(items.len()) } else { 1 };
     if threads <= 1 {
         return items.iter().try_for_each(|it| sink(work(it)));
     }
@@ -74,6 +90,7 @@ mod tests {
         let mut seen = Vec::new();
         for_each(
             &items,
+            true,
             |&i| {
                 // Later items finish first.
                 thread::sleep(std::time::Duration::from_micros((200 - i) * 20));
@@ -94,6 +111,7 @@ mod tests {
         let mut n = 0;
         let r = for_each(
             &items,
+            true,
             |&i| i,
             |_| {
                 n += 1;

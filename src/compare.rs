@@ -87,6 +87,7 @@ pub(crate) fn command(a: &CompareArgs, io: &mut Io<'_>) -> io::Result<i32> {
     let mut loaded = Vec::new();
     batch::for_each(
         &sources,
+        batch::parallel_ok(&sources),
         |s| load(s, &opts),
         |l| {
             loaded.extend(l);

@@ -281,6 +281,7 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
     let mut tally = Tally::default();
     batch::for_each(
         &sources,
+        batch::parallel_ok(&sources),
         |s| extract::run(s, &opts),
         |env| {
             status.note(env.exit_code);

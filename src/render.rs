@@ -113,6 +113,7 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             .get("source")
             .and_then(|s| s.get("kind"))
             .and_then(Value::as_str)
+            .or_else(|| f.get("command").and_then(Value::as_str))
             .unwrap_or("?");
         let line = f
             .get("source")

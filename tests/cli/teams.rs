@@ -559,3 +559,11 @@ fn a_summary_line_goes_to_a_terminal_stderr() {
     assert_eq!(last, "sojx: 8 inputs: 4 ok, 2 not_found, 2 truncated");
     assert_eq!(String::from_utf8(out).unwrap().lines().count(), 8);
 }
+
+#[test]
+fn stdin_named_twice_is_read_in_order() {
+    let r = run_stdin(&["extract", "-", "-"], r#"{"a": 1}"#);
+    assert_eq!(r.envelopes.len(), 2);
+    assert_eq!(r.envelopes[0]["data"], json!({"a": 1}));
+    assert_eq!(r.envelopes[1]["error"]["kind"], "empty_input");
+}
