@@ -204,6 +204,17 @@ fn stdin_guard(
 /// Render an envelope, and tell people on stderr what went wrong.
 fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
     render::render(io.stdout, env, style)?;
+    tell(io, env, style)
+}
+
+/// Print an envelope already rendered (by a batch worker), and tell people what went wrong.
+fn emit_rendered(io: &mut Io<'_>, env: &Envelope, rendered: &[u8], style: Style) -> io::Result<()> {
+    io.stdout.write_all(rendered)?;
+    tell(io, env, style)
+}
+
+/// The human line on stderr for a failure, then flush stdout (each envelope as it is ready).
+fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
     if style.format == OutputFormat::Json
         && let Some(Value::Object(err)) = env.fields.get("error")
     {
@@ -282,11 +293,17 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
     batch::for_each(
         &sources,
         batch::parallel_ok(&sources),
-        |s| extract::run(s, &opts),
-        |env| {
+        |s| {
+            // Rendering is part of the parallel work; the printing thread only writes bytes.
+            let env = extract::run(s, &opts);
+            let mut rendered = Vec::new();
+            render::render(&mut rendered, &env, style).map(|()| (env, rendered))
+        },
+        |done| {
+            let (env, rendered) = done?;
             status.note(env.exit_code);
             tally.note(&env);
-            emit(io, &env, style)
+            emit_rendered(io, &env, &rendered, style)
         },
     )?;
     if sources.len() > 1 && io.stderr_is_tty {
