@@ -89,7 +89,7 @@ pub struct ExtractArgs {
     pub handoff: Option<PathBuf>,
 
     /// A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable).
-    /// It passes when every value it produces is neither false nor null; otherwise the input
+    /// It passes when it yields at least one value and none is false or null; otherwise the input
     /// fails with `assertion_failed`.
     #[arg(long = "assert", value_name = "EXPR")]
     pub asserts: Vec<String>,
