@@ -539,25 +539,37 @@ fn a_closed_stdout_ends_a_batch_quietly() {
 
 #[test]
 fn a_summary_line_goes_to_a_terminal_stderr() {
+    // `script` runs sojx on a pseudo-terminal (stdout and stderr both), as a person would.
+    let have_script = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_script {
+        assert!(
+            std::env::var("CI").is_err(),
+            "this test needs `script` (util-linux)"
+        );
+        eprintln!("notice: `script` is missing; skipping the terminal summary test");
+        return;
+    }
     let d = scratch("batch-summary");
     let files = batch_files(&d, 8);
-    let mut args: Vec<std::ffi::OsString> = vec!["sojx".into(), "extract".into()];
-    args.extend(files.iter().map(|(p, _)| p.clone().into_os_string()));
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut io = sojx::Io {
-        stdout: &mut out,
-        stderr: &mut err,
-        stdin_is_tty: false,
-        stdout_is_tty: false,
-        stderr_is_tty: true,
-        env: sojx::color::EnvSnapshot::default(),
-    };
-    let code = sojx::run(args, &mut io);
-    assert_eq!(code, 1);
-    let err = String::from_utf8(err).unwrap();
-    let last = err.lines().last().unwrap();
-    assert_eq!(last, "sojx: 8 inputs: 4 ok, 2 not_found, 2 truncated");
-    assert_eq!(String::from_utf8(out).unwrap().lines().count(), 8);
+    let list: Vec<&str> = files.iter().map(|(p, _)| path_str(p)).collect();
+    let bin = assert_cmd::cargo::cargo_bin("sojx");
+    let cmd = format!("{} extract {}", bin.display(), list.join(" "));
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env_remove("NO_COLOR")
+        .env("TERM", "dumb")
+        .output()
+        .unwrap();
+    let tty = String::from_utf8_lossy(&out.stdout);
+    let last = tty.lines().map(str::trim_end).rfind(|l| !l.is_empty());
+    assert_eq!(
+        last,
+        Some("sojx: 8 inputs: 4 ok, 2 not_found, 2 truncated"),
+        "{tty}"
+    );
 }
 
 #[test]
