@@ -579,3 +579,33 @@ fn stdin_named_twice_is_read_in_order() {
     assert_eq!(r.envelopes[0]["data"], json!({"a": 1}));
     assert_eq!(r.envelopes[1]["error"]["kind"], "empty_input");
 }
+
+#[test]
+fn markers_work_for_any_producer_with_a_final_answer_text() {
+    let codex = concat!(
+        r#"{"type":"thread.started","thread_id":"t-1"}"#,
+        "\n",
+        r#"{"type":"turn.started"}"#,
+        "\n",
+        r#"{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"[EVENT:warning:queue] backlog at 12k\n[MEMORY:capacity:queue] doubles on Mondays"}}"#,
+        "\n",
+        r#"{"type":"turn.completed","usage":{"input_tokens":10,"output_tokens":5}}"#,
+        "\n"
+    );
+    let r = run_stdin(&["extract", "--markers"], codex);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let e = r.one();
+    assert_eq!(e["producer"], "codex");
+    assert_eq!(e["source"]["kind"], "markers");
+    assert_eq!(
+        e["data"],
+        json!({
+            "events": [{"level": "warning", "service": "queue", "message": "backlog at 12k"}],
+            "memories": [{"key": "queue:capacity", "value": "doubles on Mondays"}]
+        })
+    );
+    // Cut off before turn.completed: truncated, markers or not.
+    let cut: String = codex.lines().take(3).map(|l| format!("{l}\n")).collect();
+    let r = run_stdin(&["extract", "--markers"], cut);
+    assert_eq!(r.kind(), Some("truncated"));
+}
