@@ -3,13 +3,14 @@
 # (taskset -c 0,1). Two workloads made from tests/fixtures/claude-code/*.ndjson in a temp dir:
 #   small: the fixtures as they are (about 4 KB each);
 #   large: each fixture's event lines repeated 20 times before its result line (about 26 KB).
-# Usage: scripts/bench-batch.sh [RUNS]   (needs a release build: cargo build --release)
+# Usage: scripts/bench-batch.sh [RUNS]   (needs a release build: cargo build --release; or
+# SOJX=path/to/sojx)
 # Prints the minimum and median wall time of RUNS interleaved runs for each core count.
 # On a machine shared with other work, the scheduler's per-session fairness caps sojx at its
 # share of the CPU whatever its thread count; measure on an otherwise idle machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin=$root/target/release/sojx
+bin=${SOJX:-$root/target/release/sojx}
 runs=${1:-11}
 [ -x "$bin" ] || { echo "build first: cargo build --release" >&2; exit 1; }
 tmp=$(mktemp -d)
