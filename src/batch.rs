@@ -1,11 +1,9 @@
 //! Batches: work on many inputs in parallel on all cores, results delivered in input order.
 //!
-//! The calling thread and one scoped helper thread per other core take the next input from a
-//! shared atomic index. The calling thread alone hands results to `sink`, in input order: after
-//! each of its own items it hands over every result that is ready in order, and when no input
-//! is left it waits for the helpers'. So output order is argument order, and an envelope waits
-//! at most for the calling thread's current input. A failing `sink` (a closed stdout) stops the
-//! workers after their current input.
+//! Scoped worker threads take the next input from a shared atomic index; the calling thread
+//! receives results as they finish and hands each to `sink` as soon as every earlier one has
+//! been handed over, so output order is argument order and the first envelope is printed as soon
+//! as it is ready. A failing `sink` (a closed stdout) stops the workers after their current input.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -53,9 +51,7 @@ where
     let (work, next, stop) = (&work, &next, &stop);
     thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<(usize, R)>();
-        // Helpers on the other cores; this thread works too (no third thread contending for
-        // the cores), and prints what is ready in order between its own items.
-        for _ in 1..threads {
+        for _ in 0..threads {
             let tx = tx.clone();
             scope.spawn(move || {
                 while !stop.load(Ordering::Relaxed) {
@@ -68,49 +64,20 @@ where
             });
         }
         drop(tx);
-        let mut order = InOrder {
-            ready: BTreeMap::new(),
-            want: 0,
-        };
-        let fail = |e| {
-            stop.store(true, Ordering::Relaxed);
-            Err(e)
-        };
-        loop {
-            while let Ok((i, r)) = rx.try_recv() {
-                order.ready.insert(i, r);
-            }
-            if let Err(e) = order.flush(&mut sink) {
-                return fail(e);
-            }
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(item) = items.get(i) else { break };
-            order.ready.insert(i, work(item));
-        }
+        let mut ready = BTreeMap::new();
+        let mut want = 0;
         for (i, r) in rx {
-            order.ready.insert(i, r);
-            if let Err(e) = order.flush(&mut sink) {
-                return fail(e);
+            ready.insert(i, r);
+            while let Some(r) = ready.remove(&want) {
+                want += 1;
+                if let Err(e) = sink(r) {
+                    stop.store(true, Ordering::Relaxed);
+                    return Err(e);
+                }
             }
-        }
-        order.flush(&mut sink).or_else(fail)
-    })
-}
-
-/// Results that arrived out of order, and the index of the next one to hand over.
-struct InOrder<R> {
-    ready: BTreeMap<usize, R>,
-    want: usize,
-}
-
-impl<R> InOrder<R> {
-    fn flush(&mut self, sink: &mut impl FnMut(R) -> io::Result<()>) -> io::Result<()> {
-        while let Some(r) = self.ready.remove(&self.want) {
-            self.want += 1;
-            sink(r)?;
         }
         Ok(())
-    }
+    })
 }
 
 #[cfg(test)]
