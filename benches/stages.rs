@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use divan::{Bencher, black_box, counter::BytesCount};
 use serde_json::Value;
-use sojx::cli::{From, SchemaArgs};
+use sojx::cli::SchemaArgs;
 use sojx::extract::{Options, Reading};
 use sojx::framing::{Framer, Item};
 use sojx::input::{CHUNK, LineSplitter, Piece};
@@ -94,12 +94,9 @@ fn path(rel: &str) -> String {
 
 fn options(schema: Option<&Schema>) -> Options<'_> {
     Options {
-        from: From::Auto,
-        strict: false,
-        repair: false,
         max_line_bytes: 1 << 30,
-        max_candidates: 10_000,
         schema,
+        ..Options::default()
     }
 }
 

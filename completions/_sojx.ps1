@@ -27,6 +27,7 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Extract, validate and print an envelope per input (the main job)')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema')
+            [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Report contradictions between sibling outputs (same key, different field value)')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check that a schema is valid and that a provider''s structured output accepts it')
             [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Print a schema lowered for a provider''s structured-output feature')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -34,6 +35,8 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
         }
         'sojx;extract' {
             [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Which producer wrote the input; `auto` detects it from the content')
+            [CompletionResult]::new('--handoff', '--handoff', [CompletionResultType]::ParameterName, 'With --markers: add this legacy escalation file''s content (JSON if it parses, else its text) to the marker data as `escalation`')
+            [CompletionResult]::new('--assert', '--assert', [CompletionResultType]::ParameterName, 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`')
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
             [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
             [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Force the schema''s draft instead of reading `$schema` (default 2020-12)')
@@ -47,6 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair')
             [CompletionResult]::new('--repair', '--repair', [CompletionResultType]::ParameterName, 'Repair almost-JSON answers (trailing commas, unclosed brackets or strings of a cut-off answer, a stray prefix or suffix); every repair is listed in `warnings`')
             [CompletionResult]::new('--activity', '--activity', [CompletionResultType]::ParameterName, 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns')
+            [CompletionResult]::new('--markers', '--markers', [CompletionResultType]::ParameterName, 'Legacy fallback: when the run holds no structured output, read `[EVENT:level[:service]] message` and `[MEMORY:category[:service]] observation` lines of the final answer text into `{events, memories}` (`source.kind: markers`)')
             [CompletionResult]::new('--ignore-formats', '--ignore-formats', [CompletionResultType]::ParameterName, 'Do not check the `format` keyword (it is checked by default)')
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
@@ -66,6 +70,29 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--tee', '--tee', [CompletionResultType]::ParameterName, 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes')
             [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`')
             [CompletionResult]::new('--max-candidates', '--max-candidates', [CompletionResultType]::ParameterName, 'Most JSON candidates tried in one answer text')
+            [CompletionResult]::new('--ignore-formats', '--ignore-formats', [CompletionResultType]::ParameterName, 'Do not check the `format` keyword (it is checked by default)')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sojx;compare' {
+            [CompletionResult]::new('--items', '--items', [CompletionResultType]::ParameterName, 'jq expression yielding the items to compare from each input''s `data`, e.g. `.findings[]`')
+            [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'jq expression yielding an item''s identity, e.g. `[.file, .line]`')
+            [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'jq expression yielding the value that must agree between items with the same key, e.g. `.severity`')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Which producer wrote the runs; `auto` detects it from the content')
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
+            [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Force the schema''s draft instead of reading `$schema` (default 2020-12)')
+            [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, '`json` prints the envelope; `text` prints a short summary for people')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colors on stderr and in `--output-format text`')
+            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`')
+            [CompletionResult]::new('--max-candidates', '--max-candidates', [CompletionResultType]::ParameterName, 'Most JSON candidates tried in one answer text')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'As for `sojx extract`: only a value that is exactly one JSON document')
+            [CompletionResult]::new('--repair', '--repair', [CompletionResultType]::ParameterName, 'As for `sojx extract`: repair almost-JSON answers')
             [CompletionResult]::new('--ignore-formats', '--ignore-formats', [CompletionResultType]::ParameterName, 'Do not check the `format` keyword (it is checked by default)')
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
@@ -104,6 +131,7 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
         'sojx;help' {
             [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Extract, validate and print an envelope per input (the main job)')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema')
+            [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Report contradictions between sibling outputs (same key, different field value)')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check that a schema is valid and that a provider''s structured output accepts it')
             [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Print a schema lowered for a provider''s structured-output feature')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -113,6 +141,9 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             break
         }
         'sojx;help;validate' {
+            break
+        }
+        'sojx;help;compare' {
             break
         }
         'sojx;help;lint' {

@@ -16,6 +16,9 @@ _sojx() {
             ",$1")
                 cmd="sojx"
                 ;;
+            sojx,compare)
+                cmd="sojx__subcmd__compare"
+                ;;
             sojx,compile)
                 cmd="sojx__subcmd__compile"
                 ;;
@@ -30,6 +33,9 @@ _sojx() {
                 ;;
             sojx,validate)
                 cmd="sojx__subcmd__validate"
+                ;;
+            sojx__subcmd__help,compare)
+                cmd="sojx__subcmd__help__subcmd__compare"
                 ;;
             sojx__subcmd__help,compile)
                 cmd="sojx__subcmd__help__subcmd__compile"
@@ -53,12 +59,74 @@ _sojx() {
 
     case "${cmd}" in
         sojx)
-            opts="-h -V --help --version extract validate lint compile help"
+            opts="-h -V --help --version extract validate compare lint compile help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sojx__subcmd__compare)
+            opts="-s -r -h --items --key --field --from --strict --repair --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --max-line-bytes --max-candidates --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --items)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --field)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat json text" -- "${cur}"))
+                    return 0
+                    ;;
+                --schema)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -s)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --draft)
+                    COMPREPLY=($(compgen -W "4 6 7 2019-09 2020-12" -- "${cur}"))
+                    return 0
+                    ;;
+                --resource)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-format)
+                    COMPREPLY=($(compgen -W "json text" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                --max-line-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-candidates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -105,7 +173,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__extract)
-            opts="-s -r -h --from --strict --repair --activity --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --timeout --tee --max-line-bytes --max-candidates --help"
+            opts="-s -r -h --from --strict --repair --activity --markers --handoff --assert --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --timeout --tee --max-line-bytes --max-candidates --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -113,6 +181,14 @@ _sojx() {
             case "${prev}" in
                 --from)
                     COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat json text" -- "${cur}"))
+                    return 0
+                    ;;
+                --handoff)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assert)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --schema)
@@ -163,8 +239,22 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__help)
-            opts="extract validate lint compile help"
+            opts="extract validate compare lint compile help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sojx__subcmd__help__subcmd__compare)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -24,12 +24,15 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --version 'Print version'
             cand extract 'Extract, validate and print an envelope per input (the main job)'
             cand validate 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
+            cand compare 'Report contradictions between sibling outputs (same key, different field value)'
             cand lint 'Check that a schema is valid and that a provider''s structured output accepts it'
             cand compile 'Print a schema lowered for a provider''s structured-output feature'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sojx;extract'= {
             cand --from 'Which producer wrote the input; `auto` detects it from the content'
+            cand --handoff 'With --markers: add this legacy escalation file''s content (JSON if it parses, else its text) to the marker data as `escalation`'
+            cand --assert 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`'
             cand -s 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
             cand --schema 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
             cand --draft 'Force the schema''s draft instead of reading `$schema` (default 2020-12)'
@@ -43,6 +46,7 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --strict 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
             cand --repair 'Repair almost-JSON answers (trailing commas, unclosed brackets or strings of a cut-off answer, a stray prefix or suffix); every repair is listed in `warnings`'
             cand --activity 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns'
+            cand --markers 'Legacy fallback: when the run holds no structured output, read `[EVENT:level[:service]] message` and `[MEMORY:category[:service]] observation` lines of the final answer text into `{events, memories}` (`source.kind: markers`)'
             cand --ignore-formats 'Do not check the `format` keyword (it is checked by default)'
             cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
             cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
@@ -61,6 +65,28 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --tee 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes'
             cand --max-line-bytes 'Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`'
             cand --max-candidates 'Most JSON candidates tried in one answer text'
+            cand --ignore-formats 'Do not check the `format` keyword (it is checked by default)'
+            cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
+            cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sojx;compare'= {
+            cand --items 'jq expression yielding the items to compare from each input''s `data`, e.g. `.findings[]`'
+            cand --key 'jq expression yielding an item''s identity, e.g. `[.file, .line]`'
+            cand --field 'jq expression yielding the value that must agree between items with the same key, e.g. `.severity`'
+            cand --from 'Which producer wrote the runs; `auto` detects it from the content'
+            cand -s 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
+            cand --schema 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
+            cand --draft 'Force the schema''s draft instead of reading `$schema` (default 2020-12)'
+            cand --resource 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched'
+            cand --output-format '`json` prints the envelope; `text` prints a short summary for people'
+            cand --color 'When to use colors on stderr and in `--output-format text`'
+            cand --max-line-bytes 'Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`'
+            cand --max-candidates 'Most JSON candidates tried in one answer text'
+            cand --strict 'As for `sojx extract`: only a value that is exactly one JSON document'
+            cand --repair 'As for `sojx extract`: repair almost-JSON answers'
             cand --ignore-formats 'Do not check the `format` keyword (it is checked by default)'
             cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
             cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
@@ -96,6 +122,7 @@ set edit:completion:arg-completer[sojx] = {|@words|
         &'sojx;help'= {
             cand extract 'Extract, validate and print an envelope per input (the main job)'
             cand validate 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
+            cand compare 'Report contradictions between sibling outputs (same key, different field value)'
             cand lint 'Check that a schema is valid and that a provider''s structured output accepts it'
             cand compile 'Print a schema lowered for a provider''s structured-output feature'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -103,6 +130,8 @@ set edit:completion:arg-completer[sojx] = {|@words|
         &'sojx;help;extract'= {
         }
         &'sojx;help;validate'= {
+        }
+        &'sojx;help;compare'= {
         }
         &'sojx;help;lint'= {
         }

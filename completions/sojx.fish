@@ -28,6 +28,7 @@ complete -c sojx -n "__fish_sojx_needs_command" -s h -l help -d 'Print help'
 complete -c sojx -n "__fish_sojx_needs_command" -s V -l version -d 'Print version'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "extract" -d 'Extract, validate and print an envelope per input (the main job)'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "validate" -d 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
+complete -c sojx -n "__fish_sojx_needs_command" -f -a "compare" -d 'Report contradictions between sibling outputs (same key, different field value)'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "compile" -d 'Print a schema lowered for a provider\'s structured-output feature'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
@@ -46,6 +47,8 @@ ollama\t'Ollama `/api/chat` or `/api/generate`, streaming or not'
 meerkat\t'`rkat run --output json` (a RunResult)'
 json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l handoff -d 'With --markers: add this legacy escalation file\'s content (JSON if it parses, else its text) to the marker data as `escalation`' -r -F
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l assert -d 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
 6\t''
@@ -65,6 +68,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-candidates -d 
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l strict -d 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l repair -d 'Repair almost-JSON answers (trailing commas, unclosed brackets or strings of a cut-off answer, a stray prefix or suffix); every repair is listed in `warnings`'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l activity -d 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l markers -d 'Legacy fallback: when the run holds no structured output, read `[EVENT:level[:service]] message` and `[MEMORY:category[:service]] observation` lines of the final answer text into `{events, memories}` (`source.kind: markers`)'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
@@ -89,6 +93,44 @@ complete -c sojx -n "__fish_sojx_using_subcommand validate" -l ignore-formats -d
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l items -d 'jq expression yielding the items to compare from each input\'s `data`, e.g. `.findings[]`' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l key -d 'jq expression yielding an item\'s identity, e.g. `[.file, .line]`' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l field -d 'jq expression yielding the value that must agree between items with the same key, e.g. `.severity`' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l from -d 'Which producer wrote the runs; `auto` detects it from the content' -r -f -a "auto\t'Detect the producer from the content'
+claude-code\t'`claude -p --output-format stream-json|json`, Claude Agent SDK messages'
+codex\t'`codex exec --json` events'
+gemini-cli\t'`gemini -p --output-format json|stream-json`'
+qwen-code\t'`qwen -p --output-format json|stream-json`'
+amp\t'`amp -x --stream-json`'
+cursor\t'`cursor-agent -p --output-format json|stream-json`'
+opencode\t'`opencode run --format json`'
+openai-chat\t'OpenAI Chat Completions body or SSE stream'
+openai-responses\t'OpenAI Responses body or SSE stream'
+anthropic\t'Anthropic Messages body or SSE stream (or bare event lines)'
+ollama\t'Ollama `/api/chat` or `/api/generate`, streaming or not'
+meerkat\t'`rkat run --output json` (a RunResult)'
+json\t'The whole input is one bare JSON value'
+text\t'Plain model text with JSON somewhere in it'"
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
+6\t''
+7\t''
+2019-09\t''
+2020-12\t''"
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l resource -d 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+text\t'A short human summary'"
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
+always\t'Always color (text output and stderr; JSON is never colored)'
+never\t'Never color'"
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l max-line-bytes -d 'Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l strict -d 'As for `sojx extract`: only a value that is exactly one JSON document'
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l repair -d 'As for `sojx extract`: repair almost-JSON answers'
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l provider -d 'Which provider\'s limits to check' -r -f -a "anthropic\t''
 openai\t''
 gemini\t''
@@ -126,8 +168,9 @@ never\t'Never color'"
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate lint compile help" -f -a "extract" -d 'Extract, validate and print an envelope per input (the main job)'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate lint compile help" -f -a "validate" -d 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate lint compile help" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate lint compile help" -f -a "compile" -d 'Print a schema lowered for a provider\'s structured-output feature'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate lint compile help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "extract" -d 'Extract, validate and print an envelope per input (the main job)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "validate" -d 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "compare" -d 'Report contradictions between sibling outputs (same key, different field value)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "compile" -d 'Print a schema lowered for a provider\'s structured-output feature'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

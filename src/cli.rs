@@ -16,7 +16,10 @@ Examples:
   sojx extract --from openai-chat --strict response.json
   claude -p \"…\" --output-format stream-json --verbose \\
       | sojx extract --activity --tee run.ndjson --timeout 900 --schema x.json
-  sojx extract --output-format text --schema x.json run.ndjson   # a summary for people";
+  sojx extract --output-format text --schema x.json run.ndjson   # a summary for people
+  sojx extract --markers --handoff handoff.json session.ndjson
+  sojx extract --schema review.json --assert '.counts.blocker == ([.findings[] | select(.severity == \"blocker\")] | length)' run.ndjson
+  sojx extract --schema story.json runs/*.ndjson          # a batch, in parallel, in order";
 
 const VALIDATE_EXAMPLES: &str = "\
 Examples:
@@ -37,6 +40,13 @@ const COMPILE_EXAMPLES: &str = "\
 Examples:
   sojx compile -r --provider openai schema.json > openai.schema.json
   sojx compile --provider anthropic --compat strict schema.json";
+
+const COMPARE_EXAMPLES: &str = "\
+Examples:
+  sojx compare --items '.findings[]' --key '[.file, .line]' --field .severity \\
+      security.ndjson style.json ollama.ndjson
+  sojx extract a.ndjson b.ndjson > verdicts.jsonl
+  sojx compare --items '.findings[]' --key '[.file, .line]' --field .severity verdicts.jsonl";
 
 /// Extract the final structured output of an LLM agent run, validate it against a JSON Schema,
 /// and print one JSON envelope per input.
@@ -59,6 +69,9 @@ pub enum Command {
     /// Validate plain JSON documents, or JSON Lines (one document per line), against a schema.
     #[command(after_help = VALIDATE_EXAMPLES)]
     Validate(ValidateArgs),
+    /// Report contradictions between sibling outputs (same key, different field value).
+    #[command(after_help = COMPARE_EXAMPLES)]
+    Compare(CompareArgs),
     /// Check that a schema is valid and that a provider's structured output accepts it.
     #[command(after_help = LINT_EXAMPLES)]
     Lint(LintArgs),
@@ -187,6 +200,23 @@ pub struct ExtractArgs {
     #[arg(long)]
     pub activity: bool,
 
+    /// Legacy fallback: when the run holds no structured output, read `[EVENT:level[:service]]
+    /// message` and `[MEMORY:category[:service]] observation` lines of the final answer text
+    /// into `{events, memories}` (`source.kind: markers`).
+    #[arg(long, conflicts_with = "strict")]
+    pub markers: bool,
+
+    /// With --markers: add this legacy escalation file's content (JSON if it parses, else its
+    /// text) to the marker data as `escalation`.
+    #[arg(long, value_name = "FILE", requires = "markers")]
+    pub handoff: Option<PathBuf>,
+
+    /// A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable).
+    /// It passes when it yields at least one value and none is false or null; otherwise the input
+    /// fails with `assertion_failed`.
+    #[arg(long = "assert", value_name = "EXPR")]
+    pub asserts: Vec<String>,
+
     #[command(flatten)]
     pub schema: SchemaArgs,
 
@@ -214,6 +244,48 @@ pub struct ValidateArgs {
 
     #[command(flatten)]
     pub live: LiveArgs,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// Runs (any producer, extracted as `sojx extract` would) or printed sojx envelopes (one
+    /// per line); none, or `-`, reads standard input.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+
+    /// jq expression yielding the items to compare from each input's `data`, e.g. `.findings[]`.
+    #[arg(long, value_name = "EXPR")]
+    pub items: String,
+
+    /// jq expression yielding an item's identity, e.g. `[.file, .line]`.
+    #[arg(long, value_name = "EXPR")]
+    pub key: String,
+
+    /// jq expression yielding the value that must agree between items with the same key, e.g.
+    /// `.severity`.
+    #[arg(long, value_name = "EXPR")]
+    pub field: String,
+
+    /// Which producer wrote the runs; `auto` detects it from the content.
+    #[arg(long, value_enum, default_value_t = From::Auto, value_name = "PRODUCER")]
+    pub from: From,
+
+    /// As for `sojx extract`: only a value that is exactly one JSON document.
+    #[arg(long, conflicts_with = "repair")]
+    pub strict: bool,
+
+    /// As for `sojx extract`: repair almost-JSON answers.
+    #[arg(long)]
+    pub repair: bool,
+
+    #[command(flatten)]
+    pub schema: SchemaArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
 
     #[command(flatten)]
     pub limits: LimitArgs,

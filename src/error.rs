@@ -43,6 +43,29 @@ impl ErrorKind {
         }
     }
 
+    /// The kind named `s` on the wire (`not_found` → `NotFound`).
+    pub fn parse(s: &str) -> Option<Self> {
+        use ErrorKind::*;
+        [
+            Usage,
+            Filesystem,
+            SchemaInvalid,
+            EmptyInput,
+            Parse,
+            Truncated,
+            AgentError,
+            NotFound,
+            JsonInvalid,
+            ValidationFailed,
+            AssertionFailed,
+            Timeout,
+            Io,
+            Internal,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+
     /// Whether re-running the agent (not sojx) can plausibly fix a failure of this kind.
     pub fn retryable(self) -> bool {
         matches!(

@@ -11,6 +11,7 @@ use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::framing::{Framer, Item, Stats};
 use crate::input::{LineSplitter, Piece, Source};
+use crate::jq::Assertions;
 use crate::producer::{self, Extractor, Outcome, Producer, Session, SourceKind, Verdict, Warning};
 use crate::pump::{Next, Pump, Tee};
 use crate::repair;
@@ -29,6 +30,29 @@ pub struct Options<'a> {
     pub max_line_bytes: usize,
     pub max_candidates: usize,
     pub schema: Option<&'a Schema>,
+    /// `--markers`: read legacy markers when the answer text holds no JSON value.
+    pub markers: bool,
+    /// `--handoff`: the legacy escalation file's content, added to marker data.
+    pub handoff: Option<&'a Value>,
+    /// `--assert`: checks on `data` after validation.
+    pub assertions: Option<&'a Assertions>,
+}
+
+impl Default for Options<'_> {
+    /// The command line's defaults: auto detection, no schema, the default limits.
+    fn default() -> Self {
+        Self {
+            from: From::Auto,
+            strict: false,
+            repair: false,
+            max_line_bytes: 64 << 20,
+            max_candidates: 10_000,
+            schema: None,
+            markers: false,
+            handoff: None,
+            assertions: None,
+        }
+    }
 }
 
 /// Extract from one input and build its envelope.
@@ -666,6 +690,21 @@ pub fn decide(
         Verdict::Text { text, line } => {
             match from_text(&text, line, text_lines, opts, &mut warnings) {
                 Ok(c) => c,
+                Err(f) if f.kind == ErrorKind::NotFound && opts.markers => {
+                    match from_markers(&text, line, opts, &mut warnings) {
+                        Some(c) => c,
+                        None => {
+                            let f = Failure {
+                                message: format!(
+                                    "{}, and it has no [EVENT:…] or [MEMORY:…] markers",
+                                    f.message
+                                ),
+                                ..f
+                            };
+                            return envelope::failure("extract", name, f, parts(None, warnings));
+                        }
+                    }
+                }
                 Err(f) => return envelope::failure("extract", name, f, parts(None, warnings)),
             }
         }
@@ -681,22 +720,58 @@ pub fn decide(
     {
         m.insert("repaired".into(), Value::Bool(true));
     }
-    match opts.schema {
-        Some(schema) => {
-            let violations = schema.violations(&chosen.value);
-            if violations.is_empty() {
-                let mut p = parts(Some(source), warnings);
-                p.validation = Some(schema.report(true));
-                envelope::success("extract", name, chosen.value, p)
-            } else {
-                let f = validation_failed(schema, violations, chosen.value);
-                let mut p = parts(Some(source), warnings);
-                p.validation = Some(schema.report(false));
-                envelope::failure("extract", name, f, p)
-            }
+    let mut p = parts(Some(source), warnings);
+    if let Some(schema) = opts.schema {
+        let violations = schema.violations(&chosen.value);
+        p.validation = Some(schema.report(violations.is_empty()));
+        if !violations.is_empty() {
+            let f = validation_failed(schema, violations, chosen.value);
+            return envelope::failure("extract", name, f, p);
         }
-        None => envelope::success("extract", name, chosen.value, parts(Some(source), warnings)),
     }
+    if let Some(a) = opts.assertions
+        && let Err(f) = a.check(&chosen.value)
+    {
+        return envelope::failure("extract", name, f.target(name), p);
+    }
+    envelope::success("extract", name, chosen.value, p)
+}
+
+/// `--markers`: the legacy path, when the answer text holds no JSON value. `None` when the text
+/// has no marker and no handoff file was given.
+fn from_markers(
+    text: &str,
+    line: Option<u64>,
+    opts: &Options<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Option<Chosen> {
+    let m = crate::markers::parse(text);
+    if !m.any() && opts.handoff.is_none() {
+        return None;
+    }
+    warnings.push(Warning::new(
+        "legacy_markers",
+        format!(
+            "the run has no structured output; used the legacy path: {} event(s) and {} memory \
+             marker(s) read from the answer text{}",
+            m.events.len(),
+            m.memories.len(),
+            if opts.handoff.is_some() {
+                ", escalation from the --handoff file"
+            } else {
+                ""
+            }
+        ),
+    ));
+    let markers = m.events.len() + m.memories.len();
+    warnings.extend(m.warnings.iter().cloned());
+    Some(Chosen {
+        kind: SourceKind::Markers,
+        value: m.into_data(opts.handoff),
+        line,
+        detail: crate::producer::detail(&[("markers", json!(markers))]),
+        repaired: false,
+    })
 }
 
 struct Chosen {
@@ -944,12 +1019,9 @@ mod tests {
 
     fn opts() -> Options<'static> {
         Options {
-            from: From::Auto,
-            strict: false,
-            repair: false,
             max_line_bytes: 1 << 20,
             max_candidates: 100,
-            schema: None,
+            ..Options::default()
         }
     }
 

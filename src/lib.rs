@@ -6,16 +6,20 @@
 //! [`schema`] (validation) → [`envelope`] → [`render`]. [`run`] wires them for the command line.
 
 pub mod activity;
+mod batch;
 pub mod cli;
 pub mod color;
+pub mod compare;
 pub mod envelope;
 pub mod error;
 pub mod extract;
 pub mod framing;
 pub mod generate;
 pub mod input;
+pub mod jq;
 pub mod lint;
 pub mod lower;
+pub mod markers;
 pub mod producer;
 pub mod pump;
 pub mod render;
@@ -92,6 +96,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
             one(io, &lower::run(&a), style)
         }
         Command::Generate(a) => generate::write(a.what, io.stdout).map(|()| 0),
+        Command::Compare(a) => compare::command(&a, io),
     };
     match result {
         Ok(code) => code,
@@ -244,6 +249,17 @@ fn stdin_guard(
 /// Render an envelope, and tell people on stderr what went wrong.
 fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
     render::render(io.stdout, env, style)?;
+    tell(io, env, style)
+}
+
+/// Print an envelope already rendered (by a batch worker), and tell people what went wrong.
+fn emit_rendered(io: &mut Io<'_>, env: &Envelope, rendered: &[u8], style: Style) -> io::Result<()> {
+    io.stdout.write_all(rendered)?;
+    tell(io, env, style)
+}
+
+/// The human line on stderr for a failure, then flush stdout (each envelope as it is ready).
+fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
     if style.format == OutputFormat::Json
         && let Some(Value::Object(err)) = env.fields.get("error")
     {
@@ -299,6 +315,14 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
         Ok(s) => s,
         Err(f) => return fail_all("extract", &a.files, &f, io, style),
     };
+    let assertions = match jq::Assertions::compile(&a.asserts) {
+        Ok(x) => x,
+        Err(f) => return fail_all("extract", &a.files, &f, io, style),
+    };
+    let handoff = match a.handoff.as_deref().map(markers::load_handoff).transpose() {
+        Ok(h) => h,
+        Err(f) => return fail_all("extract", &a.files, &f, io, style),
+    };
     if let Some(code) = stdin_guard("extract", &a.files, io, style)? {
         return Ok(code);
     }
@@ -309,34 +333,92 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
         max_line_bytes: a.limits.max_line_bytes,
         max_candidates: a.limits.max_candidates,
         schema: schema.as_ref(),
+        markers: a.markers,
+        handoff: handoff.as_ref(),
+        assertions: (!assertions.is_empty()).then_some(&assertions),
     };
-    let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files) {
-        Ok(t) => t,
-        Err(f) => return fail_all("extract", &a.files, &f, io, style),
-    };
+    let sources = sources(&a.files);
     let mut status = Status::default();
-    for s in sources(&a.files) {
-        let name = s.name();
-        let env = {
-            let stderr = &mut *io.stderr;
-            let color = style.stderr_color;
-            let mut sink = |ev: extract::Activity| {
-                let _ = activity::event(stderr, &name, &ev, color);
-            };
-            let mut live = extract::Live {
-                tee: tee.as_mut(),
-                timeout: a.live.timeout,
-                activity: if a.activity { Some(&mut sink) } else { None },
-            };
-            extract::run_live(&s, &opts, &mut live)
+    let mut tally = Tally::default();
+    if a.activity || a.live.tee.is_some() || a.live.timeout.is_some() {
+        // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
+        // order (the tee file is one stream; activity lines must not interleave).
+        let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files) {
+            Ok(t) => t,
+            Err(f) => return fail_all("extract", &a.files, &f, io, style),
         };
-        if a.activity {
-            let _ = activity::summary(io.stderr, &env, style.stderr_color);
+        for s in &sources {
+            let name = s.name();
+            let env = {
+                let stderr = &mut *io.stderr;
+                let color = style.stderr_color;
+                let mut sink = |ev: extract::Activity| {
+                    let _ = activity::event(stderr, &name, &ev, color);
+                };
+                let mut live = extract::Live {
+                    tee: tee.as_mut(),
+                    timeout: a.live.timeout,
+                    activity: if a.activity { Some(&mut sink) } else { None },
+                };
+                extract::run_live(s, &opts, &mut live)
+            };
+            if a.activity {
+                let _ = activity::summary(io.stderr, &env, style.stderr_color);
+            }
+            status.note(env.exit_code);
+            tally.note(&env);
+            emit(io, &env, style)?;
         }
-        status.note(env.exit_code);
-        emit(io, &env, style)?;
+    } else {
+        batch::for_each(
+            &sources,
+            batch::parallel_ok(&sources),
+            |s| {
+                // Rendering is part of the parallel work; the printing thread only writes bytes.
+                let env = extract::run(s, &opts);
+                let mut rendered = Vec::new();
+                render::render(&mut rendered, &env, style).map(|()| (env, rendered))
+            },
+            |done| {
+                let (env, rendered) = done?;
+                status.note(env.exit_code);
+                tally.note(&env);
+                emit_rendered(io, &env, &rendered, style)
+            },
+        )?;
+    }
+    if sources.len() > 1 && io.stderr_is_tty {
+        let _ = writeln!(io.stderr, "sojx: {}", tally.line());
     }
     Ok(status.code())
+}
+
+/// Counts per outcome for the batch summary line.
+#[derive(Debug, Default)]
+struct Tally {
+    inputs: usize,
+    kinds: std::collections::BTreeMap<String, usize>,
+}
+
+impl Tally {
+    fn note(&mut self, env: &Envelope) {
+        self.inputs += 1;
+        let kind = env.error_kind().unwrap_or("ok").to_owned();
+        *self.kinds.entry(kind).or_default() += 1;
+    }
+
+    /// `12 inputs: 10 ok, 1 not_found, 1 validation_failed` (ok first, then kinds by name).
+    fn line(&self) -> String {
+        let ok = self.kinds.get("ok").copied().unwrap_or(0);
+        let mut parts = vec![format!("{ok} ok")];
+        parts.extend(
+            self.kinds
+                .iter()
+                .filter(|(k, _)| *k != "ok")
+                .map(|(k, n)| format!("{n} {k}")),
+        );
+        format!("{} inputs: {}", self.inputs, parts.join(", "))
+    }
 }
 
 fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {

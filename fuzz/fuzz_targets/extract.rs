@@ -69,6 +69,7 @@ fuzz_target!(|data: &[u8]| {
         max_line_bytes: 1 << 16,
         max_candidates: 64,
         schema,
+        ..Options::default()
     };
     let whole = envelope(&opts, &[input]);
     let at = if input.is_empty() {

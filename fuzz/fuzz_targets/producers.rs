@@ -34,6 +34,7 @@ fuzz_target!(|data: &[u8]| {
         max_line_bytes: 1 << 16,
         max_candidates: 64,
         schema: None,
+        ..Options::default()
     };
     let mut reading = Reading::new(&opts);
     reading.push(input);

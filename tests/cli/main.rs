@@ -13,5 +13,7 @@ mod extract;
 mod fastpath;
 mod producers;
 mod props;
+mod recipes;
 mod schema_safety;
 mod schema_tools;
+mod teams;

@@ -6,7 +6,6 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use sojx::cli::From;
 use sojx::extract::{Options, Reading, decide};
 
 use crate::common::{check_envelope, run_stdin};
@@ -28,12 +27,11 @@ fn schema() -> &'static sojx::schema::Schema {
 
 fn options(with_schema: bool, repair: bool) -> Options<'static> {
     Options {
-        from: From::Auto,
-        strict: false,
         repair,
         max_line_bytes: 1 << 20,
         max_candidates: 1000,
         schema: with_schema.then(schema),
+        ..Options::default()
     }
 }
 

@@ -1,0 +1,151 @@
+//! `docs/recipes.md` as tested examples: every ```console block is run with bash in one copy of
+//! `tests/fixtures/recipes/` (in document order, so a file written by one block is read by a
+//! later one), one shell per block, and each `$` command's stdout must equal the lines that
+//! follow it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::common::root;
+
+/// One `$ command` and the stdout it must print.
+#[derive(Debug)]
+struct Step {
+    line: usize,
+    command: String,
+    expected: String,
+}
+
+/// The ```console blocks of a Markdown file: each a list of steps.
+fn console_blocks(markdown: &str) -> Vec<Vec<Step>> {
+    let mut blocks = Vec::new();
+    let mut current: Option<Vec<Step>> = None;
+    for (i, line) in markdown.lines().enumerate() {
+        match &mut current {
+            None if line.trim_end() == "```console" => current = Some(Vec::new()),
+            None => {}
+            Some(_) if line.trim_end() == "```" => blocks.push(current.take().unwrap()),
+            Some(steps) => match line.strip_prefix("$ ") {
+                Some(cmd) => steps.push(Step {
+                    line: i + 1,
+                    command: cmd.to_owned(),
+                    expected: String::new(),
+                }),
+                None => {
+                    let step = steps
+                        .last_mut()
+                        .unwrap_or_else(|| panic!("line {}: output before any `$`", i + 1));
+                    if step.command.ends_with('\\') && step.expected.is_empty() {
+                        step.command.push('\n');
+                        step.command.push_str(line);
+                    } else {
+                        step.expected.push_str(line);
+                        step.expected.push('\n');
+                    }
+                }
+            },
+        }
+    }
+    assert!(current.is_none(), "an unclosed ```console block");
+    blocks
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), &dst).unwrap();
+        }
+    }
+}
+
+fn have(tool: &str) -> bool {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Run one block in one bash: each command's stdout is followed by a separator line.
+fn run_block(steps: &[Step], dir: &Path, path: &str) -> Vec<String> {
+    const SEP: &str = "__sojx_recipe_step_end__";
+    let mut script = String::from("set +e\n");
+    for s in steps {
+        script.push_str(&s.command);
+        script.push_str(&format!("\nprintf '%s\\n' {SEP}\n"));
+    }
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(dir)
+        .env("PATH", path)
+        .env_remove("NO_COLOR")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("FORCE_COLOR")
+        .output()
+        .expect("bash runs");
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8 stdout");
+    let mut chunks: Vec<String> = stdout
+        .split(&format!("{SEP}\n"))
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        chunks.pop().as_deref(),
+        Some(""),
+        "output after the last step:\n{stdout}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    chunks
+}
+
+#[test]
+fn recipes_run_as_documented() {
+    if !have("bash") || !have("jq") {
+        assert!(
+            std::env::var("CI").is_err(),
+            "the recipes need bash and jq on PATH"
+        );
+        eprintln!("notice: bash or jq is missing; skipping the docs/recipes.md transcripts");
+        return;
+    }
+    let doc = std::fs::read_to_string(root().join("docs/recipes.md")).unwrap();
+    let blocks = console_blocks(&doc);
+    assert!(blocks.len() >= 5, "docs/recipes.md lost its transcripts");
+    let bin = PathBuf::from(env!("CARGO_BIN_EXE_sojx"));
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("recipes");
+    let _ = std::fs::remove_dir_all(&dir);
+    copy_dir(&root().join("tests/fixtures/recipes"), &dir);
+    let mut failures = Vec::new();
+    for (b, steps) in blocks.iter().enumerate() {
+        let got = run_block(steps, &dir, &path);
+        assert_eq!(got.len(), steps.len(), "block {b}: {got:?}");
+        for (s, g) in steps.iter().zip(&got) {
+            if *g != s.expected {
+                failures.push(format!(
+                    "docs/recipes.md:{}: $ {}\n--- expected\n{}--- got\n{}",
+                    s.line, s.command, s.expected, g
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn the_transcript_parser_reads_commands_and_outputs() {
+    let md = "text\n```console\n$ echo a \\\n  b\na b\n$ true\n```\n```sh\n$ not run\n```\n";
+    let blocks = console_blocks(md);
+    assert_eq!(blocks.len(), 1);
+    assert_eq!(blocks[0][0].command, "echo a \\\n  b");
+    assert_eq!(blocks[0][0].expected, "a b\n");
+    assert_eq!(blocks[0][1].expected, "");
+}
