@@ -32,6 +32,7 @@ pub mod validate;
 use std::ffi::OsString;
 use std::io::{self, Write};
 
+use anyhow::Context;
 use clap::Parser;
 use serde_json::Value;
 
@@ -84,7 +85,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
         Ok(c) => c,
         Err(e) => return clap_error(&e, &args, io),
     };
-    let result = match cli.command {
+    let result: anyhow::Result<i32> = match cli.command {
         Command::Extract(a) => extract(&a, io),
         Command::Validate(a) => validate(&a, io),
         Command::Lint(a) => {
@@ -97,19 +98,24 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
         }
         Command::Generate(a) => generate::write(a.what, io.stdout).map(|()| 0),
         Command::Compare(a) => compare::command(&a, io),
-    };
+    }
+    .context("writing the output failed");
     match result {
         Ok(code) => code,
-        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => 0,
+        // A closed stdout (`sojx … | head -c0`) is not an error.
+        Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
-            let _ = writeln!(
-                io.stderr,
-                "sojx: io: writing the output failed: {}",
-                input::io_reason(&e)
-            );
+            let _ = writeln!(io.stderr, "sojx: io: {e:#}");
             1
         }
     }
+}
+
+/// Whether a broken pipe is anywhere in the error's chain (ripgrep, ruff).
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<io::Error>())
+        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
 }
 
 /// `--help` / `--version` print and exit 0; usage errors print clap's message on stderr and a

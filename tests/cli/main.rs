@@ -16,4 +16,5 @@ mod props;
 mod recipes;
 mod schema_safety;
 mod schema_tools;
+mod snapshots;
 mod teams;
