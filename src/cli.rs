@@ -31,7 +31,7 @@ const LINT_EXAMPLES: &str = "\
 Examples:
   sojx lint schema.json                     # every provider
   sojx lint --provider openai schema.json   # OpenAI strict mode only
-  sojx lint -r schema.json | jq '.findings[] | select(.severity == \"error\")'
+  sojx lint schema.json | jq '.error.details.findings[]?'   # the errors, when any
 
 Exit status: 0 when no finding is an error, 1 otherwise (error.kind schema_invalid, with the
 findings in error.details).";

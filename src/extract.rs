@@ -387,7 +387,10 @@ impl Router {
         if let Some(ex) = self.extractor {
             let forced = self.forced;
             if let Some(f) = forced
-                && self.recognized == 0
+                && (self.recognized == 0
+                    || self
+                        .detected
+                        .is_some_and(|d| !f.same_family(d, self.recognized)))
             {
                 return mismatch(f, self.detected, empty);
             }
@@ -955,57 +958,77 @@ fn from_text(
             line
         }
     };
-    if !mined.candidates.is_empty() {
-        let total = mined.candidates.len();
-        let pick = match opts.schema {
-            Some(s) => mined.candidates.iter().rev().find(|c| s.is_valid(&c.value)),
-            None => None,
+    // The text rules in precedence: `code_fence`, then `embedded`; the first that yields
+    // decides. Within it, the last value that validates wins (the last one without a schema),
+    // and a broken value after the chosen one means the answer itself is broken: `json_invalid`,
+    // or repaired with --repair.
+    for kind in [SourceKind::CodeFence, SourceKind::Embedded] {
+        let cands: Vec<&text::Candidate> =
+            mined.candidates.iter().filter(|c| c.kind == kind).collect();
+        let broken: Vec<&text::Broken> = mined.broken.iter().filter(|b| b.kind == kind).collect();
+        if cands.is_empty() && broken.is_empty() {
+            continue;
         }
-        .or(mined.candidates.last())
-        .cloned()
-        .expect("non-empty");
-        let detail = crate::producer::detail(&[
-            ("candidate", json!(pick.index)),
-            ("candidates", json!(total)),
-        ]);
-        return Ok(Chosen {
-            kind: pick.kind,
-            value: pick.value,
-            line: line_of(pick.line),
-            detail,
-            repaired: false,
-        });
-    }
-    // Nothing parses. Broken JSON is `json_invalid` (or repaired with --repair).
-    let broken: Vec<(SourceKind, String, usize)> = if looks {
-        vec![(SourceKind::FinalText, text.trim().to_owned(), 0)]
-    } else {
-        mined
-            .broken
-            .iter()
-            .map(|b| (b.kind, b.text.clone(), b.line))
-            .collect()
-    };
-    if let Some((kind, btext, l)) = broken.last() {
-        if opts.repair {
-            for (kind, btext, l) in broken.iter().rev() {
-                if let Some(value) = try_repair(btext, opts, warnings) {
-                    return Ok(Chosen {
-                        kind: *kind,
-                        value,
-                        line: line_of(*l),
-                        detail: none,
-                        repaired: true,
-                    });
-                }
+        let pick = opts
+            .schema
+            .and_then(|s| cands.iter().rposition(|c| s.is_valid(&c.value)))
+            .or(cands.len().checked_sub(1));
+        let after = pick.map_or(0, |i| cands[i].offset);
+        let later_broken: Vec<&&text::Broken> =
+            broken.iter().filter(|b| b.offset >= after).collect();
+        if let Some(i) = pick
+            && later_broken.is_empty()
+        {
+            let c = cands[i];
+            let detail = crate::producer::detail(&[
+                ("candidate", json!(i + 1)),
+                ("candidates", json!(cands.len())),
+            ]);
+            return Ok(Chosen {
+                kind,
+                value: c.value.clone(),
+                line: line_of(c.line),
+                detail,
+                repaired: false,
+            });
+        }
+        for b in later_broken.iter().rev() {
+            if let Some(value) = try_repair(&b.text, opts, warnings) {
+                return Ok(Chosen {
+                    kind,
+                    value,
+                    line: line_of(b.line),
+                    detail: none,
+                    repaired: true,
+                });
             }
         }
-        let err = serde_json::from_str::<Value>(btext)
+        let last = later_broken
+            .last()
+            .expect("a rule that yields nothing was skipped");
+        let err = serde_json::from_str::<Value>(&last.text)
             .err()
             .map(|e| e.to_string())
             .unwrap_or_default();
-        let _ = l;
-        return Err(json_invalid(&err, btext, *kind));
+        return Err(json_invalid(&err, &last.text, kind));
+    }
+    // Nothing in fences or prose: the whole text may be one broken JSON value.
+    if looks {
+        let trimmed = text.trim();
+        if let Some(value) = try_repair(trimmed, opts, warnings) {
+            return Ok(Chosen {
+                kind: SourceKind::FinalText,
+                value,
+                line,
+                detail: none,
+                repaired: true,
+            });
+        }
+        let err = serde_json::from_str::<Value>(trimmed)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        return Err(json_invalid(&err, trimmed, SourceKind::FinalText));
     }
     Err(not_found(
         "the answer text holds no JSON value".into(),

@@ -218,52 +218,21 @@ fn fences(text: &str) -> Vec<Fence> {
     out
 }
 
-/// The balanced scan over `bytes` (the text with fences blanked out).
+/// The balanced scan over `bytes` (the text with fences blanked out), in one pass.
+///
+/// Brackets are matched with a stack. A closed region is tried as JSON when no bracket that
+/// *looks like* the start of JSON (`{"`, `[1`, …) encloses it: values nested in a JSON-looking
+/// value are part of it (or of a broken value, and then not answers), while stray brackets of
+/// prose (`{see below`) do not hide what follows them. A JSON-looking bracket still open at the
+/// end is a cut-off value. Every region is tried at most once, so the scan is linear.
 fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, mined: &mut Mined) {
-    let mut start_at = 0;
-    let mut attempts = 0usize;
-    // Unclosed brackets at the end: the outermost is a cut-off answer when it looks like JSON;
-    // otherwise it is a stray `{` in prose, and the text after it is scanned again.
-    for _restart in 0..64 {
-        match scan_from(
-            text,
-            bytes,
-            start_at,
-            max_candidates,
-            &mut attempts,
-            lines,
-            mined,
-        ) {
-            // A cut-off value runs to the end: the values nested in it are not answers.
-            Some(open) if looks_like_json_start(&bytes[open..]) => {
-                mined.broken.push(Broken {
-                    kind: SourceKind::Embedded,
-                    text: text[open..].trim_end().to_owned(),
-                    offset: open,
-                    line: lines.of(open),
-                });
-                return;
-            }
-            Some(open) => start_at = open + 1,
-            None => return,
-        }
-    }
-}
-
-/// One pass from `from`; returns the position of the outermost bracket left open at the end.
-fn scan_from(
-    text: &str,
-    bytes: &[u8],
-    from: usize,
-    max_candidates: usize,
-    attempts: &mut usize,
-    lines: &mut Lines<'_>,
-    mined: &mut Mined,
-) -> Option<usize> {
-    let mut stack: Vec<(u8, usize)> = Vec::new();
+    // (bracket, offset, looks like JSON)
+    let mut stack: Vec<(u8, usize, bool)> = Vec::new();
+    let mut json_open = 0usize;
     let mut in_str = false;
     let mut esc = false;
-    for (i, &b) in bytes.iter().enumerate().skip(from) {
+    let mut attempts = 0usize;
+    for (i, &b) in bytes.iter().enumerate() {
         if in_str {
             if esc {
                 esc = false;
@@ -276,28 +245,46 @@ fn scan_from(
             continue;
         }
         match b {
-            b'{' | b'[' => stack.push((b, i)),
+            b'{' | b'[' => {
+                let json = looks_like_json_start(&bytes[i..]);
+                json_open += usize::from(json);
+                stack.push((b, i, json));
+            }
             b'}' | b']' => {
                 let open = if b == b'}' { b'{' } else { b'[' };
-                while stack.last().is_some_and(|&(o, _)| o != open) {
+                // Unmatched brackets above the match are prose: drop them.
+                while let Some(&(o, _, json)) = stack.last() {
+                    if o == open {
+                        break;
+                    }
+                    json_open -= usize::from(json);
                     stack.pop();
                 }
-                if let Some((_, start)) = stack.pop()
-                    && stack.is_empty()
-                {
-                    *attempts += 1;
-                    if *attempts > max_candidates {
-                        mined.capped = true;
-                        return None;
+                if let Some((_, start, json)) = stack.pop() {
+                    json_open -= usize::from(json);
+                    if json_open == 0 {
+                        attempts += 1;
+                        if attempts > max_candidates {
+                            mined.capped = true;
+                            return;
+                        }
+                        region(text, start, i + 1, lines, mined);
                     }
-                    region(text, start, i + 1, lines, mined);
                 }
             }
             b'"' if !stack.is_empty() => in_str = true,
             _ => {}
         }
     }
-    stack.first().map(|&(_, start)| start)
+    // A JSON-looking value still open at the end: a cut-off answer.
+    if let Some(&(_, open, _)) = stack.iter().find(|e| e.2) {
+        mined.broken.push(Broken {
+            kind: SourceKind::Embedded,
+            text: text[open..].trim_end().to_owned(),
+            offset: open,
+            line: lines.of(open),
+        });
+    }
 }
 
 fn region(text: &str, start: usize, end: usize, lines: &mut Lines<'_>, mined: &mut Mined) {

@@ -185,12 +185,17 @@ impl Extractor for Anthropic {
                 format!("the API returned an error: {}", snippet(msg, 300)),
                 agent_details(str_at(e, "type"), None, Value::Array(vec![e.clone()])),
             )
-        } else if let Some(s @ ("refusal" | "max_tokens" | "model_context_window_exceeded")) =
-            self.stop_reason.as_deref()
+        } else if let Some(
+            s @ ("refusal" | "max_tokens" | "model_context_window_exceeded" | "pause_turn"),
+        ) = self.stop_reason.as_deref()
         {
             let why = match s {
                 "refusal" => "the model refused",
                 "max_tokens" => "the model hit max_tokens; the answer is cut off",
+                // A paused long-running turn (server tools) is not finished: no final answer yet.
+                "pause_turn" => {
+                    "the turn was paused before it finished (the request must be continued)"
+                }
                 _ => "the model ran out of context window; the answer is cut off",
             };
             let mut d = agent_details(Some(s), Some(s), Value::Array(Vec::new()));

@@ -4,7 +4,8 @@
 //! json: one object; `response` is the answer text, an `error` object is `agent_error`.
 //! stream-json: the answer is the assistant `message` text after the last tool event; the
 //! terminal is `result` (`status: "error"` is `agent_error`; none is `truncated`). An `error`
-//! event with `severity: "error"` before a `success` result with no answer is `agent_error`.
+//! event with `severity: "error"` is `agent_error` even before a `success` result and even when
+//! assistant text exists: the producer's failure marker beats data (contract §5).
 
 use serde_json::Value;
 
@@ -154,7 +155,7 @@ impl Extractor for Gemini {
                         Value::Array(r.get("error").cloned().into_iter().collect()),
                     ),
                 )
-            } else if self.text.trim().is_empty() && !self.fatal_events.is_empty() {
+            } else if !self.fatal_events.is_empty() {
                 agent_error(
                     format!(
                         "Gemini CLI reported an error: {}",

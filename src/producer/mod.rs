@@ -84,6 +84,23 @@ impl Producer {
         })
     }
 
+    /// Whether input detected as `detected` can be read as this (forced) producer: the
+    /// Claude-style producers share one event vocabulary, and an OpenAI HTTP error body is the
+    /// same for Chat Completions and Responses (detected as `openai-chat`), so either reads it
+    /// when it recognized something.
+    pub fn same_family(self, detected: Self, recognized: u64) -> bool {
+        let claude_like = |p| {
+            matches!(
+                p,
+                Self::ClaudeCode | Self::QwenCode | Self::Amp | Self::Cursor
+            )
+        };
+        let openai = |p| matches!(p, Self::OpenaiChat | Self::OpenaiResponses);
+        self == detected
+            || (claude_like(self) && claude_like(detected))
+            || (openai(self) && openai(detected) && recognized > 0)
+    }
+
     /// The extractor for this producer; `None` for `json` and `text`, which read the whole input.
     pub fn extractor(self) -> Option<Box<dyn Extractor>> {
         Some(match self {

@@ -130,7 +130,9 @@ fn no_result_line_is_truncated() {
 
 #[test]
 fn several_json_values_in_text_last_valid_wins() {
-    // With a schema: the last candidate that validates (the second fence), not the trailing aside.
+    // The text holds two fences and, after them, an object in prose. `code_fence` comes before
+    // `embedded` in the precedence, so the fences decide; among them, with a schema, the last
+    // one that validates.
     let r = extract(
         &["--schema", SCHEMA],
         "claude-code/several-json-in-result.ndjson",
@@ -139,12 +141,39 @@ fn several_json_values_in_text_last_valid_wins() {
     let e = r.one();
     assert_eq!(e["source"]["kind"], "code_fence");
     assert_eq!(e["source"]["candidate"], 2);
-    assert_eq!(e["source"]["candidates"], 3);
+    assert_eq!(e["source"]["candidates"], 2);
     assert_eq!(e["data"]["verdict"], "FAIL");
-    // Without a schema: the last one.
+    // A schema only the first fence satisfies: the first fence wins.
+    let first_only = r#"{"type":"object","properties":{"confidence":{"type":"string"}},"required":["confidence"]}"#;
+    let r = extract(
+        &["--schema", first_only],
+        "claude-code/several-json-in-result.ndjson",
+    );
+    assert_eq!(r.one()["source"]["candidate"], 1);
+    assert_eq!(r.one()["data"]["verdict"], "PASS");
+    // Without a schema: the last fence, not the aside in prose.
     let r = extract(&[], "claude-code/several-json-in-result.ndjson");
+    assert_eq!(r.one()["source"]["kind"], "code_fence");
+    assert_eq!(r.one()["data"]["verdict"], "FAIL");
+    // In prose only (no fences): the last embedded value.
+    let r = run_stdin(
+        &["extract", "--from", "text"],
+        "draft {\"v\": 1} then final {\"v\": 2}.",
+    );
     assert_eq!(r.one()["source"]["kind"], "embedded");
-    assert_eq!(r.one()["data"], json!({"aside": true}));
+    assert_eq!(r.one()["data"], json!({"v": 2}));
+    // A cut-off value after the chosen one: the answer is broken, not the earlier value.
+    let r = run_stdin(
+        &["extract", "--from", "text"],
+        "draft {\"v\": 1} then final {\"v\": 2",
+    );
+    assert_eq!(r.kind(), Some("json_invalid"));
+    let r = run_stdin(
+        &["extract", "--from", "text", "--repair"],
+        "draft {\"v\": 1} then final {\"v\": 2",
+    );
+    assert_eq!(r.one()["data"], json!({"v": 2}));
+    assert_eq!(r.one()["source"]["repaired"], true);
     // --strict refuses JSON dug out of prose.
     let r = extract(&["--strict"], "claude-code/several-json-in-result.ndjson");
     assert_eq!(r.kind(), Some("not_found"));

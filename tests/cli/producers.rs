@@ -75,6 +75,33 @@ fn from_mismatch_names_the_detected_producer() {
             "producers/gemini-cli/stream-json.jsonl",
             "gemini-cli",
         ),
+        // Forced producers that would accept some of the events (a `result`, an `error` line)
+        // still name the producer that was detected.
+        (
+            "claude-code",
+            "producers/gemini-cli/stream-json.jsonl",
+            "gemini-cli",
+        ),
+        (
+            "amp",
+            "producers/gemini-cli/stream-json.jsonl",
+            "gemini-cli",
+        ),
+        (
+            "gemini-cli",
+            "claude-code/retry-then-accepted.ndjson",
+            "claude-code",
+        ),
+        (
+            "gemini-cli",
+            "producers/anthropic/json-output.json",
+            "anthropic",
+        ),
+        (
+            "openai-chat",
+            "producers/ollama/midstream-error.ndjson",
+            "ollama",
+        ),
     ] {
         let r = run(sojx().args(["extract", "--from", from]).arg(fixture(file)));
         assert_eq!(r.kind(), Some("parse"), "{file}");
