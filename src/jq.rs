@@ -73,6 +73,11 @@ impl Expr {
 
     /// Run on `input`: every output value, or the first error (as its message).
     pub fn run(&self, input: &Value) -> Outputs {
+        self.run_max(input, usize::MAX)
+    }
+
+    /// As [`Expr::run`], stopping with an error after `max` values.
+    fn run_max(&self, input: &Value, max: usize) -> Outputs {
         let mut outputs = Outputs::default();
         let Some(input) = to_val(input) else {
             outputs.error = Some("the input is not representable as a jq value".into());
@@ -80,6 +85,10 @@ impl Expr {
         };
         let ctx = Ctx::<Data>::new(&self.filter.lut, Vars::new([]));
         for r in self.filter.id.run((ctx, input)).map(unwrap_valr) {
+            if outputs.values.len() == max {
+                outputs.error = Some(format!("yielded more than {max} values"));
+                break;
+            }
             match r {
                 Ok(v) => outputs.values.push(from_val(&v)),
                 Err(e) => {
@@ -90,6 +99,29 @@ impl Expr {
         }
         outputs
     }
+}
+
+/// Run an assertion on a worker thread under [`ASSERT_BUDGET`]. A runaway evaluation is left
+/// behind (it cannot be interrupted) and ends with the process; the assertion fails.
+fn bounded(expr: &std::sync::Arc<Expr>, data: &Value) -> Outputs {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (e, d) = (std::sync::Arc::clone(expr), data.clone());
+    let spawned = std::thread::Builder::new()
+        .name("sojx-assert".into())
+        .stack_size(16 << 20)
+        .spawn(move || {
+            let _ = tx.send(e.run_max(&d, MAX_OUTPUTS));
+        });
+    if spawned.is_err() {
+        return expr.run_max(data, MAX_OUTPUTS);
+    }
+    rx.recv_timeout(ASSERT_BUDGET).unwrap_or_else(|_| Outputs {
+        values: Vec::new(),
+        error: Some(format!(
+            "did not finish within {} s (sojx's budget for one assertion)",
+            ASSERT_BUDGET.as_secs()
+        )),
+    })
 }
 
 /// What one expression produced on one input.
@@ -153,17 +185,24 @@ fn from_val(v: &Val) -> Value {
     serde_json::from_str(&text).unwrap_or(Value::String(text))
 }
 
+/// How long one assertion may run on one value. jq can loop forever (`last(range(1e12))`,
+/// `[repeat(1)]`); past this budget the assertion fails instead of hanging the run.
+pub const ASSERT_BUDGET: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Most output values kept from one assertion (`repeat(1)` would stream forever).
+const MAX_OUTPUTS: usize = 1_000;
+
 /// `--assert` expressions, compiled before any input is read.
 #[derive(Debug, Default)]
 pub struct Assertions {
-    exprs: Vec<Expr>,
+    exprs: Vec<std::sync::Arc<Expr>>,
 }
 
 impl Assertions {
     pub fn compile(texts: &[String]) -> Result<Self, Failure> {
         let exprs = texts
             .iter()
-            .map(|t| Expr::compile("--assert", t))
+            .map(|t| Expr::compile("--assert", t).map(std::sync::Arc::new))
             .collect::<Result<_, _>>()?;
         Ok(Self { exprs })
     }
@@ -178,7 +217,7 @@ impl Assertions {
         let failed: Vec<(&Expr, Outputs)> = self
             .exprs
             .iter()
-            .map(|e| (e, e.run(data)))
+            .map(|e| (&**e, bounded(e, data)))
             .filter(|(_, o)| !o.holds())
             .collect();
         let Some((first, first_out)) = failed.first() else {

@@ -513,3 +513,18 @@ fn usage_messages_name_the_missing_argument() {
         "{msg}"
     );
 }
+
+#[test]
+fn runaway_assertions_fail_instead_of_hanging() {
+    let input =
+        r#"{"type":"result","subtype":"success","is_error":false,"structured_output":{"a":1}}"#;
+    for expr in ["last(range(1e12))", "[repeat(1)] | length > 0", "repeat(1)"] {
+        let started = std::time::Instant::now();
+        let r = run_stdin(&["extract", "--assert", expr], input);
+        assert_eq!(r.kind(), Some("assertion_failed"), "{expr}: {}", r.stdout);
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(15),
+            "{expr}"
+        );
+    }
+}
