@@ -77,6 +77,9 @@ impl Claude {
                     }
                     Some("session_start") => {
                         self.evidence = Some(Producer::QwenCode);
+                        if let Some(m) = str_at(v, "model") {
+                            self.model = Some(m.to_owned());
+                        }
                         self.init = Some(v.clone());
                     }
                     _ => {}

@@ -205,4 +205,8 @@ fn sessions_are_normalized() {
         .arg("extract")
         .arg(fixture("producers/codex/output-schema.jsonl")));
     assert_eq!(r.one()["session"]["usage"]["cache_read_input_tokens"], 1500);
+    let r = run(sojx()
+        .arg("extract")
+        .arg(fixture("producers/qwen-code/json-array.json")));
+    assert_eq!(r.one()["session"]["model"], "qwen3-coder");
 }
