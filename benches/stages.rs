@@ -119,6 +119,18 @@ fn line_splitting(b: Bencher) {
     });
 }
 
+/// The fast path's raw-byte scan of every line (what the read-ahead thread computes).
+#[divan::bench]
+fn line_facts(b: Bencher) {
+    let lines = lines();
+    b.counter(BytesCount::new(stream().len())).bench(|| {
+        lines
+            .iter()
+            .filter(|l| producer::LineFacts::of(black_box(l)).utf8.is_some())
+            .count()
+    });
+}
+
 /// Framing parses every line into a JSON value: the cost the fast path avoids.
 #[divan::bench]
 fn framing(b: Bencher) {

@@ -23,6 +23,10 @@ pub(crate) fn parallel_ok(sources: &[crate::input::Source]) -> bool {
 
 /// Worker threads for `n` inputs: one per core (as the process's CPU affinity allows), at most `n`.
 fn workers(n: usize) -> usize {
+    // One input needs no count of cores (which reads cgroup files: a cost at every start).
+    if n <= 1 {
+        return n;
+    }
     thread::available_parallelism()
         .map_or(1, std::num::NonZeroUsize::get)
         .min(n)

@@ -83,6 +83,7 @@ pub(crate) fn command(a: &CompareArgs, io: &mut Io<'_>) -> io::Result<i32> {
         markers: false,
         handoff: None,
         assertions: None,
+        read_ahead: false,
     };
     let mut loaded = Vec::new();
     batch::for_each(

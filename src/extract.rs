@@ -2,6 +2,8 @@
 //! envelope. Nothing here prints; the caller renders the envelope.
 
 use std::io::Read;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -12,8 +14,10 @@ use crate::error::{ErrorKind, Failure};
 use crate::framing::{Framer, Item, Stats};
 use crate::input::{LineSplitter, Piece, Source};
 use crate::jq::Assertions;
-use crate::producer::{self, Extractor, Outcome, Producer, Session, SourceKind, Verdict, Warning};
-use crate::pump::{Next, Pump, Tee};
+use crate::producer::{
+    self, Extractor, LineFacts, Outcome, Producer, Session, SourceKind, Verdict, Warning,
+};
+use crate::pump::{LinePump, Next, NextBatch, Pump, Tee};
 use crate::repair;
 use crate::schema::Schema;
 use crate::text;
@@ -36,6 +40,39 @@ pub struct Options<'a> {
     pub handoff: Option<&'a Value>,
     /// `--assert`: checks on `data` after validation.
     pub assertions: Option<&'a Assertions>,
+    /// Whether an input may be split into lines on a second thread ([`read_ahead`]).
+    pub read_ahead: bool,
+}
+
+/// The smallest file read ahead: below it, starting a thread costs more than it saves.
+pub const READ_AHEAD_MIN: u64 = 1 << 20;
+
+/// How one input is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ahead {
+    /// Read and split in the pipeline's thread.
+    Off,
+    /// Read, split and pre-scan on a second thread, sharing the scan with the pipeline so
+    /// that neither thread waits for the other.
+    Balanced,
+    /// Pre-scan every line on the second thread (`SOJX_READ_AHEAD=1`, for tests that compare
+    /// the ways of reading).
+    EveryLine,
+}
+
+impl Ahead {
+    /// For a file of `size` bytes (`None`: a pipe), when `allowed`: files of at least
+    /// [`READ_AHEAD_MIN`] bytes and pipes, unless `SOJX_READ_AHEAD` says otherwise (`0` never,
+    /// `1` always, pre-scanning every line).
+    fn choose(allowed: bool, size: Option<u64>) -> Self {
+        match std::env::var("SOJX_READ_AHEAD").as_deref() {
+            _ if !allowed => Self::Off,
+            Ok("0") => Self::Off,
+            Ok("1") => Self::EveryLine,
+            _ if size.is_none_or(|n| n >= READ_AHEAD_MIN) => Self::Balanced,
+            _ => Self::Off,
+        }
+    }
 }
 
 impl Default for Options<'_> {
@@ -51,6 +88,7 @@ impl Default for Options<'_> {
             markers: false,
             handoff: None,
             assertions: None,
+            read_ahead: true,
         }
     }
 }
@@ -84,7 +122,8 @@ pub fn run_live(source: &Source, opts: &Options<'_>, live: &mut Live<'_>) -> Env
         Ok(r) => r,
         Err(f) => return envelope::failure("extract", &name, f, Parts::default()),
     };
-    let (outcome, warnings) = match read_live(reader, opts, live) {
+    let ahead = Ahead::choose(opts.read_ahead, source.size());
+    let (outcome, warnings) = match read_live(reader, opts, live, ahead) {
         Ok(r) => r,
         Err(Stopped { failure, producer }) => {
             let parts = Parts {
@@ -119,43 +158,95 @@ pub fn read(mut reader: impl Read, opts: &Options<'_>) -> Result<(Outcome, Vec<W
 }
 
 /// [`read`] with live side effects; a timeout stops reading with what was seen so far.
-pub fn read_live(
+/// `ahead`: how the input is read (read ahead only with the fast path, which it speeds up).
+fn read_live(
     reader: Box<dyn Read + Send>,
     opts: &Options<'_>,
     live: &mut Live<'_>,
+    ahead: Ahead,
 ) -> Result<(Outcome, Vec<Warning>), Stopped> {
     let mut reading = Reading::new(opts);
     reading.router.activity = live.activity.is_some();
+    if ahead != Ahead::Off && reading.router.fast_path {
+        return read_ahead(reading, reader, live, ahead == Ahead::Balanced);
+    }
     let mut pump = Pump::new(reader, live.timeout, live.tee.as_deref_mut());
     loop {
         let failure = match pump.next_chunk() {
             Next::Data(bytes) => {
                 reading.push(bytes);
-                if let Some(sink) = &mut live.activity {
-                    for a in reading.router.events.drain(..) {
-                        sink(a);
-                    }
-                }
+                report(&mut reading.router.events, &mut live.activity);
                 continue;
             }
             Next::End => break,
             Next::Failed(f) => *f,
-            Next::TimedOut => timed_out(&reading, pump.bytes, live.timeout),
+            Next::TimedOut => {
+                let lines = reading.splitter.lines();
+                timed_out(&reading, pump.bytes, lines, live.timeout)
+            }
         };
-        return Err(Stopped {
-            failure,
-            producer: reading.router.producer(),
-        });
+        return Err(reading.stopped(failure));
     }
-    let done = reading.finish();
-    Ok(done)
+    Ok(reading.finish())
+}
+
+/// Hand the `--activity` events gathered so far to the sink.
+fn report(events: &mut Vec<Activity>, sink: &mut Option<&mut dyn FnMut(Activity)>) {
+    if let Some(sink) = sink {
+        for a in events.drain(..) {
+            sink(a);
+        }
+    }
+}
+
+/// [`read_live`] with the lines split on a second thread ([`LinePump`]); `balanced`: the
+/// thread leaves the pre-scan of a batch to this one when this one is waiting for it.
+fn read_ahead(
+    mut reading: Reading<'_>,
+    reader: Box<dyn Read + Send>,
+    live: &mut Live<'_>,
+    balanced: bool,
+) -> Result<(Outcome, Vec<Warning>), Stopped> {
+    let facts_on = Arc::new(AtomicBool::new(true));
+    let max = reading.opts.max_line_bytes;
+    let mut pump = LinePump::new(
+        reader,
+        max,
+        (Arc::clone(&facts_on), balanced),
+        live.timeout,
+        live.tee.as_deref_mut(),
+    );
+    loop {
+        let failure = match pump.next_batch() {
+            NextBatch::Lines(batch) => {
+                let Reading { framer, router, .. } = &mut reading;
+                for (piece, facts) in batch.pieces() {
+                    feed_piece(piece, facts, framer, router, max);
+                }
+                // Facts only help an extractor that reads them; stop computing them otherwise.
+                if router
+                    .extractor
+                    .as_ref()
+                    .is_some_and(|ex| !ex.reads_facts())
+                {
+                    facts_on.store(false, Ordering::Relaxed);
+                }
+                report(&mut reading.router.events, &mut live.activity);
+                continue;
+            }
+            NextBatch::End => break,
+            NextBatch::Failed(f) => *f,
+            NextBatch::TimedOut => timed_out(&reading, pump.bytes, pump.lines, live.timeout),
+        };
+        return Err(reading.stopped(failure));
+    }
+    Ok(reading.finish())
 }
 
 /// The `timeout` failure, with what was seen so far in `details`.
-fn timed_out(reading: &Reading<'_>, bytes: u64, timeout: Option<Duration>) -> Failure {
+fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Duration>) -> Failure {
     let secs = timeout.map_or(0.0, |t| t.as_secs_f64());
     let producer = reading.router.producer();
-    let lines = reading.splitter.lines();
     let mut details = Map::new();
     details.insert("timeout_seconds".into(), json!(secs));
     details.insert("bytes".into(), json!(bytes));
@@ -198,7 +289,17 @@ impl<'o> Reading<'o> {
             router,
             ..
         } = self;
-        splitter.push(bytes, &mut |piece| feed_piece(piece, framer, router, max));
+        splitter.push(bytes, &mut |piece| {
+            feed_piece(piece, None, framer, router, max)
+        });
+    }
+
+    /// Reading stopped early with `failure`.
+    fn stopped(&self, failure: Failure) -> Stopped {
+        Stopped {
+            failure,
+            producer: self.router.producer(),
+        }
     }
 
     /// Turn the fast path on or off for this input (it is on unless `SOJX_NO_FAST_PATH` is set).
@@ -221,7 +322,7 @@ impl<'o> Reading<'o> {
             router,
             ..
         } = &mut self;
-        splitter.finish(&mut |piece| feed_piece(piece, framer, router, max));
+        splitter.finish(&mut |piece| feed_piece(piece, None, framer, router, max));
         framer.finish();
         let opts = self.opts;
         let stats = self.framer.stats.clone();
@@ -250,9 +351,17 @@ impl<'o> Reading<'o> {
     }
 }
 
-fn feed_piece(piece: Piece<'_>, framer: &mut Framer, router: &mut Router, max: usize) {
+fn feed_piece(
+    piece: Piece<'_>,
+    facts: Option<LineFacts>,
+    framer: &mut Framer,
+    router: &mut Router,
+    max: usize,
+) {
     match piece {
-        Piece::Line { bytes, .. } if router.skips(framer, bytes) => framer.skipped(bytes),
+        Piece::Line { bytes, .. } if router.skips(framer, bytes, facts) => {
+            framer.skipped(bytes, facts.and_then(|f| f.utf8));
+        }
         Piece::Line { no, bytes } => framer.line(no, bytes, &mut |item| router.item(item)),
         Piece::TooLong { no } => framer.too_long(no),
     }
@@ -318,11 +427,14 @@ impl Router {
     /// The fast path: whether the extractor said the raw line cannot matter, in which case it
     /// is counted as a recognized value without being parsed. Only once something was
     /// recognized (so `--from` mismatch and detection are settled) and between framed items.
-    fn skips(&mut self, framer: &Framer, raw: &[u8]) -> bool {
+    fn skips(&mut self, framer: &Framer, raw: &[u8], facts: Option<LineFacts>) -> bool {
         let skip = self.fast_path
             && self.recognized > 0
             && framer.between_items()
-            && self.extractor.as_ref().is_some_and(|ex| !ex.wants(raw));
+            && self.extractor.as_ref().is_some_and(|ex| match facts {
+                Some(f) => !ex.wants_with(raw, f),
+                None => !ex.wants(raw),
+            });
         if skip {
             self.values += 1;
             self.recognized += 1;

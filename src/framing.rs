@@ -149,12 +149,14 @@ impl Framer {
     }
 
     /// Account for a line the caller decided not to parse (the fast path): a one-line JSON
-    /// value, counted as [`Framer::line`] would have counted it.
-    pub fn skipped(&mut self, bytes: &[u8]) {
+    /// value, counted as [`Framer::line`] would have counted it. `utf8`: whether the line is
+    /// valid UTF-8, when that is already known.
+    pub fn skipped(&mut self, bytes: &[u8], utf8: Option<bool>) {
         self.stats.lines += 1;
         self.stats.values += 1;
         self.keep(bytes);
-        if !bytes.is_ascii() && std::str::from_utf8(bytes).is_err() {
+        let valid = utf8.unwrap_or_else(|| bytes.is_ascii() || std::str::from_utf8(bytes).is_ok());
+        if !valid {
             self.stats.invalid_utf8 += 1;
         }
     }

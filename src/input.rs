@@ -37,6 +37,16 @@ impl Source {
         }
     }
 
+    /// The size of a regular file (also one redirected to standard input); `None` for pipes,
+    /// terminals and anything whose size is not known in advance.
+    pub fn size(&self) -> Option<u64> {
+        let meta = match self {
+            Self::Stdin => stdin_metadata()?,
+            Self::Path(p) => std::fs::metadata(p).ok()?,
+        };
+        meta.is_file().then_some(meta.len())
+    }
+
     /// Open the source for reading; a missing or unreadable file is a `filesystem` failure.
     pub fn open(&self) -> Result<Box<dyn Read + Send>, Failure> {
         match self {
@@ -59,6 +69,18 @@ impl Source {
             },
         }
     }
+}
+
+#[cfg(unix)]
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    use std::os::fd::AsFd;
+    let fd = io::stdin().as_fd().try_clone_to_owned().ok()?;
+    File::from(fd).metadata().ok()
+}
+
+#[cfg(not(unix))]
+fn stdin_metadata() -> Option<std::fs::Metadata> {
+    None
 }
 
 /// A short lower-case reason for an I/O error, without the `(os error N)` suffix.

@@ -332,6 +332,8 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
     if let Some(code) = stdin_guard("extract", &a.files, io, style)? {
         return Ok(code);
     }
+    let sources = sources(&a.files);
+    let one_by_one = a.activity || a.live.tee.is_some() || a.live.timeout.is_some();
     let opts = extract::Options {
         from: a.from,
         strict: a.strict,
@@ -342,11 +344,12 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
         markers: a.markers,
         handoff: handoff.as_ref(),
         assertions: (!assertions.is_empty()).then_some(&assertions),
+        // Inputs read in parallel already keep the cores busy.
+        read_ahead: sources.len() <= 1 || one_by_one,
     };
-    let sources = sources(&a.files);
     let mut status = Status::default();
     let mut tally = Tally::default();
-    if a.activity || a.live.tee.is_some() || a.live.timeout.is_some() {
+    if one_by_one {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
         // order (the tee file is one stream; activity lines must not interleave).
         let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files) {

@@ -9,14 +9,21 @@
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::{Duration, Instant};
 
 use crate::error::{ErrorKind, Failure};
-use crate::input::{CHUNK, io_reason};
+use crate::input::{CHUNK, LineSplitter, Piece, io_reason};
+use crate::producer::LineFacts;
 
 /// Chunks in flight between the reading thread and the pipeline.
 const IN_FLIGHT: usize = 16;
+
+/// Batches in flight between a [`LinePump`]'s thread and the pipeline: enough for the balance
+/// of [`QUEUED_FOR_FACTS`], few enough to keep memory flat (each holds one read).
+const BATCHES_IN_FLIGHT: usize = 6;
 
 /// `--tee FILE`: every input byte, written through (unbuffered) as it is read.
 #[derive(Debug)]
@@ -144,22 +151,15 @@ impl<'t> Pump<'t> {
                 }
                 read_some(r.as_mut(), &mut self.buf)
             }
-            Inner::Thread(rx) => {
-                let wait = match self.deadline {
-                    Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
-                    // A deadline too far to represent: wait as long as it takes.
-                    None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
-                };
-                match wait {
-                    Ok(Ok(chunk)) => {
-                        self.buf = chunk;
-                        Ok(self.buf.len())
-                    }
-                    Ok(Err(e)) => Err(e),
-                    Err(RecvTimeoutError::Disconnected) => Ok(0),
-                    Err(RecvTimeoutError::Timeout) => return Next::TimedOut,
+            Inner::Thread(rx) => match recv(rx, self.deadline) {
+                Ok(Some(Ok(chunk))) => {
+                    self.buf = chunk;
+                    Ok(self.buf.len())
                 }
-            }
+                Ok(Some(Err(e))) => Err(e),
+                Ok(None) => Ok(0),
+                Err(TimedOut) => return Next::TimedOut,
+            },
         };
         let n = match got {
             Ok(0) => return Next::End,
@@ -173,6 +173,263 @@ impl<'t> Pump<'t> {
         }
         self.bytes += n as u64;
         Next::Data(&self.buf[..n])
+    }
+}
+
+/// The deadline passed.
+struct TimedOut;
+
+/// The next message, `None` when the sender is gone, or the deadline (none: wait as long as it
+/// takes, as for a deadline too far to represent).
+fn recv<T>(rx: &Receiver<T>, deadline: Option<Instant>) -> Result<Option<T>, TimedOut> {
+    let got = match deadline {
+        Some(d) => rx.recv_timeout(d.saturating_duration_since(Instant::now())),
+        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+    };
+    match got {
+        Ok(v) => Ok(Some(v)),
+        Err(RecvTimeoutError::Disconnected) => Ok(None),
+        Err(RecvTimeoutError::Timeout) => Err(TimedOut),
+    }
+}
+
+/// One input split into lines ahead, on a reading thread: it reads, splits and computes each
+/// line's [`LineFacts`] while the pipeline works on earlier lines, so that on a long stream the
+/// fast path's raw-byte scan runs in parallel with the parsing of the lines that matter. The
+/// lines, their numbers and the bytes copied to the tee are exactly those of [`Pump`] with a
+/// [`LineSplitter`]; only where the work happens differs.
+pub struct LinePump<'t> {
+    rx: Receiver<io::Result<Batch>>,
+    /// Batches handed back for reuse, so the steady state allocates nothing.
+    back: Sender<Batch>,
+    /// Batches sent and not yet received.
+    queued: Arc<AtomicUsize>,
+    current: Option<Batch>,
+    deadline: Option<Instant>,
+    tee: Option<&'t mut Tee>,
+    /// Bytes read so far.
+    pub bytes: u64,
+    /// Lines handed out so far.
+    pub lines: u64,
+}
+
+/// What [`LinePump::next_batch`] gave.
+#[derive(Debug)]
+pub enum NextBatch<'a> {
+    Lines(&'a Batch),
+    End,
+    Failed(Box<Failure>),
+    TimedOut,
+}
+
+/// The lines completed by one read.
+#[derive(Debug, Default)]
+pub struct Batch {
+    /// The read's buffer; its first `len` bytes are what was read.
+    buf: Vec<u8>,
+    len: usize,
+    /// The lines that began in an earlier read.
+    spill: Vec<u8>,
+    lines: Vec<Line>,
+}
+
+#[derive(Debug)]
+enum Line {
+    Whole {
+        no: u64,
+        /// In `spill` rather than in the read's bytes.
+        spilled: bool,
+        start: usize,
+        end: usize,
+        facts: Option<LineFacts>,
+    },
+    TooLong {
+        no: u64,
+    },
+}
+
+impl Batch {
+    /// The bytes of the read, as read.
+    pub fn read(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// The lines, in order, each with its facts when they were computed.
+    pub fn pieces(&self) -> impl Iterator<Item = (Piece<'_>, Option<LineFacts>)> {
+        self.lines.iter().map(|l| match *l {
+            Line::Whole {
+                no,
+                spilled,
+                start,
+                end,
+                facts,
+            } => {
+                let from = if spilled { &self.spill } else { &self.buf };
+                let bytes = &from[start..end];
+                (Piece::Line { no, bytes }, facts)
+            }
+            Line::TooLong { no } => (Piece::TooLong { no }, None),
+        })
+    }
+
+    fn last_line(&self) -> Option<u64> {
+        self.lines.last().map(|l| match *l {
+            Line::Whole { no, .. } | Line::TooLong { no } => no,
+        })
+    }
+
+    /// Record a piece of `read` (or of the splitter's carry).
+    fn record(&mut self, read: &[u8], piece: Piece<'_>, facts_on: bool) {
+        let line = match piece {
+            Piece::TooLong { no } => Line::TooLong { no },
+            Piece::Line { no, bytes } => {
+                let facts = facts_on.then(|| LineFacts::of(bytes));
+                // A line inside the read is a sub-slice of it; one that began in an earlier read
+                // comes from the splitter's carry and is copied.
+                let read = read.as_ptr_range();
+                let (spilled, start) = if read.contains(&bytes.as_ptr()) {
+                    (false, bytes.as_ptr() as usize - read.start as usize)
+                } else {
+                    self.spill.extend_from_slice(bytes);
+                    (true, self.spill.len() - bytes.len())
+                };
+                Line::Whole {
+                    no,
+                    spilled,
+                    start,
+                    end: start + bytes.len(),
+                    facts,
+                }
+            }
+        };
+        self.lines.push(line);
+    }
+}
+
+impl<'t> LinePump<'t> {
+    /// Read `reader` on a new thread, splitting lines at `max_line` bytes as [`LineSplitter`]
+    /// does. `facts`: facts are computed while the flag is set, and when `balanced`, only for
+    /// batches read while the pipeline has work waiting (see [`QUEUED_FOR_FACTS`]). With
+    /// `timeout`, the input must end within it (from now).
+    pub fn new(
+        reader: Box<dyn Read + Send>,
+        max_line: usize,
+        facts: (Arc<AtomicBool>, bool),
+        timeout: Option<Duration>,
+        tee: Option<&'t mut Tee>,
+    ) -> Self {
+        let (facts_on, balanced) = facts;
+        let (tx, rx) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
+        let (back, back_rx) = mpsc::channel::<Batch>();
+        let queued = Arc::new(AtomicUsize::new(0));
+        let ahead = Ahead {
+            max_line,
+            facts_on,
+            balanced,
+            queued: Arc::clone(&queued),
+        };
+        std::thread::spawn(move || split_ahead(reader, &ahead, &tx, &back_rx));
+        Self {
+            rx,
+            back,
+            queued,
+            current: None,
+            deadline: timeout.and_then(|t| Instant::now().checked_add(t)),
+            tee,
+            bytes: 0,
+            lines: 0,
+        }
+    }
+
+    /// The next batch of lines (its read already copied to the tee), the end, a failure, or
+    /// the deadline.
+    pub fn next_batch(&mut self) -> NextBatch<'_> {
+        if let Some(done) = self.current.take() {
+            // The reading thread may have ended; then the batch is dropped here.
+            let _ = self.back.send(done);
+        }
+        let batch = match recv(&self.rx, self.deadline) {
+            Ok(Some(Ok(batch))) => {
+                self.queued.fetch_sub(1, Ordering::Relaxed);
+                batch
+            }
+            Ok(Some(Err(e))) => return NextBatch::Failed(Box::new(read_failure(&e))),
+            Ok(None) => return NextBatch::End,
+            Err(TimedOut) => return NextBatch::TimedOut,
+        };
+        if let Some(t) = &mut self.tee
+            && let Err(f) = t.write(batch.read())
+        {
+            return NextBatch::Failed(Box::new(f));
+        }
+        self.bytes += batch.len as u64;
+        self.lines = batch.last_line().unwrap_or(self.lines);
+        NextBatch::Lines(self.current.insert(batch))
+    }
+}
+
+/// What the reading thread of a [`LinePump`] shares with it.
+struct Ahead {
+    max_line: usize,
+    /// Whether facts help the extractor.
+    facts_on: Arc<AtomicBool>,
+    /// Whether facts wait for the pipeline to have work ([`QUEUED_FOR_FACTS`]).
+    balanced: bool,
+    /// Batches sent and not yet received.
+    queued: Arc<AtomicUsize>,
+}
+
+/// Facts are computed for a batch only while the pipeline has at least this many batches
+/// waiting: when it has fewer, the reading thread is the slower of the two, and leaving the scan
+/// of this batch to the pipeline (which scans lines without facts itself) balances the work.
+const QUEUED_FOR_FACTS: usize = 2;
+
+/// The reading thread of a [`LinePump`]: read, split, send, until the end (the channel closing)
+/// or an error.
+fn split_ahead(
+    mut reader: Box<dyn Read + Send>,
+    ahead: &Ahead,
+    tx: &SyncSender<io::Result<Batch>>,
+    back: &Receiver<Batch>,
+) {
+    let mut splitter = LineSplitter::new(ahead.max_line);
+    let send = |batch| {
+        ahead.queued.fetch_add(1, Ordering::Relaxed);
+        tx.send(Ok(batch)).is_ok()
+    };
+    loop {
+        let mut batch = back.try_recv().unwrap_or_default();
+        batch.spill.clear();
+        batch.lines.clear();
+        if batch.buf.len() != CHUNK {
+            batch.buf = vec![0; CHUNK];
+        }
+        let on = ahead.facts_on.load(Ordering::Relaxed)
+            && (!ahead.balanced || ahead.queued.load(Ordering::Relaxed) >= QUEUED_FOR_FACTS);
+        match read_some(reader.as_mut(), &mut batch.buf) {
+            Ok(0) => {
+                batch.len = 0;
+                splitter.finish(&mut |p| batch.record(&[], p, on));
+                if !batch.lines.is_empty() {
+                    send(batch);
+                }
+                return;
+            }
+            Ok(n) => {
+                batch.len = n;
+                // The splitter reads the buffer while `record` fills the other fields.
+                let buf = std::mem::take(&mut batch.buf);
+                splitter.push(&buf[..n], &mut |p| batch.record(&buf[..n], p, on));
+                batch.buf = buf;
+                if !send(batch) {
+                    return;
+                }
+            }
+            Err(e) => {
+                let _ = tx.send(Err(e));
+                return;
+            }
+        }
     }
 }
 
@@ -222,6 +479,90 @@ fn spawn(mut reader: Box<dyn Read + Send>) -> Receiver<io::Result<Vec<u8>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// A reader that hands out `data` in reads of the given sizes (cycling), as a pipe does.
+    struct Reads {
+        data: Vec<u8>,
+        at: usize,
+        sizes: Vec<usize>,
+        n: usize,
+    }
+
+    impl Read for Reads {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let size = self.sizes[self.n % self.sizes.len()].max(1);
+            self.n += 1;
+            let k = size.min(buf.len()).min(self.data.len() - self.at);
+            buf[..k].copy_from_slice(&self.data[self.at..self.at + k]);
+            self.at += k;
+            Ok(k)
+        }
+    }
+
+    fn split_whole(data: &[u8], max: usize) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut splitter = LineSplitter::new(max);
+        let mut f = |p: Piece<'_>| out.push(format!("{p:?}"));
+        splitter.push(data, &mut f);
+        splitter.finish(&mut f);
+        out
+    }
+
+    fn split_ahead_all(data: &[u8], max: usize, sizes: Vec<usize>) -> (Vec<String>, Vec<u8>, u64) {
+        let reader = Reads {
+            data: data.to_vec(),
+            at: 0,
+            sizes,
+            n: 0,
+        };
+        let facts = (Arc::new(AtomicBool::new(true)), false);
+        let mut pump = LinePump::new(Box::new(reader), max, facts, None, None);
+        let (mut pieces, mut read) = (Vec::new(), Vec::new());
+        loop {
+            match pump.next_batch() {
+                NextBatch::Lines(b) => {
+                    read.extend_from_slice(b.read());
+                    for (p, f) in b.pieces() {
+                        if let (Piece::Line { bytes, .. }, Some(f)) = (&p, f) {
+                            assert_eq!(f, LineFacts::of(bytes));
+                        }
+                        pieces.push(format!("{p:?}"));
+                    }
+                }
+                NextBatch::End => break,
+                other => panic!("{other:?}"),
+            }
+        }
+        (pieces, read, pump.lines)
+    }
+
+    proptest! {
+        /// The lines split ahead are those of a splitter over the whole input, whatever the
+        /// reads, with lines longer than a read, too-long lines and a last line without a
+        /// newline; the reads together are the input.
+        #[test]
+        fn lines_split_ahead_are_the_splitters(
+            lines in prop::collection::vec(("[a-z{}\"\r]{0,40}", 0usize..3), 0..30),
+            sizes in prop::collection::vec(1usize..50, 1..5),
+            max in 5usize..60,
+            newline_at_end in any::<bool>(),
+        ) {
+            let mut data = Vec::new();
+            for (l, stretch) in &lines {
+                data.extend_from_slice(l.repeat(stretch + 1).as_bytes());
+                data.push(b'\n');
+            }
+            if !newline_at_end {
+                data.pop();
+            }
+            let want = split_whole(&data, max);
+            let (got, read, last) = split_ahead_all(&data, max, sizes);
+            prop_assert_eq!(&got, &want);
+            prop_assert_eq!(read, data);
+            prop_assert_eq!(last, want.len() as u64);
+        }
+    }
 
     #[test]
     fn pump_reads_everything_both_ways() {

@@ -207,6 +207,16 @@ impl Extractor for Claude {
         !inert(raw, self.evidence.is_some(), self.model.is_some())
     }
 
+    fn wants_with(&self, _raw: &[u8], facts: super::LineFacts) -> bool {
+        !facts
+            .claude
+            .inert(self.evidence.is_some(), self.model.is_some())
+    }
+
+    fn reads_facts(&self) -> bool {
+        true
+    }
+
     fn describe(&self, item: &Item) -> Option<String> {
         let Item::Value { value, .. } = item else {
             return None;
@@ -392,12 +402,42 @@ const INERT_SYSTEM: [&[u8]; 5] = [
 /// Whether the raw line is an event that cannot change the outcome (see `Extractor::wants`).
 /// `evidence_known`: the dialect evidence is settled, so `note_session` would do nothing;
 /// `model_known`: an assistant message would not set the model.
+fn inert(raw: &[u8], evidence_known: bool, model_known: bool) -> bool {
+    LineClass(inert_mask(raw)).inert(evidence_known, model_known)
+}
+
+/// A Claude Code line's fast-path class, decided from its raw bytes alone (so it can be computed
+/// ahead, on another thread): in which extractor states the line is inert.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct LineClass(u8);
+
+impl LineClass {
+    pub(crate) fn of(raw: &[u8]) -> Self {
+        Self(inert_mask(raw))
+    }
+
+    /// Whether the line is inert in no state (it is always parsed).
+    pub(crate) fn never_inert(self) -> bool {
+        self.0 == 0
+    }
+
+    fn inert(self, evidence_known: bool, model_known: bool) -> bool {
+        self.0 & state_bit(evidence_known, model_known) != 0
+    }
+}
+
+fn state_bit(evidence_known: bool, model_known: bool) -> u8 {
+    1 << (u8::from(evidence_known) * 2 + u8::from(model_known))
+}
+
+/// The states (bits of [`state_bit`]) in which the raw line is inert.
 ///
 /// Assistant and user messages are inert only when bytes that could matter are absent from the
 /// whole line: no `"text"`, no `"tool_use"`, no StructuredOutput name (assistant), no `true`
 /// that could be an `is_error` (user), and no `\u` escape that could spell any of them.
-fn inert(raw: &[u8], evidence_known: bool, model_known: bool) -> bool {
+fn inert_mask(raw: &[u8]) -> u8 {
     use super::raw::{Raw, members};
+    const ALL: u8 = 0b1111;
     // Duplicate keys: the parser keeps the last one, so every occurrence must agree.
     let mut ty: Option<Raw<'_>> = None;
     let mut subtype: Option<Raw<'_>> = None;
@@ -425,24 +465,30 @@ fn inert(raw: &[u8], evidence_known: bool, model_known: bool) -> bool {
         !doubt
     });
     if !object || doubt {
-        return false;
+        return 0;
     }
     let Some(ty) = ty.and_then(Raw::plain) else {
-        return false;
+        return 0;
     };
     if INERT_TYPES.contains(&ty) {
-        return true;
+        return ALL;
     }
-    if dialect_hint && !evidence_known {
-        return false;
-    }
-    match ty {
-        b"system" => subtype
-            .and_then(Raw::plain)
-            .is_some_and(|s| INERT_SYSTEM.contains(&s)),
-        b"assistant" => {
-            model_known
-                && message_blocks
+    // With a dialect hint, only once the evidence is settled.
+    let states = if dialect_hint {
+        state_bit(true, false) | state_bit(true, true)
+    } else {
+        ALL
+    };
+    let inert_in = match ty {
+        b"system"
+            if subtype
+                .and_then(Raw::plain)
+                .is_some_and(|s| INERT_SYSTEM.contains(&s)) =>
+        {
+            ALL
+        }
+        b"assistant"
+            if message_blocks
                 && !contains_any(
                     raw,
                     &[
@@ -452,11 +498,15 @@ fn inert(raw: &[u8], evidence_known: bool, model_known: bool) -> bool {
                         b"structured_output",
                         b"\\u",
                     ],
-                )
+                ) =>
+        {
+            // Only while the model is known.
+            state_bit(false, true) | state_bit(true, true)
         }
-        b"user" => !contains_any(raw, &[b"true", b"\\u"]),
-        _ => false,
-    }
+        b"user" if !contains_any(raw, &[b"true", b"\\u"]) => ALL,
+        _ => 0,
+    };
+    states & inert_in
 }
 
 /// Types whose lines are inert only under conditions (`inert`).

@@ -261,6 +261,35 @@ pub trait Extractor: Send {
     fn wants(&self, _raw: &[u8]) -> bool {
         true
     }
+    /// [`Extractor::wants`] from facts computed ahead on another thread, when the extractor
+    /// reads them ([`Extractor::reads_facts`]); the answer must be the same as `wants(raw)`.
+    fn wants_with(&self, raw: &[u8], _facts: LineFacts) -> bool {
+        self.wants(raw)
+    }
+    /// Whether [`LineFacts`] help this extractor (the read-ahead thread stops computing them
+    /// when they do not).
+    fn reads_facts(&self) -> bool {
+        false
+    }
+}
+
+/// What a line's raw bytes alone say for the fast path, computed by the read-ahead thread
+/// (`crate::pump`) while the pipeline works on earlier lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineFacts {
+    /// The Claude Code family's class of the line.
+    pub(crate) claude: claude::LineClass,
+    /// Whether the line is valid UTF-8; computed only when the line may be skipped.
+    pub utf8: Option<bool>,
+}
+
+impl LineFacts {
+    pub fn of(raw: &[u8]) -> Self {
+        let claude = claude::LineClass::of(raw);
+        let utf8 =
+            (!claude.never_inert()).then(|| raw.is_ascii() || std::str::from_utf8(raw).is_ok());
+        Self { claude, utf8 }
+    }
 }
 
 /// Decide the producer from one value, when the value is decisive.

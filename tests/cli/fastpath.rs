@@ -1,8 +1,11 @@
 //! The fast path (lines skipped before parsing, `Extractor::wants`) gives byte-identical
-//! envelopes to the full parse (`SOJX_NO_FAST_PATH=1`), timestamps aside: on every case of the
-//! shared corpus, on the project's fixtures, on large streams, and on generated streams that
-//! mix inert events with traps (other key orders, duplicate keys, escapes, nested `type`s,
-//! cut-off lines, multi-line documents, dialect hints).
+//! envelopes to the full parse (`SOJX_NO_FAST_PATH=1`), timestamps aside, whichever way the
+//! input is read: in the pipeline's thread (`SOJX_READ_AHEAD=0`), or split and pre-scanned on a
+//! second thread for every line (`SOJX_READ_AHEAD=1`) or shared between the threads (the
+//! default for pipes and large files). Checked on every case of the shared corpus, on the
+//! project's fixtures, on large streams, and on generated streams that mix inert events with
+//! traps (other key orders, duplicate keys, escapes, nested `type`s, cut-off lines, multi-line
+//! documents, dialect hints).
 
 use std::path::Path;
 
@@ -11,16 +14,36 @@ use serde_json::Value;
 
 use crate::common::{fixture, root, shared, sojx};
 
-/// Stdout and exit code of `sojx ARGS` run in `dir`, with or without the fast path, and with
-/// each envelope's `timestamp` removed.
-fn envelopes(dir: &Path, args: &[&str], stdin: &[u8], fast: bool) -> (i32, Vec<Value>) {
+/// How sojx reads the input.
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    /// Every line parsed.
+    Full,
+    /// The fast path, in the pipeline's thread.
+    Inline,
+    /// The fast path, every line pre-scanned on the reading thread.
+    Ahead,
+    /// The fast path as it runs by default (stdin is a pipe here: read ahead, balanced).
+    Default,
+}
+
+const FAST: [Mode; 3] = [Mode::Inline, Mode::Ahead, Mode::Default];
+
+/// Stdout and exit code of `sojx ARGS` run in `dir` in `mode`, with each envelope's
+/// `timestamp` removed.
+fn envelopes(dir: &Path, args: &[&str], stdin: &[u8], mode: Mode) -> (i32, Vec<Value>) {
     let mut cmd = sojx();
-    cmd.current_dir(dir).args(args).write_stdin(stdin.to_vec());
-    if fast {
-        cmd.env_remove("SOJX_NO_FAST_PATH");
-    } else {
-        cmd.env("SOJX_NO_FAST_PATH", "1");
-    }
+    cmd.current_dir(dir)
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .env_remove("SOJX_NO_FAST_PATH")
+        .env_remove("SOJX_READ_AHEAD");
+    match mode {
+        Mode::Full => cmd.env("SOJX_NO_FAST_PATH", "1"),
+        Mode::Inline => cmd.env("SOJX_READ_AHEAD", "0"),
+        Mode::Ahead => cmd.env("SOJX_READ_AHEAD", "1"),
+        Mode::Default => &mut cmd,
+    };
     let out = cmd.output().expect("sojx runs");
     let code = out.status.code().expect("no signal");
     assert_ne!(code, 101, "panic: {}", String::from_utf8_lossy(&out.stderr));
@@ -37,12 +60,14 @@ fn envelopes(dir: &Path, args: &[&str], stdin: &[u8], fast: bool) -> (i32, Vec<V
 }
 
 fn same(dir: &Path, args: &[&str], stdin: &[u8]) {
-    let fast = envelopes(dir, args, stdin, true);
-    let full = envelopes(dir, args, stdin, false);
-    assert_eq!(
-        fast, full,
-        "fast path differs from the full parse: sojx {args:?}"
-    );
+    let full = envelopes(dir, args, stdin, Mode::Full);
+    for mode in FAST {
+        let fast = envelopes(dir, args, stdin, mode);
+        assert_eq!(
+            fast, full,
+            "{mode:?} differs from the full parse: sojx {args:?}"
+        );
+    }
 }
 
 #[test]
@@ -102,8 +127,8 @@ fn a_long_stream_is_identical_and_keeps_the_answer() {
     input.push_str(rest);
     let args = ["extract", "--schema", "examples/verdict.schema.json"];
     same(&root(), &args, input.as_bytes());
-    let (code, long) = envelopes(&root(), &args, input.as_bytes(), true);
-    let (_, short) = envelopes(&root(), &args, example.as_bytes(), true);
+    let (code, long) = envelopes(&root(), &args, input.as_bytes(), Mode::Default);
+    let (_, short) = envelopes(&root(), &args, example.as_bytes(), Mode::Default);
     assert_eq!(code, 0, "the example's answer is valid: {long:?}");
     for key in ["data", "validation", "session", "warnings"] {
         assert_eq!(long[0][key], short[0][key], "{key}");
@@ -221,8 +246,58 @@ proptest! {
         if forced {
             args.extend(["--from", "claude-code"]);
         }
-        let fast = envelopes(&root(), &args, input.as_bytes(), true);
-        let full = envelopes(&root(), &args, input.as_bytes(), false);
-        prop_assert_eq!(fast, full, "input:\n{}", input);
+        let full = envelopes(&root(), &args, input.as_bytes(), Mode::Full);
+        for mode in [Mode::Inline, Mode::Ahead] {
+            let fast = envelopes(&root(), &args, input.as_bytes(), mode);
+            prop_assert_eq!(&fast, &full, "{:?}, input:\n{}", mode, input);
+        }
     }
+}
+
+/// A file of several MiB (read ahead by default, in reads that cut lines) with lines longer
+/// than a read and lines past `--max-line-bytes`: every way of reading gives the same envelope,
+/// and the too-long lines are reported.
+#[test]
+fn a_large_file_with_long_lines_is_identical_every_way() {
+    let example = std::fs::read_to_string(root().join("examples/claude-review.ndjson")).unwrap();
+    let (first, rest) = example.split_once('\n').unwrap();
+    let mut input = format!("{first}\n");
+    let long_text = "x".repeat(300 * 1024);
+    let mut i = 0;
+    while input.len() < 3 << 20 {
+        let line = match i % 40 {
+            0 => format!(
+                r#"{{"type":"stream_event","event":{{"type":"content_block_delta","delta":{{"text":"{long_text}"}}}}}}"#
+            ),
+            7 => format!(
+                r#"{{"type":"system","subtype":"hook_response","output":"{}"}}"#,
+                "y".repeat(600 * 1024)
+            ),
+            _ => inert_line(i),
+        };
+        input.push_str(&line);
+        input.push('\n');
+        i += 1;
+    }
+    input.push_str(rest);
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fastpath");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("large-run.ndjson");
+    std::fs::write(&file, &input).unwrap();
+    let file = file.to_str().unwrap();
+    let schema = root().join("examples/verdict.schema.json");
+    let schema = schema.to_str().unwrap();
+    let args = [
+        "extract",
+        "--schema",
+        schema,
+        "--max-line-bytes",
+        "500000",
+        file,
+    ];
+    same(&root(), &args, b"");
+    let (code, env) = envelopes(&root(), &args, b"", Mode::Default);
+    assert_eq!(code, 0, "{env:?}");
+    let warnings = env[0]["warnings"].to_string();
+    assert!(warnings.contains("line_too_long"), "{warnings}");
 }
