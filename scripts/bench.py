@@ -169,20 +169,31 @@ def run_once(cmd, env, capture=False):
     return time.perf_counter() - t, cpu_children() - c, p
 
 
-def time_cmd(name, cmd, runs, env):
-    if shutil.which("hyperfine"):
-        with tempfile.NamedTemporaryFile(suffix=".json") as j:
-            shell_cmd = cmd if isinstance(cmd, str) else " ".join(map(str, cmd))
-            prefix = "SOJX_NO_FAST_PATH=1 " if "NO_FAST_PATH" in name else ""
-            subprocess.run(["hyperfine", "--warmup", "1", "--runs", str(runs), "-i", "--export-json", j.name,
-                            "--style", "none", prefix + shell_cmd], check=True, stdout=subprocess.DEVNULL)
-            res = json.load(open(j.name))["results"][0]
-            times, cpu = res["times"], [res["user"] + res["system"]]
-    else:
-        run_once(cmd, env)  # warm-up: page cache, binary
-        samples = [run_once(cmd, env)[:2] for _ in range(runs)]
-        times, cpu = [w for w, _ in samples], [c for _, c in samples]
+def stats(times, cpu):
     return {"median": statistics.median(times), "min": min(times), "cpu": statistics.median(cpu), "runs": len(times)}
+
+
+def time_all(cmds, runs):
+    """Times of every (name, cmd, env): with hyperfine, command after command; without it,
+    interleaved (one run of each command per round), so that a change in the machine's load
+    during the benchmark weighs on every command alike and the ratios stay fair."""
+    if shutil.which("hyperfine"):
+        out = {}
+        for name, cmd, env in cmds:
+            with tempfile.NamedTemporaryFile(suffix=".json") as j:
+                shell_cmd = cmd if isinstance(cmd, str) else " ".join(map(str, cmd))
+                subprocess.run(["hyperfine", "--warmup", "1", "--runs", str(runs), "-i", "--export-json", j.name,
+                                "--style", "none", shell_cmd], check=True, stdout=subprocess.DEVNULL, env=env)
+                res = json.load(open(j.name))["results"][0]
+                out[name] = stats(res["times"], [res["user"] + res["system"]])
+        return out
+    for _, cmd, env in cmds:
+        run_once(cmd, env)  # warm-up: page cache, binary
+    samples = {name: [] for name, _, _ in cmds}
+    for _ in range(runs):
+        for name, cmd, env in cmds:
+            samples[name].append(run_once(cmd, env)[:2])
+    return {name: stats([w for w, _ in ss], [c for _, c in ss]) for name, ss in samples.items()}
 
 
 def peak_rss_kib(cmd, env):
@@ -302,23 +313,25 @@ def main():
         skipped_all.update(skipped)
         rows = []
         reference = None
+        agree = {}
         for name, cmd, note in cmds:
-            env = variant_env.get(name, base_env)
-            _, _, p = run_once(cmd, env, capture=name != "cat")
+            _, _, p = run_once(cmd, variant_env.get(name, base_env), capture=name != "cat")
             ans = answer_of(name, p)
             if name == "sojx":
                 reference = ans
-            ok = (ans == reference) if name in ("sojx (full parse)", "sojx (one thread)", "jq", "jaq") else True
-            print(f"[{size}] {name}: ", end="", flush=True, file=sys.stderr)
-            t = time_cmd(name, cmd, runs, env)
-            print(fmt_ms(t["median"]), file=sys.stderr)
-            rows.append((name, note, t, ok))
+            agree[name] = (ans == reference) if name in ("sojx (full parse)", "sojx (one thread)", "jq", "jaq") else True
+        print(f"[{size}] timing {len(cmds)} commands, {runs} rounds", file=sys.stderr)
+        timed = time_all([(name, cmd, variant_env.get(name, base_env)) for name, cmd, _ in cmds], runs)
+        for name, cmd, note in cmds:
+            t = timed[name]
+            print(f"[{size}] {name}: {fmt_ms(t['median'])}", file=sys.stderr)
+            rows.append((name, note, t, agree[name]))
         sojx_t = rows[0][2]["median"]
         rss = {n: peak_rss_kib(c, variant_env.get(n, base_env))
                for n, c, _ in cmds if not isinstance(c, str) and n != "cat"}
         mb = info["bytes"] / 1e6
         lines = [f"### {size} stream ({info['bytes']:,} bytes, {info['lines']:,} lines, longest line {info['longest']:,} bytes)", "",
-                 f"{runs} timed runs each after one warm-up. Wall: elapsed time of the whole process "
+                 f"{runs} timed runs each after one warm-up{'' if shutil.which('hyperfine') else ', interleaved (one run of every command per round)'}. Wall: elapsed time of the whole process "
                  "(including its start); CPU: user + system time of the process and its children, "
                  "which the other load on the machine disturbs less.", "",
                  "| command | what it does | wall median | wall min | CPU median | throughput (wall / CPU) | sojx is faster by (wall / CPU) | peak RSS |",

@@ -17,4 +17,5 @@ mod recipes;
 mod schema_safety;
 mod schema_tools;
 mod snapshots;
+mod startup;
 mod teams;

@@ -1,0 +1,22 @@
+//! Link the `sojx` binary as a position-dependent executable on Linux.
+//!
+//! sojx runs once per agent run, so its start is part of every measurement that matters (an
+//! 80 KB run takes about 2 ms, half of it starting the process). A position-independent
+//! executable makes the dynamic loader apply about 20,000 relative relocations at every start,
+//! and writing them faults in about 90 pages of `.data.rel.ro`: on the 2-core VM of
+//! BENCHMARKS.md that was 0.25-0.55 ms per run, the largest single cost sojx controls. Without
+//! PIE the addresses are fixed at link time. The price is that the executable's own image is
+//! not randomized (shared libraries, heap and stack still are), as for Go binaries; sojx itself
+//! forbids `unsafe` code. Set `SOJX_PIE=1` when building to keep the platform's default (PIE).
+//!
+//! Only the binary is affected (`rustc-link-arg-bins`), not tests, benches or the library.
+
+fn main() {
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-env-changed=SOJX_PIE");
+    let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let pie = std::env::var("SOJX_PIE").is_ok_and(|v| v == "1");
+    if os == "linux" && !pie {
+        println!("cargo:rustc-link-arg-bins=-no-pie");
+    }
+}
