@@ -137,7 +137,13 @@ impl LineSplitter {
     }
 
     /// Feed a chunk; `f` is called once per complete line.
-    pub fn push(&mut self, mut chunk: &[u8], f: &mut dyn FnMut(Piece<'_>)) {
+    pub fn push(&mut self, chunk: &[u8], f: &mut dyn FnMut(Piece<'_>)) {
+        self.push_spans(chunk, &mut |span| f(span.piece()));
+    }
+
+    /// [`LineSplitter::push`], handing out a line that began in an earlier chunk as the
+    /// splitter's own buffer, which the callee may take instead of copying it.
+    pub fn push_spans(&mut self, mut chunk: &[u8], f: &mut dyn FnMut(Span<'_>)) {
         while let Some(i) = memchr(b'\n', chunk) {
             let (head, rest) = (&chunk[..i], &chunk[i + 1..]);
             chunk = rest;
@@ -145,24 +151,24 @@ impl LineSplitter {
             if self.overlong {
                 self.overlong = false;
                 self.carry.clear();
-                f(Piece::TooLong { no: self.line_no });
+                f(Span::Piece(Piece::TooLong { no: self.line_no }));
             } else if self.carry.is_empty() {
                 if head.len() > self.max {
-                    f(Piece::TooLong { no: self.line_no });
+                    f(Span::Piece(Piece::TooLong { no: self.line_no }));
                 } else {
-                    f(Piece::Line {
+                    f(Span::Piece(Piece::Line {
                         no: self.line_no,
                         bytes: strip_cr(head),
-                    });
+                    }));
                 }
             } else if self.carry.len() + head.len() > self.max {
                 self.carry.clear();
-                f(Piece::TooLong { no: self.line_no });
+                f(Span::Piece(Piece::TooLong { no: self.line_no }));
             } else {
                 self.carry.extend_from_slice(head);
-                f(Piece::Line {
+                f(Span::Carried {
                     no: self.line_no,
-                    bytes: strip_cr(&self.carry),
+                    line: &mut self.carry,
                 });
                 self.carry.clear();
             }
@@ -177,19 +183,57 @@ impl LineSplitter {
         }
     }
 
+    /// Take `buf` as the buffer for lines that span chunks when it is larger than the one in
+    /// use (what that one holds is copied over); `buf` gets the other buffer.
+    pub fn reuse(&mut self, buf: &mut Vec<u8>) {
+        if buf.capacity() > self.carry.capacity() {
+            buf.clear();
+            buf.extend_from_slice(&self.carry);
+            std::mem::swap(&mut self.carry, buf);
+        }
+    }
+
     /// End of input: hand out the last line if it had no newline.
     pub fn finish(&mut self, f: &mut dyn FnMut(Piece<'_>)) {
+        self.finish_spans(&mut |span| f(span.piece()));
+    }
+
+    /// [`LineSplitter::finish`], as [`LineSplitter::push_spans`] hands lines out.
+    pub fn finish_spans(&mut self, f: &mut dyn FnMut(Span<'_>)) {
         if self.overlong {
             self.overlong = false;
             self.line_no += 1;
-            f(Piece::TooLong { no: self.line_no });
+            f(Span::Piece(Piece::TooLong { no: self.line_no }));
         } else if !self.carry.is_empty() {
             self.line_no += 1;
-            let carry = std::mem::take(&mut self.carry);
-            f(Piece::Line {
+            let mut carry = std::mem::take(&mut self.carry);
+            f(Span::Carried {
                 no: self.line_no,
-                bytes: strip_cr(&carry),
+                line: &mut carry,
             });
+        }
+    }
+}
+
+/// A line as [`LineSplitter::push_spans`] hands it out.
+#[derive(Debug)]
+pub enum Span<'a> {
+    /// A line inside the chunk, or a line past the limit.
+    Piece(Piece<'a>),
+    /// A line that began in an earlier chunk, in the splitter's buffer (a trailing `\r`
+    /// included). Taking the buffer leaves the splitter an empty one.
+    Carried { no: u64, line: &'a mut Vec<u8> },
+}
+
+impl<'a> Span<'a> {
+    /// The line as a [`Piece`].
+    pub fn piece(self) -> Piece<'a> {
+        match self {
+            Self::Piece(p) => p,
+            Self::Carried { no, line } => Piece::Line {
+                no,
+                bytes: strip_cr(line),
+            },
         }
     }
 }

@@ -15,7 +15,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
 use std::time::{Duration, Instant};
 
 use crate::error::{ErrorKind, Failure};
-use crate::input::{CHUNK, LineSplitter, Piece, io_reason};
+use crate::input::{CHUNK, LineSplitter, Piece, Span, io_reason};
 use crate::producer::LineFacts;
 
 /// Chunks in flight between the reading thread and the pipeline.
@@ -278,31 +278,41 @@ impl Batch {
         })
     }
 
-    /// Record a piece of `read` (or of the splitter's carry).
-    fn record(&mut self, read: &[u8], piece: Piece<'_>, facts_on: bool) {
-        let line = match piece {
-            Piece::TooLong { no } => Line::TooLong { no },
-            Piece::Line { no, bytes } => {
-                let facts = facts_on.then(|| LineFacts::of(bytes));
-                // A line inside the read is a sub-slice of it; one that began in an earlier read
-                // comes from the splitter's carry and is copied.
-                let read = read.as_ptr_range();
-                let (spilled, start) = if read.contains(&bytes.as_ptr()) {
-                    (false, bytes.as_ptr() as usize - read.start as usize)
-                } else {
-                    self.spill.extend_from_slice(bytes);
-                    (true, self.spill.len() - bytes.len())
-                };
-                Line::Whole {
-                    no,
-                    spilled,
-                    start,
-                    end: start + bytes.len(),
-                    facts,
+    /// Record a line of `read`, or one the splitter assembled across reads (taken, not copied,
+    /// so that a long line is held once).
+    fn record(&mut self, read: &[u8], span: Span<'_>, facts_on: bool) {
+        let (no, spilled, start, bytes) = match span {
+            Span::Piece(Piece::TooLong { no }) => {
+                self.lines.push(Line::TooLong { no });
+                return;
+            }
+            Span::Piece(Piece::Line { no, bytes }) => {
+                // A line inside the read is a sub-slice of it.
+                let start = bytes.as_ptr() as usize - read.as_ptr() as usize;
+                (no, false, start, bytes)
+            }
+            Span::Carried { no, line } => {
+                if line.last() == Some(&b'\r') {
+                    line.pop();
                 }
+                let start = self.spill.len();
+                if start == 0 {
+                    std::mem::swap(&mut self.spill, line);
+                } else {
+                    self.spill.extend_from_slice(line);
+                }
+                (no, true, start, &self.spill[start..])
             }
         };
-        self.lines.push(line);
+        let facts = facts_on.then(|| LineFacts::of(bytes));
+        let end = start + bytes.len();
+        self.lines.push(Line::Whole {
+            no,
+            spilled,
+            start,
+            end,
+            facts,
+        });
     }
 }
 
@@ -399,6 +409,9 @@ fn split_ahead(
     };
     loop {
         let mut batch = back.try_recv().unwrap_or_default();
+        // A long line's buffer, back from the pipeline, becomes the splitter's: one buffer the
+        // size of the longest line circulates, as the splitter alone keeps one.
+        splitter.reuse(&mut batch.spill);
         batch.spill.clear();
         batch.lines.clear();
         if batch.buf.len() != CHUNK {
@@ -409,7 +422,7 @@ fn split_ahead(
         match read_some(reader.as_mut(), &mut batch.buf) {
             Ok(0) => {
                 batch.len = 0;
-                splitter.finish(&mut |p| batch.record(&[], p, on));
+                splitter.finish_spans(&mut |p| batch.record(&[], p, on));
                 if !batch.lines.is_empty() {
                     send(batch);
                 }
@@ -419,7 +432,7 @@ fn split_ahead(
                 batch.len = n;
                 // The splitter reads the buffer while `record` fills the other fields.
                 let buf = std::mem::take(&mut batch.buf);
-                splitter.push(&buf[..n], &mut |p| batch.record(&buf[..n], p, on));
+                splitter.push_spans(&buf[..n], &mut |p| batch.record(&buf[..n], p, on));
                 batch.buf = buf;
                 if !send(batch) {
                     return;

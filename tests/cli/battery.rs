@@ -185,6 +185,65 @@ fn a_200_mb_single_line() {
     }
 }
 
+/// Lines of 12 MiB, one after the other, through a pipe (read ahead on a second thread, which
+/// hands each finished line to the pipeline and assembles the next): peak memory grows by one
+/// line and a few reads, as when one thread reads, and the answer after them is found.
+#[test]
+fn long_lines_back_to_back_keep_memory_at_one_line() {
+    let Some(mut time) = time_v() else {
+        eprintln!("skipped: /usr/bin/time -v is not available to measure peak memory");
+        return;
+    };
+    const LINE: usize = 12 << 20;
+    // What the same run costs without the long lines (a debug build maps more).
+    let base = time
+        .arg(assert_cmd::cargo::cargo_bin("sojx"))
+        .args(["extract", "--schema", "examples/verdict.schema.json"])
+        .arg("examples/claude-review.ndjson")
+        .current_dir(crate::common::root())
+        .output()
+        .expect("sojx runs");
+    let base_kb = peak_kb(&base.stderr);
+    time = time_v().expect("still there");
+    for mode in ["1", ""] {
+        let mut cmd = time;
+        cmd.arg(assert_cmd::cargo::cargo_bin("sojx"))
+            .args(["extract", "--schema", "examples/verdict.schema.json"])
+            .current_dir(crate::common::root())
+            .env("SOJX_READ_AHEAD", mode);
+        let (child, mut stdin) = spawn_piped(&mut cmd);
+        let writer = std::thread::spawn(move || {
+            let example = std::fs::read_to_string(
+                crate::common::root().join("examples/claude-review.ndjson"),
+            )
+            .unwrap();
+            let (first, rest) = example.split_once('\n').unwrap();
+            let _ = writeln!(stdin, "{first}");
+            let text = "x".repeat(LINE);
+            for _ in 0..6 {
+                let _ = writeln!(
+                    stdin,
+                    r#"{{"type":"stream_event","event":{{"type":"content_block_delta","delta":{{"text":"{text}"}}}}}}"#
+                );
+            }
+            let _ = stdin.write_all(rest.as_bytes());
+        });
+        let out = child.wait_with_output().expect("sojx ends");
+        writer.join().unwrap();
+        let e: Value = serde_json::from_slice(&out.stdout).expect("one envelope");
+        crate::common::check_envelope(&e);
+        assert_eq!(out.status.code(), Some(0), "{e}");
+        // One line's worth above the base, and a few reads in flight: not two lines' worth.
+        let kb = peak_kb(&out.stderr);
+        assert!(
+            kb < base_kb + ((LINE >> 10) + 6 * 1024) as u64,
+            "SOJX_READ_AHEAD={mode:?}: peak {kb} KB (base {base_kb} KB) for lines of {} KB",
+            LINE >> 10
+        );
+        time = time_v().expect("still there");
+    }
+}
+
 #[test]
 fn a_100000_deep_nested_array() {
     let deep = "[".repeat(100_000) + &"]".repeat(100_000);
