@@ -12,6 +12,7 @@ the same schema, and every tool's answer is checked before it is timed.
 import json
 import os
 import platform
+import random
 import resource
 import shutil
 import statistics
@@ -175,8 +176,9 @@ def stats(times, cpu):
 
 def time_all(cmds, runs):
     """Times of every (name, cmd, env): with hyperfine, command after command; without it,
-    interleaved (one run of each command per round), so that a change in the machine's load
-    during the benchmark weighs on every command alike and the ratios stay fair."""
+    interleaved (one run of each command per round, in a new random order each round), so
+    that a change in the machine's load during the benchmark weighs on every command alike and
+    the ratios stay fair."""
     if shutil.which("hyperfine"):
         out = {}
         for name, cmd, env in cmds:
@@ -190,8 +192,13 @@ def time_all(cmds, runs):
     for _, cmd, env in cmds:
         run_once(cmd, env)  # warm-up: page cache, binary
     samples = {name: [] for name, _, _ in cmds}
+    rng = random.Random(6)
     for _ in range(runs):
-        for name, cmd, env in cmds:
+        # A new order every round: a run right after the heaviest command (a Python validator)
+        # is measurably slower, and no command should always be the one that follows it.
+        order = list(cmds)
+        rng.shuffle(order)
+        for name, cmd, env in order:
             samples[name].append(run_once(cmd, env)[:2])
     return {name: stats([w for w, _ in ss], [c for _, c in ss]) for name, ss in samples.items()}
 
@@ -331,7 +338,7 @@ def main():
                for n, c, _ in cmds if not isinstance(c, str) and n != "cat"}
         mb = info["bytes"] / 1e6
         lines = [f"### {size} stream ({info['bytes']:,} bytes, {info['lines']:,} lines, longest line {info['longest']:,} bytes)", "",
-                 f"{runs} timed runs each after one warm-up{'' if shutil.which('hyperfine') else ', interleaved (one run of every command per round)'}. Wall: elapsed time of the whole process "
+                 f"{runs} timed runs each after one warm-up{'' if shutil.which('hyperfine') else ', interleaved (one run of every command per round, in a new random order each round)'}. Wall: elapsed time of the whole process "
                  "(including its start); CPU: user + system time of the process and its children, "
                  "which the other load on the machine disturbs less.", "",
                  "| command | what it does | wall median | wall min | CPU median | throughput (wall / CPU) | sojx is faster by (wall / CPU) | peak RSS |",
