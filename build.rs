@@ -1,4 +1,4 @@
-//! Link the `sojx` binary as a position-dependent executable on Linux.
+//! Link the `sojx` binary as a position-dependent executable on Linux (glibc).
 //!
 //! sojx runs once per agent run, so its start is part of every measurement that matters (an
 //! 80 KB run takes about 2 ms, half of it starting the process). A position-independent
@@ -15,8 +15,10 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=SOJX_PIE");
     let os = std::env::var("CARGO_CFG_TARGET_OS").unwrap_or_default();
+    let env = std::env::var("CARGO_CFG_TARGET_ENV").unwrap_or_default();
     let pie = std::env::var("SOJX_PIE").is_ok_and(|v| v == "1");
-    if os == "linux" && !pie {
+    // glibc only: musl targets link a static PIE, which `-no-pie` would contradict.
+    if os == "linux" && env == "gnu" && !pie {
         println!("cargo:rustc-link-arg-bins=-no-pie");
     }
 }

@@ -17,7 +17,7 @@ use crate::jq::Assertions;
 use crate::producer::{
     self, Extractor, LineFacts, Outcome, Producer, Session, SourceKind, Verdict, Warning,
 };
-use crate::pump::{LinePump, Next, NextBatch, Pump, Tee};
+use crate::pump::{FactsPolicy, LinePump, Next, NextBatch, Pump, Tee};
 use crate::repair;
 use crate::schema::Schema;
 use crate::text;
@@ -167,8 +167,24 @@ fn read_live(
 ) -> Result<(Outcome, Vec<Warning>), Stopped> {
     let mut reading = Reading::new(opts);
     reading.router.activity = live.activity.is_some();
+    let mut reader = reader;
     if ahead != Ahead::Off && reading.router.fast_path {
-        return read_ahead(reading, reader, live, ahead == Ahead::Balanced);
+        let facts = FactsPolicy {
+            on: Arc::new(AtomicBool::new(true)),
+            balanced: ahead == Ahead::Balanced,
+        };
+        let max = opts.max_line_bytes;
+        match LinePump::new(
+            reader,
+            max,
+            facts.clone(),
+            live.timeout,
+            live.tee.as_deref_mut(),
+        ) {
+            Ok(pump) => return read_ahead(reading, pump, &facts.on, &mut live.activity),
+            // No thread could be started: read in place.
+            Err(r) => reader = r,
+        }
     }
     let mut pump = Pump::new(reader, live.timeout, live.tee.as_deref_mut());
     loop {
@@ -187,6 +203,8 @@ fn read_live(
         };
         return Err(reading.stopped(failure));
     }
+    reading.end_of_input();
+    report(&mut reading.router.events, &mut live.activity);
     Ok(reading.finish())
 }
 
@@ -199,23 +217,15 @@ fn report(events: &mut Vec<Activity>, sink: &mut Option<&mut dyn FnMut(Activity)
     }
 }
 
-/// [`read_live`] with the lines split on a second thread ([`LinePump`]); `balanced`: the
-/// thread leaves the pre-scan of a batch to this one when this one is waiting for it.
+/// [`read_live`] with the lines split on a second thread ([`LinePump`]); `facts_on` is the
+/// thread's switch for computing [`LineFacts`].
 fn read_ahead(
     mut reading: Reading<'_>,
-    reader: Box<dyn Read + Send>,
-    live: &mut Live<'_>,
-    balanced: bool,
+    mut pump: LinePump<'_>,
+    facts_on: &AtomicBool,
+    activity: &mut Option<&mut dyn FnMut(Activity)>,
 ) -> Result<(Outcome, Vec<Warning>), Stopped> {
-    let facts_on = Arc::new(AtomicBool::new(true));
     let max = reading.opts.max_line_bytes;
-    let mut pump = LinePump::new(
-        reader,
-        max,
-        (Arc::clone(&facts_on), balanced),
-        live.timeout,
-        live.tee.as_deref_mut(),
-    );
     loop {
         let failure = match pump.next_batch() {
             NextBatch::Lines(batch) => {
@@ -231,15 +241,20 @@ fn read_ahead(
                 {
                     facts_on.store(false, Ordering::Relaxed);
                 }
-                report(&mut reading.router.events, &mut live.activity);
+                report(&mut reading.router.events, activity);
                 continue;
             }
             NextBatch::End => break,
             NextBatch::Failed(f) => *f,
-            NextBatch::TimedOut => timed_out(&reading, pump.bytes, pump.lines, live.timeout),
+            NextBatch::TimedOut => {
+                let timeout = pump.timeout();
+                timed_out(&reading, pump.bytes, pump.lines, timeout)
+            }
         };
         return Err(reading.stopped(failure));
     }
+    reading.end_of_input();
+    report(&mut reading.router.events, activity);
     Ok(reading.finish())
 }
 
@@ -313,17 +328,24 @@ impl<'o> Reading<'o> {
         self.router.extractor.as_deref()
     }
 
-    /// End of input: decide.
-    pub fn finish(mut self) -> (Outcome, Vec<Warning>) {
+    /// The input ended: hand out its last line (one without a newline) and close what is
+    /// open. [`Reading::finish`] does it too; calling it before lets the caller report the
+    /// `--activity` events of that last line.
+    pub fn end_of_input(&mut self) {
         let max = self.opts.max_line_bytes;
         let Self {
             splitter,
             framer,
             router,
             ..
-        } = &mut self;
+        } = self;
         splitter.finish(&mut |piece| feed_piece(piece, None, framer, router, max));
         framer.finish();
+    }
+
+    /// End of input: decide.
+    pub fn finish(mut self) -> (Outcome, Vec<Warning>) {
+        self.end_of_input();
         let opts = self.opts;
         let stats = self.framer.stats.clone();
         let mut warnings = Vec::new();

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, SyncSender};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::error::{ErrorKind, Failure};
@@ -204,7 +205,10 @@ pub struct LinePump<'t> {
     back: Sender<Batch>,
     /// Batches sent and not yet received.
     queued: Arc<AtomicUsize>,
+    /// The reading thread, joined once its channel closes.
+    thread: Option<JoinHandle<()>>,
     current: Option<Batch>,
+    timeout: Option<Duration>,
     deadline: Option<Instant>,
     tee: Option<&'t mut Tee>,
     /// Bytes read so far.
@@ -287,7 +291,9 @@ impl Batch {
                 return;
             }
             Span::Piece(Piece::Line { no, bytes }) => {
-                // A line inside the read is a sub-slice of it.
+                // `push_spans` hands out lines inside the read as sub-slices of it (and
+                // `finish_spans` none at all).
+                debug_assert!(read.as_ptr_range().contains(&bytes.as_ptr()) || bytes.is_empty());
                 let start = bytes.as_ptr() as usize - read.as_ptr() as usize;
                 (no, false, start, bytes)
             }
@@ -299,6 +305,8 @@ impl Batch {
                 if start == 0 {
                     std::mem::swap(&mut self.spill, line);
                 } else {
+                    // Not reached today (the splitter completes at most one carried line per
+                    // read), kept so that a second one would be copied, not lost.
                     self.spill.extend_from_slice(line);
                 }
                 (no, true, start, &self.spill[start..])
@@ -316,39 +324,68 @@ impl Batch {
     }
 }
 
+/// Which lines a [`LinePump`]'s thread computes [`LineFacts`] for.
+#[derive(Debug, Clone)]
+pub struct FactsPolicy {
+    /// Facts are computed while this is set (the pipeline clears it when its extractor does
+    /// not read them).
+    pub on: Arc<AtomicBool>,
+    /// Only for batches read while the pipeline has work waiting ([`QUEUED_FOR_FACTS`]);
+    /// otherwise for every line.
+    pub balanced: bool,
+}
+
 impl<'t> LinePump<'t> {
     /// Read `reader` on a new thread, splitting lines at `max_line` bytes as [`LineSplitter`]
-    /// does. `facts`: facts are computed while the flag is set, and when `balanced`, only for
-    /// batches read while the pipeline has work waiting (see [`QUEUED_FOR_FACTS`]). With
-    /// `timeout`, the input must end within it (from now).
+    /// does, with facts as `facts` says. With `timeout`, the input must end within it (from
+    /// now). When no thread can be started, the reader is handed back (read it in place).
     pub fn new(
         reader: Box<dyn Read + Send>,
         max_line: usize,
-        facts: (Arc<AtomicBool>, bool),
+        facts: FactsPolicy,
         timeout: Option<Duration>,
         tee: Option<&'t mut Tee>,
-    ) -> Self {
-        let (facts_on, balanced) = facts;
+    ) -> Result<Self, Box<dyn Read + Send>> {
         let (tx, rx) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
         let (back, back_rx) = mpsc::channel::<Batch>();
         let queued = Arc::new(AtomicUsize::new(0));
-        let ahead = Ahead {
+        let shared = Shared {
             max_line,
-            facts_on,
-            balanced,
+            facts,
             queued: Arc::clone(&queued),
         };
-        std::thread::spawn(move || split_ahead(reader, &ahead, &tx, &back_rx));
-        Self {
+        // The reader goes to the thread once it runs, so that it comes back if none can start.
+        let (give, take) = mpsc::sync_channel::<Box<dyn Read + Send>>(1);
+        let thread = std::thread::Builder::new()
+            .name("sojx-read".to_owned())
+            .spawn(move || {
+                if let Ok(reader) = take.recv() {
+                    split_ahead(reader, &shared, &tx, &back_rx);
+                }
+            });
+        let Ok(thread) = thread else {
+            return Err(reader);
+        };
+        if let Err(mpsc::SendError(reader)) = give.send(reader) {
+            return Err(reader);
+        }
+        Ok(Self {
             rx,
             back,
             queued,
+            thread: Some(thread),
             current: None,
             deadline: timeout.and_then(|t| Instant::now().checked_add(t)),
+            timeout,
             tee,
             bytes: 0,
             lines: 0,
-        }
+        })
+    }
+
+    /// The time the input was given to end in, if any.
+    pub fn timeout(&self) -> Option<Duration> {
+        self.timeout
     }
 
     /// The next batch of lines (its read already copied to the tee), the end, a failure, or
@@ -364,7 +401,14 @@ impl<'t> LinePump<'t> {
                 batch
             }
             Ok(Some(Err(e))) => return NextBatch::Failed(Box::new(read_failure(&e))),
-            Ok(None) => return NextBatch::End,
+            Ok(None) => {
+                // The thread ended: by the end of the input, or by a panic, which is sojx's bug
+                // and must not pass for the end of the input.
+                if let Some(Err(panic)) = self.thread.take().map(JoinHandle::join) {
+                    std::panic::resume_unwind(panic);
+                }
+                return NextBatch::End;
+            }
             Err(TimedOut) => return NextBatch::TimedOut,
         };
         if let Some(t) = &mut self.tee
@@ -379,12 +423,9 @@ impl<'t> LinePump<'t> {
 }
 
 /// What the reading thread of a [`LinePump`] shares with it.
-struct Ahead {
+struct Shared {
     max_line: usize,
-    /// Whether facts help the extractor.
-    facts_on: Arc<AtomicBool>,
-    /// Whether facts wait for the pipeline to have work ([`QUEUED_FOR_FACTS`]).
-    balanced: bool,
+    facts: FactsPolicy,
     /// Batches sent and not yet received.
     queued: Arc<AtomicUsize>,
 }
@@ -398,13 +439,13 @@ const QUEUED_FOR_FACTS: usize = 2;
 /// or an error.
 fn split_ahead(
     mut reader: Box<dyn Read + Send>,
-    ahead: &Ahead,
+    shared: &Shared,
     tx: &SyncSender<io::Result<Batch>>,
     back: &Receiver<Batch>,
 ) {
-    let mut splitter = LineSplitter::new(ahead.max_line);
+    let mut splitter = LineSplitter::new(shared.max_line);
     let send = |batch| {
-        ahead.queued.fetch_add(1, Ordering::Relaxed);
+        shared.queued.fetch_add(1, Ordering::Relaxed);
         tx.send(Ok(batch)).is_ok()
     };
     loop {
@@ -417,8 +458,9 @@ fn split_ahead(
         if batch.buf.len() != CHUNK {
             batch.buf = vec![0; CHUNK];
         }
-        let on = ahead.facts_on.load(Ordering::Relaxed)
-            && (!ahead.balanced || ahead.queued.load(Ordering::Relaxed) >= QUEUED_FOR_FACTS);
+        let on = shared.facts.on.load(Ordering::Relaxed)
+            && (!shared.facts.balanced
+                || shared.queued.load(Ordering::Relaxed) >= QUEUED_FOR_FACTS);
         match read_some(reader.as_mut(), &mut batch.buf) {
             Ok(0) => {
                 batch.len = 0;
@@ -529,8 +571,13 @@ mod tests {
             sizes,
             n: 0,
         };
-        let facts = (Arc::new(AtomicBool::new(true)), false);
-        let mut pump = LinePump::new(Box::new(reader), max, facts, None, None);
+        let facts = FactsPolicy {
+            on: Arc::new(AtomicBool::new(true)),
+            balanced: false,
+        };
+        let Ok(mut pump) = LinePump::new(Box::new(reader), max, facts, None, None) else {
+            panic!("a reading thread starts");
+        };
         let (mut pieces, mut read) = (Vec::new(), Vec::new());
         loop {
             match pump.next_batch() {

@@ -29,9 +29,8 @@ enum Mode {
 
 const FAST: [Mode; 3] = [Mode::Inline, Mode::Ahead, Mode::Default];
 
-/// Stdout and exit code of `sojx ARGS` run in `dir` in `mode`, with each envelope's
-/// `timestamp` removed.
-fn envelopes(dir: &Path, args: &[&str], stdin: &[u8], mode: Mode) -> (i32, Vec<Value>) {
+/// `sojx ARGS` run in `dir` in `mode`, reading `stdin`.
+fn command(dir: &Path, args: &[&str], stdin: &[u8], mode: Mode) -> assert_cmd::Command {
     let mut cmd = sojx();
     cmd.current_dir(dir)
         .args(args)
@@ -44,7 +43,13 @@ fn envelopes(dir: &Path, args: &[&str], stdin: &[u8], mode: Mode) -> (i32, Vec<V
         Mode::Ahead => cmd.env("SOJX_READ_AHEAD", "1"),
         Mode::Default => &mut cmd,
     };
-    let out = cmd.output().expect("sojx runs");
+    cmd
+}
+
+/// Stdout and exit code of `sojx ARGS` run in `dir` in `mode`, with each envelope's
+/// `timestamp` removed.
+fn envelopes(dir: &Path, args: &[&str], stdin: &[u8], mode: Mode) -> (i32, Vec<Value>) {
+    let out = command(dir, args, stdin, mode).output().expect("sojx runs");
     let code = out.status.code().expect("no signal");
     assert_ne!(code, 101, "panic: {}", String::from_utf8_lossy(&out.stderr));
     let docs = String::from_utf8(out.stdout)
@@ -300,4 +305,23 @@ fn a_large_file_with_long_lines_is_identical_every_way() {
     assert_eq!(code, 0, "{env:?}");
     let warnings = env[0]["warnings"].to_string();
     assert!(warnings.contains("line_too_long"), "{warnings}");
+}
+
+/// `--activity` describes the same events whichever way the input is read, the last line
+/// included when it has no newline (its events come after the input ends).
+#[test]
+fn activity_is_the_same_every_way_including_a_last_line_without_newline() {
+    let example = std::fs::read_to_string(root().join("examples/claude-review.ndjson")).unwrap();
+    let input = example.trim_end().as_bytes().to_vec();
+    let stderr_of = |mode: Mode| {
+        let args = ["extract", "--activity", "--color", "never"];
+        let out = command(&root(), &args, &input, mode).output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let full = stderr_of(Mode::Full);
+    assert!(full.contains("result: success"), "{full}");
+    for mode in FAST {
+        assert_eq!(stderr_of(mode), full, "{mode:?}");
+    }
 }

@@ -1,9 +1,9 @@
-//! How the binary is linked (build.rs): on Linux, a position-dependent executable, so that the
+//! How the binary is linked (build.rs): on Linux with glibc, a position-dependent executable, so that the
 //! dynamic loader has no relative relocations to apply at every start.
 
 /// The ELF file type of the built binary: 2 (`ET_EXEC`) for a position-dependent executable,
 /// 3 (`ET_DYN`) for a PIE.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[test]
 fn the_binary_is_position_dependent_on_linux() {
     let bytes = std::fs::read(env!("CARGO_BIN_EXE_sojx")).expect("the built binary");
