@@ -1,10 +1,10 @@
 //! Typed failures: every way an input can fail, as the envelope's `error` object carries it.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The stable error kinds of contract §6 (snake_case on the wire).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     Usage,
@@ -43,27 +43,11 @@ impl ErrorKind {
         }
     }
 
-    /// The kind named `s` on the wire (`not_found` → `NotFound`).
+    /// The kind named `s` on the wire (`not_found` → `NotFound`), by the same serde names
+    /// the envelope is written with.
     pub fn parse(s: &str) -> Option<Self> {
-        use ErrorKind::*;
-        [
-            Usage,
-            Filesystem,
-            SchemaInvalid,
-            EmptyInput,
-            Parse,
-            Truncated,
-            AgentError,
-            NotFound,
-            JsonInvalid,
-            ValidationFailed,
-            AssertionFailed,
-            Timeout,
-            Io,
-            Internal,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == s)
+        use serde::de::{IntoDeserializer, value::Error};
+        Self::deserialize(IntoDeserializer::<Error>::into_deserializer(s)).ok()
     }
 
     /// Whether re-running the agent (not sojx) can plausibly fix a failure of this kind.
@@ -152,3 +136,17 @@ impl std::fmt::Display for Failure {
 }
 
 impl std::error::Error for Failure {}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::ErrorKind;
+
+    #[test]
+    fn kinds_parse_from_their_wire_names() {
+        for k in [ErrorKind::NotFound, ErrorKind::AssertionFailed, ErrorKind::Io] {
+            assert_eq!(ErrorKind::parse(k.as_str()), Some(k));
+        }
+        assert_eq!(ErrorKind::parse("NotFound"), None);
+        assert_eq!(ErrorKind::parse(""), None);
+    }
+}

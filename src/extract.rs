@@ -160,14 +160,13 @@ pub fn read(mut reader: impl Read, opts: &Options<'_>) -> Result<(Outcome, Vec<W
 /// [`read`] with live side effects; a timeout stops reading with what was seen so far.
 /// `ahead`: how the input is read (read ahead only with the fast path, which it speeds up).
 fn read_live(
-    reader: Box<dyn Read + Send>,
+    mut reader: Box<dyn Read + Send>,
     opts: &Options<'_>,
     live: &mut Live<'_>,
     ahead: Ahead,
 ) -> Result<(Outcome, Vec<Warning>), Stopped> {
     let mut reading = Reading::new(opts);
     reading.router.activity = live.activity.is_some();
-    let mut reader = reader;
     if ahead != Ahead::Off && reading.router.fast_path {
         let facts = FactsPolicy {
             on: Arc::new(AtomicBool::new(true)),
@@ -181,7 +180,9 @@ fn read_live(
             live.timeout,
             live.tee.as_deref_mut(),
         ) {
-            Ok(pump) => return read_ahead(reading, pump, &facts.on, &mut live.activity),
+            Ok(pump) => {
+                return read_ahead(reading, pump, &facts.on, live.timeout, &mut live.activity);
+            }
             // No thread could be started: read in place.
             Err(r) => reader = r,
         }
@@ -218,11 +219,12 @@ fn report(events: &mut Vec<Activity>, sink: &mut Option<&mut dyn FnMut(Activity)
 }
 
 /// [`read_live`] with the lines split on a second thread ([`LinePump`]); `facts_on` is the
-/// thread's switch for computing [`LineFacts`].
+/// thread's switch for computing [`LineFacts`]; `timeout` is the pump's, for the report.
 fn read_ahead(
     mut reading: Reading<'_>,
     mut pump: LinePump<'_>,
     facts_on: &AtomicBool,
+    timeout: Option<Duration>,
     activity: &mut Option<&mut dyn FnMut(Activity)>,
 ) -> Result<(Outcome, Vec<Warning>), Stopped> {
     let max = reading.opts.max_line_bytes;
@@ -246,10 +248,7 @@ fn read_ahead(
             }
             NextBatch::End => break,
             NextBatch::Failed(f) => *f,
-            NextBatch::TimedOut => {
-                let timeout = pump.timeout();
-                timed_out(&reading, pump.bytes, pump.lines, timeout)
-            }
+            NextBatch::TimedOut => timed_out(&reading, pump.bytes, pump.lines, timeout),
         };
         return Err(reading.stopped(failure));
     }

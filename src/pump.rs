@@ -208,7 +208,6 @@ pub struct LinePump<'t> {
     /// The reading thread, joined once its channel closes.
     thread: Option<JoinHandle<()>>,
     current: Option<Batch>,
-    timeout: Option<Duration>,
     deadline: Option<Instant>,
     tee: Option<&'t mut Tee>,
     /// Bytes read so far.
@@ -376,16 +375,10 @@ impl<'t> LinePump<'t> {
             thread: Some(thread),
             current: None,
             deadline: timeout.and_then(|t| Instant::now().checked_add(t)),
-            timeout,
             tee,
             bytes: 0,
             lines: 0,
         })
-    }
-
-    /// The time the input was given to end in, if any.
-    pub fn timeout(&self) -> Option<Duration> {
-        self.timeout
     }
 
     /// The next batch of lines (its read already copied to the tee), the end, a failure, or
