@@ -143,7 +143,11 @@ mod kind_tests {
 
     #[test]
     fn kinds_parse_from_their_wire_names() {
-        for k in [ErrorKind::NotFound, ErrorKind::AssertionFailed, ErrorKind::Io] {
+        for k in [
+            ErrorKind::NotFound,
+            ErrorKind::AssertionFailed,
+            ErrorKind::Io,
+        ] {
             assert_eq!(ErrorKind::parse(k.as_str()), Some(k));
         }
         assert_eq!(ErrorKind::parse("NotFound"), None);
