@@ -122,8 +122,9 @@ pub fn run_live(source: &Source, opts: &Options<'_>, live: &mut Live<'_>) -> Env
         Ok(r) => r,
         Err(f) => return envelope::failure("extract", &name, f, Parts::default()),
     };
-    let ahead = Ahead::choose(opts.read_ahead, source.size());
-    let (outcome, warnings) = match read_live(reader, opts, live, ahead) {
+    let size = source.size();
+    let ahead = Ahead::choose(opts.read_ahead, size);
+    let (outcome, warnings) = match read_live(reader, size, opts, live, ahead) {
         Ok(r) => r,
         Err(Stopped { failure, producer }) => {
             let parts = Parts {
@@ -158,9 +159,11 @@ pub fn read(mut reader: impl Read, opts: &Options<'_>) -> Result<(Outcome, Vec<W
 }
 
 /// [`read`] with live side effects; a timeout stops reading with what was seen so far.
-/// `ahead`: how the input is read (read ahead only with the fast path, which it speeds up).
+/// `ahead`: how the input is read (read ahead only with the fast path, which it speeds up);
+/// `size`: the input's size when known (it sets the size of the reads).
 fn read_live(
     mut reader: Box<dyn Read + Send>,
+    size: Option<u64>,
     opts: &Options<'_>,
     live: &mut Live<'_>,
     ahead: Ahead,
@@ -187,7 +190,7 @@ fn read_live(
             Err(r) => reader = r,
         }
     }
-    let mut pump = Pump::new(reader, live.timeout, live.tee.as_deref_mut());
+    let mut pump = Pump::new(reader, size, live.timeout, live.tee.as_deref_mut());
     loop {
         let failure = match pump.next_chunk() {
             Next::Data(bytes) => {

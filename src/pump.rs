@@ -117,6 +117,8 @@ enum Inner {
 pub struct Pump<'t> {
     inner: Inner,
     buf: Vec<u8>,
+    /// Size of one direct read.
+    chunk: usize,
     deadline: Option<Instant>,
     tee: Option<&'t mut Tee>,
     /// Bytes read so far.
@@ -124,9 +126,11 @@ pub struct Pump<'t> {
 }
 
 impl<'t> Pump<'t> {
-    /// Read `reader`; with `timeout`, the input must end within it (from now).
+    /// Read `reader`; with `timeout`, the input must end within it (from now). `size`: the
+    /// input's size when known ([`chunk_for`]).
     pub fn new(
         reader: Box<dyn Read + Send>,
+        size: Option<u64>,
         timeout: Option<Duration>,
         tee: Option<&'t mut Tee>,
     ) -> Self {
@@ -137,6 +141,7 @@ impl<'t> Pump<'t> {
         Self {
             inner,
             buf: Vec::new(),
+            chunk: chunk_for(size),
             deadline,
             tee,
             bytes: 0,
@@ -147,8 +152,8 @@ impl<'t> Pump<'t> {
     pub fn next_chunk(&mut self) -> Next<'_> {
         let got = match &mut self.inner {
             Inner::Direct(r) => {
-                if self.buf.len() != CHUNK {
-                    self.buf = vec![0; CHUNK];
+                if self.buf.len() != self.chunk {
+                    self.buf = vec![0; self.chunk];
                 }
                 read_some(r.as_mut(), &mut self.buf)
             }
@@ -176,6 +181,21 @@ impl<'t> Pump<'t> {
         Next::Data(&self.buf[..n])
     }
 }
+
+/// The read size for an input of `size` bytes: [`CHUNK`], or [`SMALL_CHUNK`] for a file
+/// known to be smaller than [`crate::extract::READ_AHEAD_MIN`]. Every page of a read buffer is
+/// faulted in the first time a read fills it (about 3 µs each on the VM of BENCHMARKS.md), so a
+/// small buffer read again and again costs a short run less than one that holds the whole file;
+/// a long input wants few, large reads.
+pub fn chunk_for(size: Option<u64>) -> usize {
+    match size {
+        Some(n) if n < crate::extract::READ_AHEAD_MIN => SMALL_CHUNK,
+        _ => CHUNK,
+    }
+}
+
+/// The read size for small files ([`chunk_for`]).
+pub const SMALL_CHUNK: usize = 16 * 1024;
 
 /// The deadline passed.
 struct TimedOut;
@@ -529,6 +549,17 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
+    #[test]
+    fn small_files_are_read_in_small_reads() {
+        let min = crate::extract::READ_AHEAD_MIN;
+        assert_eq!(chunk_for(Some(0)), SMALL_CHUNK);
+        assert_eq!(chunk_for(Some(80 * 1024)), SMALL_CHUNK);
+        assert_eq!(chunk_for(Some(min - 1)), SMALL_CHUNK);
+        assert_eq!(chunk_for(Some(min)), CHUNK);
+        // A pipe: its size is not known.
+        assert_eq!(chunk_for(None), CHUNK);
+    }
+
     /// A reader that hands out `data` in reads of the given sizes (cycling), as a pipe does.
     struct Reads {
         data: Vec<u8>,
@@ -621,7 +652,7 @@ mod tests {
     fn pump_reads_everything_both_ways() {
         for timeout in [None, Some(Duration::from_secs(60))] {
             let data: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
-            let mut p = Pump::new(Box::new(io::Cursor::new(data.clone())), timeout, None);
+            let mut p = Pump::new(Box::new(io::Cursor::new(data.clone())), None, timeout, None);
             let mut got = Vec::new();
             loop {
                 match p.next_chunk() {

@@ -184,7 +184,7 @@ pub fn run_live(
             text: String::new(),
         }),
     };
-    let mut pump = Pump::new(reader, timeout, tee);
+    let mut pump = Pump::new(reader, source.size(), timeout, tee);
     loop {
         let chunk = match pump.next_chunk() {
             Next::Data(d) => d,

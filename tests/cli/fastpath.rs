@@ -259,32 +259,48 @@ proptest! {
     }
 }
 
+/// The example run with `line(0)`, `line(1)`, … after its first line until the input holds
+/// `min` bytes.
+fn example_around(min: usize, line: impl Fn(usize) -> String) -> String {
+    let example = std::fs::read_to_string(root().join("examples/claude-review.ndjson")).unwrap();
+    let (first, rest) = example.split_once('\n').unwrap();
+    let mut input = format!("{first}\n");
+    let mut i = 0;
+    while input.len() < min {
+        input.push_str(&line(i));
+        input.push('\n');
+        i += 1;
+    }
+    input.push_str(rest);
+    input
+}
+
+/// An inert event carrying `text`.
+fn long_delta(text: &str) -> String {
+    format!(
+        r#"{{"type":"stream_event","event":{{"type":"content_block_delta","delta":{{"text":"{text}"}}}}}}"#
+    )
+}
+
+/// An inert hook response of about `n` bytes.
+fn long_hook_response(n: usize) -> String {
+    format!(
+        r#"{{"type":"system","subtype":"hook_response","output":"{}"}}"#,
+        "y".repeat(n)
+    )
+}
+
 /// A file of several MiB (read ahead by default, in reads that cut lines) with lines longer
 /// than a read and lines past `--max-line-bytes`: every way of reading gives the same envelope,
 /// and the too-long lines are reported.
 #[test]
 fn a_large_file_with_long_lines_is_identical_every_way() {
-    let example = std::fs::read_to_string(root().join("examples/claude-review.ndjson")).unwrap();
-    let (first, rest) = example.split_once('\n').unwrap();
-    let mut input = format!("{first}\n");
     let long_text = "x".repeat(300 * 1024);
-    let mut i = 0;
-    while input.len() < 3 << 20 {
-        let line = match i % 40 {
-            0 => format!(
-                r#"{{"type":"stream_event","event":{{"type":"content_block_delta","delta":{{"text":"{long_text}"}}}}}}"#
-            ),
-            7 => format!(
-                r#"{{"type":"system","subtype":"hook_response","output":"{}"}}"#,
-                "y".repeat(600 * 1024)
-            ),
-            _ => inert_line(i),
-        };
-        input.push_str(&line);
-        input.push('\n');
-        i += 1;
-    }
-    input.push_str(rest);
+    let input = example_around(3 << 20, |i| match i % 40 {
+        0 => long_delta(&long_text),
+        7 => long_hook_response(600 * 1024),
+        _ => inert_line(i),
+    });
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fastpath");
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("large-run.ndjson");
@@ -324,4 +340,43 @@ fn activity_is_the_same_every_way_including_a_last_line_without_newline() {
     for mode in FAST {
         assert_eq!(stderr_of(mode), full, "{mode:?}");
     }
+}
+
+/// A file under 1 MiB is read in place in 16 KiB reads (`pump::chunk_for`), so lines longer
+/// than a read and lines cut by reads are the rule there: the file gives the envelope of the
+/// same bytes piped (read ahead, in 256 KiB reads), in every mode, the too-long line included.
+#[test]
+fn a_small_file_read_in_small_reads_is_identical_to_the_same_bytes_piped() {
+    let input = example_around(600 * 1024, |i| match i % 25 {
+        3 => long_delta(&"x".repeat(40 * 1024 + i)),
+        11 => long_hook_response(70 * 1024),
+        _ => inert_line(i),
+    });
+    assert!(input.len() < 1 << 20, "read in place, in small reads");
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fastpath");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("small-reads.ndjson");
+    std::fs::write(&file, &input).unwrap();
+    let schema = root().join("examples/verdict.schema.json");
+    let flags = [
+        "extract",
+        "--schema",
+        schema.to_str().unwrap(),
+        "--max-line-bytes",
+        "60000",
+    ];
+    let mut from_file = flags.to_vec();
+    from_file.push(file.to_str().unwrap());
+    same(&root(), &from_file, b"");
+    let (code, mut by_file) = envelopes(&root(), &from_file, b"", Mode::Default);
+    let (_, mut piped) = envelopes(&root(), &flags, input.as_bytes(), Mode::Default);
+    assert_eq!(code, 0, "{by_file:?}");
+    assert!(
+        by_file[0]["warnings"].to_string().contains("line_too_long"),
+        "{by_file:?}"
+    );
+    // The input's name is the only difference.
+    by_file[0].as_object_mut().unwrap().remove("input");
+    piped[0].as_object_mut().unwrap().remove("input");
+    assert_eq!(by_file, piped);
 }
