@@ -14,6 +14,7 @@ import os
 import platform
 import random
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -121,11 +122,14 @@ def jsonschema_cli_argv(instance):
     return f"jsonschema-cli {SCHEMA} --instance {instance}"
 
 
-def commands(sojx, extra, inp, tmp):
+def commands(sojx, release, extra, inp, tmp):
     """(name, argv or shell string, note) for every tool present; absent tools get a note."""
     sch = str(SCHEMA)
     out = tmp / "answer.json"
     cmds = [("sojx", [sojx, "extract", "--schema", sch, *extra, str(inp)], "extract + validate + envelope")]
+    if release:
+        cmds.append(("sojx (cargo build --release)", [release, "extract", "--schema", sch, *extra, str(inp)],
+                     "the plain release build: dynamically linked, no LTO"))
     cmds.append(("sojx (one thread)", [sojx, "extract", "--schema", sch, *extra, str(inp)], "SOJX_READ_AHEAD=0"))
     cmds.append(("sojx (full parse)", [sojx, "extract", "--schema", sch, *extra, str(inp)], "SOJX_NO_FAST_PATH=1"))
     skipped = []
@@ -174,32 +178,55 @@ def stats(times, cpu):
     return {"median": statistics.median(times), "min": min(times), "cpu": statistics.median(cpu), "runs": len(times)}
 
 
+def hyperfine_wanted():
+    return shutil.which("hyperfine") is not None and os.environ.get("BENCH_TIMER", "") != "python"
+
+
 def time_all(cmds, runs):
-    """Times of every (name, cmd, env): with hyperfine, command after command; without it,
-    interleaved (one run of each command per round, in a new random order each round), so
-    that a change in the machine's load during the benchmark weighs on every command alike and
-    the ratios stay fair."""
-    if shutil.which("hyperfine"):
-        out = {}
-        for name, cmd, env in cmds:
-            with tempfile.NamedTemporaryFile(suffix=".json") as j:
-                shell_cmd = cmd if isinstance(cmd, str) else " ".join(map(str, cmd))
-                subprocess.run(["hyperfine", "--warmup", "1", "--runs", str(runs), "-i", "--export-json", j.name,
-                                "--style", "none", shell_cmd], check=True, stdout=subprocess.DEVNULL, env=env)
-                res = json.load(open(j.name))["results"][0]
-                out[name] = stats(res["times"], [res["user"] + res["system"]])
-        return out
-    for _, cmd, env in cmds:
-        run_once(cmd, env)  # warm-up: page cache, binary
-    samples = {name: [] for name, _, _ in cmds}
+    """Times of every (name, cmd, env), interleaved: the runs are split into rounds, and every
+    round runs every command once more in a new random order, so that a change in the machine's
+    load during the benchmark weighs on every command alike and the ratios stay fair.
+
+    With hyperfine (unless BENCH_TIMER=python), each command's share of a round is one hyperfine
+    call: a command given as argv runs without a shell (`-N`), so its time is the process's own,
+    from fork to exit; a pipeline runs in hyperfine's shell, whose start hyperfine subtracts.
+    Without hyperfine, a Python loop times each run around subprocess.run (which adds the same
+    spawn overhead to every command)."""
     rng = random.Random(6)
-    for _ in range(runs):
-        # A new order every round: a run right after the heaviest command (a Python validator)
-        # is measurably slower, and no command should always be the one that follows it.
-        order = list(cmds)
-        rng.shuffle(order)
-        for name, cmd, env in order:
-            samples[name].append(run_once(cmd, env)[:2])
+    samples = {name: [] for name, _, _ in cmds}
+    if hyperfine_wanted():
+        per_call = max(1, runs // 8)
+        done = 0
+        first = True
+        while done < runs:
+            k = min(per_call, runs - done)
+            order = list(cmds)
+            rng.shuffle(order)
+            for name, cmd, env in order:
+                with tempfile.NamedTemporaryFile(suffix=".json") as j:
+                    argv = ["hyperfine", "--warmup", "1" if first else "0", "--runs", str(k), "-i",
+                            "--export-json", j.name, "--style", "none"]
+                    if isinstance(cmd, str):
+                        argv.append(cmd)
+                    else:
+                        argv += ["-N", shlex.join(map(str, cmd))]
+                    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, env=env)
+                    res = json.load(open(j.name))["results"][0]
+                # hyperfine reports CPU time as a mean over the call's runs.
+                samples[name] += [(t, res["user"] + res["system"]) for t in res["times"]]
+            done += k
+            first = False
+    else:
+        for _, cmd, env in cmds:
+            run_once(cmd, env)  # warm-up: page cache, binary
+        for _ in range(runs):
+            # A new order every round: a run right after the heaviest command (a Python
+            # validator) is measurably slower, and no command should always be the one that
+            # follows it.
+            order = list(cmds)
+            rng.shuffle(order)
+            for name, cmd, env in order:
+                samples[name].append(run_once(cmd, env)[:2])
     return {name: stats([w for w, _ in ss], [c for _, c in ss]) for name, ss in samples.items()}
 
 
@@ -285,6 +312,29 @@ def targets(summary):
     return out
 
 
+def rel(path):
+    return os.path.relpath(path, ROOT) if os.path.abspath(path).startswith(str(ROOT)) else path
+
+
+def linkage(path):
+    """How a binary is linked, as `file` says (static or dynamic, PIE or not)."""
+    try:
+        out = subprocess.run(["file", "-b", path], capture_output=True, text=True).stdout
+    except OSError:
+        return "?"
+    kind = "static" if "statically linked" in out else "dynamic" if "dynamically linked" in out else "?"
+    pie = "PIE" if "pie executable" in out or "shared object" in out else "no PIE"
+    return f"{kind}, {pie}" if kind != "?" else out.split(",")[0].strip() or "?"
+
+
+def timer_note():
+    if hyperfine_wanted():
+        return f"{version(['hyperfine', '--version'])}, `-N` (no shell) for single commands"
+    if shutil.which("hyperfine"):
+        return "a Python timing loop (BENCH_TIMER=python)"
+    return "a Python timing loop (hyperfine is not installed)"
+
+
 def md_cell(text):
     return text.replace("|", "\\|")
 
@@ -294,7 +344,11 @@ def fmt_ms(s):
 
 
 def main():
-    sojx = os.environ.get("SOJX", str(ROOT / "target/release/sojx"))
+    sojx = os.environ.get("SOJX", str(ROOT / "target/dist/sojx"))
+    # The plain release build, measured beside the shipped one when it is there.
+    release = os.environ.get("SOJX_RELEASE", str(ROOT / "target/release/sojx"))
+    if not release or not os.path.isfile(release) or os.path.realpath(release) == os.path.realpath(sojx):
+        release = None
     extra = os.environ.get("SOJX_EXTRA_FLAGS", "").split()
     sizes = [s for s in os.environ.get("BENCH_SIZES", "80KB 10MB 256MB").split() if s in SIZES]
     work = Path(os.environ.get("BENCH_DIR", ROOT / "target/bench"))
@@ -316,7 +370,7 @@ def main():
         info = build(inp, SIZES[size], fill)
         runs = {"80KB": env_int("BENCH_RUNS_SMALL", 40), "10MB": env_int("BENCH_RUNS_MEDIUM", 10),
                 "256MB": env_int("BENCH_RUNS_LARGE", 5)}[size]
-        cmds, skipped = commands(sojx, extra, inp, work)
+        cmds, skipped = commands(sojx, release, extra, inp, work)
         skipped_all.update(skipped)
         rows = []
         reference = None
@@ -326,7 +380,7 @@ def main():
             ans = answer_of(name, p)
             if name == "sojx":
                 reference = ans
-            agree[name] = (ans == reference) if name in ("sojx (full parse)", "sojx (one thread)", "jq", "jaq") else True
+            agree[name] = (ans == reference) if name.startswith("sojx") or name in ("jq", "jaq") else True
         print(f"[{size}] timing {len(cmds)} commands, {runs} rounds", file=sys.stderr)
         timed = time_all([(name, cmd, variant_env.get(name, base_env)) for name, cmd, _ in cmds], runs)
         for name, cmd, note in cmds:
@@ -338,7 +392,7 @@ def main():
                for n, c, _ in cmds if not isinstance(c, str) and n != "cat"}
         mb = info["bytes"] / 1e6
         lines = [f"### {size} stream ({info['bytes']:,} bytes, {info['lines']:,} lines, longest line {info['longest']:,} bytes)", "",
-                 f"{runs} timed runs each after one warm-up{'' if shutil.which('hyperfine') else ', interleaved (one run of every command per round, in a new random order each round)'}. Wall: elapsed time of the whole process "
+                 f"{runs} timed runs each after one warm-up, interleaved (the runs are split into rounds; every round runs every command again, in a new random order). Wall: elapsed time of the whole process "
                  "(including its start); CPU: user + system time of the process and its children, "
                  "which the other load on the machine disturbs less.", "",
                  "| command | what it does | wall median | wall min | CPU median | throughput (wall / CPU) | sojx is faster by (wall / CPU) | peak RSS |",
@@ -357,10 +411,11 @@ def main():
     md = ["# Benchmarks", "",
           "Generated by `scripts/bench.sh` — do not edit by hand; re-run the script instead.", "",
           "## Machine", ""] + [f"- {m}" for m in machine()] + [
-          f"- sojx: `{os.path.relpath(sojx, ROOT) if os.path.abspath(sojx).startswith(str(ROOT)) else sojx}` at commit `{commit}`{' (with uncommitted changes)' if dirty else ''}"
-          + (f", extra flags `{' '.join(extra)}`" if extra else ""),
+          f"- sojx: `{rel(sojx)}` ({linkage(sojx)}) at commit `{commit}`{' (with uncommitted changes)' if dirty else ''}"
+          + (f", extra flags `{' '.join(extra)}`" if extra else "")
+          + (f"; the row `sojx (cargo build --release)` is `{rel(release)}` ({linkage(release)})" if release else ""),
           f"- peers: " + ", ".join(f"{t} ({version([t, '--version'])})" for t in ["jq", "jaq", "jsonschema-cli", "check-jsonschema"] if shutil.which(t)),
-          f"- timing: {'hyperfine' if shutil.which('hyperfine') else 'a Python timing loop (hyperfine is not installed)'}; "
+          f"- timing: {timer_note()}; "
           f"peak memory: {'GNU time' if Path('/usr/bin/time').exists() else 'wait4 rusage'}",
           "", "## Inputs", "",
           "Claude Code stream-json runs built from `examples/claude-review.ndjson`: its `init` line, then "
@@ -389,7 +444,7 @@ def main():
                "`SOJX_EXTRA_FLAGS='--tee /tmp/copy.ndjson' scripts/bench.sh` and compare with this run.", ""]
     md += ["On a shared machine, wall-time medians include waiting for a core; the CPU column and the "
            "minimum are the steadier figures. The load average at the start is under Machine.", ""]
-    md += ["## Reproduce", "", "```sh", "scripts/bench.sh                      # builds --release, all sizes, writes BENCHMARKS.md",
+    md += ["## Reproduce", "", "```sh", "scripts/bench.sh                      # builds target/dist/sojx and --release, all sizes, writes BENCHMARKS.md",
            "BENCH_SIZES=80KB scripts/bench.sh     # one size",
            "SOJX_EXTRA_FLAGS='--activity' scripts/bench.sh   # measure sojx with extra flags",
            "cargo bench                           # per-stage micro-benchmarks (benches/stages.rs)", "```", "",

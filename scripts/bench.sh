@@ -3,8 +3,14 @@
 # (each when installed) on Claude Code streams of 80 KB, 10 MB and 256 MB; regenerates
 # BENCHMARKS.md. Needs python3 and cargo; uses hyperfine when installed.
 #
+# sojx is measured as it is shipped: target/dist/sojx, built by scripts/dist.sh (LTO; on Linux
+# with glibc, static and without PIE). The plain `cargo build --release` binary gets its own row.
+#
 # Environment:
-#   SOJX               binary to measure (default: target/release/sojx, built here)
+#   SOJX               binary to measure (default: target/dist/sojx, built here)
+#   SOJX_RELEASE       the binary of the `cargo build --release` row (default:
+#                      target/release/sojx, built here; empty to leave the row out)
+#   BENCH_TIMER        `python` to time with the Python loop even when hyperfine is installed
 #   SOJX_EXTRA_FLAGS   extra flags for every sojx run (e.g. '--activity' or '--tee out.log')
 #   BENCH_SIZES        subset of "80KB 10MB 256MB"
 #   BENCH_RUNS_SMALL / BENCH_RUNS_MEDIUM / BENCH_RUNS_LARGE   timed runs per size (40/10/5)
@@ -15,7 +21,10 @@ cd "$(dirname "$0")/.."
 
 command -v python3 >/dev/null || { echo "bench.sh: python3 is required" >&2; exit 1; }
 if [[ -z "${SOJX:-}" ]]; then
-    cargo build --release --quiet
+    scripts/dist.sh >/dev/null
+fi
+if [[ -z "${SOJX_RELEASE+set}" ]]; then
+    cargo build --release --locked --quiet
 fi
 for tool in jq jaq jsonschema-cli check-jsonschema hyperfine; do
     command -v "$tool" >/dev/null || echo "bench.sh: $tool is not installed; skipping it" >&2

@@ -11,6 +11,8 @@ fn the_binary_is_position_dependent_on_linux() {
     let e_type = u16::from_le_bytes([bytes[16], bytes[17]]);
     if option_env!("SOJX_PIE") == Some("1") {
         assert_eq!(e_type, 3, "SOJX_PIE=1 keeps a PIE");
+    } else if cfg!(target_feature = "crt-static") {
+        assert_eq!(e_type, 3, "crt-static in RUSTFLAGS links a static PIE");
     } else {
         assert_eq!(
             e_type, 2,
