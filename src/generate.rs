@@ -44,7 +44,12 @@ fn public(full: clap::Command) -> clap::Command {
     let subs: Vec<clap::Command> = full
         .get_subcommands()
         .filter(|c| !c.is_hide_set())
-        .cloned()
+        .map(|c| {
+            // Add the subcommand's arguments (`cli::Lazy`).
+            let mut c = c.clone();
+            c.build();
+            c
+        })
         .collect();
     let mut cmd = clap::Command::new("sojx")
         .version(env!("CARGO_PKG_VERSION"))

@@ -86,18 +86,18 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
         Err(e) => return clap_error(&e, &args, io),
     };
     let result: anyhow::Result<i32> = match cli.command {
-        Command::Extract(a) => extract(&a, io),
-        Command::Validate(a) => validate(&a, io),
-        Command::Lint(a) => {
+        Command::Extract(cli::Lazy(a)) => extract(&a, io),
+        Command::Validate(cli::Lazy(a)) => validate(&a, io),
+        Command::Lint(cli::Lazy(a)) => {
             let style = style(&a.output, io);
             one(io, &lint::run(&a), style)
         }
-        Command::Compile(a) => {
+        Command::Compile(cli::Lazy(a)) => {
             let style = style(&a.output, io);
             one(io, &lower::run(&a), style)
         }
-        Command::Generate(a) => generate::write(a.what, io.stdout).map(|()| 0),
-        Command::Compare(a) => compare::command(&a, io),
+        Command::Generate(cli::Lazy(a)) => generate::write(a.what, io.stdout).map(|()| 0),
+        Command::Compare(cli::Lazy(a)) => compare::command(&a, io),
     }
     .context("writing the output failed");
     match result {

@@ -25,7 +25,7 @@ fn schemas() -> &'static Vec<Schema> {
             .map(|s| {
                 // Parsed like the command line, so new schema flags keep this compiling.
                 let cli = Cli::try_parse_from(["sojx", "extract", "--schema", s]).expect("args");
-                let Command::Extract(a) = cli.command else {
+                let Command::Extract(sojx::cli::Lazy(a)) = cli.command else {
                     unreachable!("extract")
                 };
                 sojx::schema::load(&a.schema)

@@ -18,7 +18,7 @@ fn schema() -> &'static sojx::schema::Schema {
     static S: std::sync::OnceLock<sojx::schema::Schema> = std::sync::OnceLock::new();
     S.get_or_init(|| {
         let cli = sojx::cli::Cli::try_parse_from(["sojx", "extract", "--schema", SCHEMA]).unwrap();
-        let sojx::cli::Command::Extract(a) = cli.command else {
+        let sojx::cli::Command::Extract(sojx::cli::Lazy(a)) = cli.command else {
             unreachable!()
         };
         sojx::schema::load(&a.schema).unwrap().unwrap()
