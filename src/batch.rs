@@ -55,9 +55,10 @@ where
     let (work, next, stop) = (&work, &next, &stop);
     thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<(usize, R)>();
+        let mut started = 0;
         for _ in 0..threads {
             let tx = tx.clone();
-            scope.spawn(move || {
+            let spawned = thread::Builder::new().spawn_scoped(scope, move || {
                 while !stop.load(Ordering::Relaxed) {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(item) = items.get(i) else { break };
@@ -66,8 +67,13 @@ where
                     }
                 }
             });
+            started += usize::from(spawned.is_ok());
         }
         drop(tx);
+        if started == 0 {
+            // No thread could start: do the work here, as for one input.
+            return items.iter().try_for_each(|it| sink(work(it)));
+        }
         let mut ready = BTreeMap::new();
         let mut want = 0;
         for (i, r) in rx {

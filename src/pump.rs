@@ -111,6 +111,8 @@ pub enum Next<'a> {
 enum Inner {
     Direct(Box<dyn Read + Send>),
     Thread(Receiver<io::Result<Vec<u8>>>),
+    /// The thread that enforces the deadline could not start.
+    NoThread(Option<io::Error>),
 }
 
 /// One input, chunk by chunk.
@@ -136,7 +138,10 @@ impl<'t> Pump<'t> {
     ) -> Self {
         let (inner, deadline) = match timeout {
             None => (Inner::Direct(reader), None),
-            Some(t) => (Inner::Thread(spawn(reader)), Instant::now().checked_add(t)),
+            Some(t) => match spawn(reader) {
+                Ok(rx) => (Inner::Thread(rx), Instant::now().checked_add(t)),
+                Err(e) => (Inner::NoThread(Some(e)), None),
+            },
         };
         Self {
             inner,
@@ -166,6 +171,24 @@ impl<'t> Pump<'t> {
                 Ok(None) => Ok(0),
                 Err(TimedOut) => return Next::TimedOut,
             },
+            Inner::NoThread(e) => {
+                // Reading without the thread could block past the deadline: refuse instead.
+                let e = e.take().unwrap_or_else(|| io::Error::other("no thread"));
+                return Next::Failed(Box::new(
+                    Failure::new(
+                        ErrorKind::Io,
+                        "read",
+                        format!(
+                            "cannot start the thread that enforces --timeout: {}",
+                            io_reason(&e)
+                        ),
+                    )
+                    .retryable(true)
+                    .hint(
+                        "the system is out of threads or memory: run again, or without --timeout",
+                    ),
+                ));
+            }
         };
         let n = match got {
             Ok(0) => return Next::End,
@@ -521,27 +544,29 @@ pub fn read_some(r: &mut dyn Read, buf: &mut [u8]) -> io::Result<usize> {
 }
 
 /// A thread that reads chunks and sends them until the end (an empty send is never made: the
-/// channel closing is the end) or an error.
-fn spawn(mut reader: Box<dyn Read + Send>) -> Receiver<io::Result<Vec<u8>>> {
+/// channel closing is the end) or an error; the error when no thread can start.
+fn spawn(mut reader: Box<dyn Read + Send>) -> io::Result<Receiver<io::Result<Vec<u8>>>> {
     let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
-    std::thread::spawn(move || {
-        let mut buf = vec![0u8; CHUNK];
-        loop {
-            match read_some(reader.as_mut(), &mut buf) {
-                Ok(0) => return,
-                Ok(n) => {
-                    if tx.send(Ok(buf[..n].to_vec())).is_err() {
+    std::thread::Builder::new()
+        .name("sojx-timeout".to_owned())
+        .spawn(move || {
+            let mut buf = vec![0u8; CHUNK];
+            loop {
+                match read_some(reader.as_mut(), &mut buf) {
+                    Ok(0) => return,
+                    Ok(n) => {
+                        if tx.send(Ok(buf[..n].to_vec())).is_err() {
+                            return;
+                        }
+                    }
+                    Err(e) => {
+                        let _ = tx.send(Err(e));
                         return;
                     }
                 }
-                Err(e) => {
-                    let _ = tx.send(Err(e));
-                    return;
-                }
             }
-        }
-    });
-    rx
+        })?;
+    Ok(rx)
 }
 
 #[cfg(test)]

@@ -387,6 +387,44 @@ fn timeout_exit_code_with_several_inputs() {
     assert_eq!(kinds, [Value::Null, Value::from("timeout")]);
 }
 
+/// When no thread can start (here: every new thread asks for a 1 TiB stack), `--timeout`, which
+/// needs one to stop a blocked read, fails with a typed envelope instead of a panic, and reading
+/// ahead falls back to reading in place (a large piped input still gives its answer).
+#[test]
+fn no_thread_to_start_is_an_envelope_not_a_panic() {
+    const HUGE_STACK: &str = "1099511627776";
+    let example = std::fs::read_to_string(root().join("examples/claude-review.ndjson")).unwrap();
+    let r = run(sojx()
+        .env("RUST_MIN_STACK", HUGE_STACK)
+        .args(["extract", "--timeout", "5", "--schema", SCHEMA])
+        .arg(root().join("examples/claude-review.ndjson")));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(r.kind(), Some("io"));
+    let message = r.one()["error"]["message"].as_str().unwrap();
+    assert!(message.contains("--timeout"), "{message}");
+    assert_eq!(r.one()["error"]["retryable"], true);
+
+    let (first, rest) = example.split_once('\n').unwrap();
+    let filler = format!("{}\n", r#"{"type":"stream_event","event":{"type":"ping"}}"#);
+    let piped = format!("{first}\n{}{rest}", filler.repeat(30_000));
+    assert!(piped.len() > 1 << 20, "read ahead, were a thread to start");
+    let r = run(sojx()
+        .env("RUST_MIN_STACK", HUGE_STACK)
+        .args(["extract", "--schema", SCHEMA])
+        .write_stdin(piped));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["data"]["verdict"], "FAIL");
+
+    // Several inputs, which run on worker threads: done in the main thread instead.
+    let example = root().join("examples/claude-review.ndjson");
+    let r = run(sojx()
+        .env("RUST_MIN_STACK", HUGE_STACK)
+        .args(["extract", "--schema", SCHEMA])
+        .args([&example, &example, &example]));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.envelopes.len(), 3);
+}
+
 #[test]
 fn bad_timeouts_are_usage_errors() {
     for bad in ["-1", "soon", "NaN", "inf"] {
