@@ -86,8 +86,8 @@ pub enum Command {
 
 /// A subcommand's arguments, added to its `clap::Command` only when that subcommand is the one
 /// that runs (or when help, completions or the man page need them all). Building every
-/// subcommand's arguments at every start was about a third of sojx's heap and 0.25 million
-/// instructions of an 80 KB run.
+/// subcommand's arguments at every start was 40% of sojx's heap (123 KB → 73 KB at its peak)
+/// and 0.14 million instructions of an 80 KB run, on code spread over many pages.
 #[derive(Debug)]
 pub struct Lazy<T>(pub T);
 

@@ -226,9 +226,9 @@ mod tests {
     }
 
     proptest! {
-        /// The word-at-a-time scans find exactly what a byte-at-a-time scan finds, wherever the
-        /// quotes, backslashes and brackets fall against the eight-byte words (bytes that are
-        /// one off from them, and with bit 5 flipped, included).
+        /// `string_end`'s word-at-a-time scan, and `nested_end`, which uses it, find exactly what
+        /// byte-at-a-time scans find, wherever the quotes, backslashes and brackets fall against
+        /// the eight-byte words (bytes that are one off from them, or a bit away, included).
         #[test]
         fn word_scans_agree_with_byte_scans(
             body in prop::collection::vec(prop::sample::select(
