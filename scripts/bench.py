@@ -198,7 +198,6 @@ def time_all(cmds):
     spawn overhead to every command)."""
     rng = random.Random(6)
     samples = {name: [] for name, _, _, _ in cmds}
-    left = {name: runs for name, _, _, runs in cmds}
     hyper = hyperfine_wanted()
     if not hyper:
         for _, cmd, env, _ in cmds:
@@ -209,15 +208,15 @@ def time_all(cmds):
         order = list(cmds)
         rng.shuffle(order)
         for name, cmd, env, runs in order:
-            k = -(-left[name] // (ROUNDS - r))  # this round's share, rounded up
+            # This round's share, spread evenly over the rounds (it sums to `runs`).
+            k = (r + 1) * runs // ROUNDS - r * runs // ROUNDS
             if k == 0:
                 continue
-            left[name] -= k
             if not hyper:
                 samples[name] += [run_once(cmd, env)[:2] for _ in range(k)]
                 continue
             with tempfile.NamedTemporaryFile(suffix=".json") as j:
-                argv = ["hyperfine", "--warmup", "1" if r == 0 else "0", "--runs", str(k), "-i",
+                argv = ["hyperfine", "--warmup", "0" if samples[name] else "1", "--runs", str(k), "-i",
                         "--export-json", j.name, "--style", "none"]
                 if isinstance(cmd, str):
                     argv.append(cmd)

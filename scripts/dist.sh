@@ -29,4 +29,5 @@ if [[ "$host" == *-linux-gnu* && "${SOJX_STATIC:-1}" != 0 ]]; then
 else
     cargo build --locked --quiet --profile "$profile" --bin sojx
 fi
-echo "target/$profile/sojx"
+# (CARGO_TARGET_DIR is honoured; a target-dir set in a Cargo config file is not.)
+echo "${CARGO_TARGET_DIR:-target}/$profile/sojx"
