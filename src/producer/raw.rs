@@ -100,33 +100,34 @@ fn string_end(t: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut i = i + 1;
     let mut escaped = false;
     loop {
-        // Eight bytes at a time, straight to the first quote or backslash among them.
-        i = match word(t, i) {
-            Some(x) => {
-                let hit = has_byte(x, b'"') | has_byte(x, b'\\');
-                if hit == 0 { i + 8 } else { i + first(hit) }
+        // Eight bytes at a time, straight to the first quote or backslash. The inner loop only
+        // tests words; the byte found is looked at once, after it (testing the byte after
+        // every word, as before, ran 10% more instructions in the scan of Claude Code lines).
+        let rest = t.get(i..)?;
+        let mut words = rest.chunks_exact(8);
+        let mut skipped = 0;
+        let hit = loop {
+            let Some(w) = words.next() else {
+                // The last few bytes of the line.
+                let tail = words.remainder();
+                break skipped + tail.iter().position(|&b| b == b'"' || b == b'\\')?;
+            };
+            let x = u64::from_le_bytes(w.try_into().expect("eight bytes"));
+            let hit = has_byte(x, b'"') | has_byte(x, b'\\');
+            if hit != 0 {
+                break skipped + first(hit);
             }
-            // The last few bytes of the line.
-            None => i + t.get(i..)?.iter().position(|&b| b == b'"' || b == b'\\')?,
+            skipped += 8;
         };
-        match t.get(i) {
-            Some(b'"') => return Some((i + 1, escaped)),
-            // A backslash escapes the next byte, whatever it is (as the framer's depth scan
-            // reads it).
-            Some(b'\\') => {
-                escaped = true;
-                i += 2;
-            }
-            _ => {}
+        i += hit;
+        if t[i] == b'"' {
+            return Some((i + 1, escaped));
         }
+        // A backslash escapes the next byte, whatever it is (as the framer's depth scan reads
+        // it).
+        escaped = true;
+        i += 2;
     }
-}
-
-/// The eight bytes at `t[i..]`, little-endian, when there are eight.
-#[inline(always)]
-fn word(t: &[u8], i: usize) -> Option<u64> {
-    let w = t.get(i..i + 8)?;
-    Some(u64::from_le_bytes(w.try_into().expect("eight bytes")))
 }
 
 /// The index in its word of the first byte that a non-zero [`has_byte`] mask marks.
