@@ -399,8 +399,8 @@ def main():
     for size in sizes:
         inp = work / f"claude-{size}.ndjson"
         info = build(inp, SIZES[size], fill)
-        runs = {"80KB": env_int("BENCH_RUNS_SMALL", 200), "10MB": env_int("BENCH_RUNS_MEDIUM", 20),
-                "256MB": env_int("BENCH_RUNS_LARGE", 5)}[size]
+        runs = {"80KB": env_int("BENCH_RUNS_SMALL", 200), "10MB": env_int("BENCH_RUNS_MEDIUM", 50),
+                "256MB": env_int("BENCH_RUNS_LARGE", 20)}[size]
         budget = env_int("BENCH_BUDGET", 15)
         cmds, skipped = commands(sojx, release, extra, inp, work)
         skipped_all.update(skipped)

@@ -13,7 +13,7 @@
 #   BENCH_TIMER        `python` to time with the Python loop even when hyperfine is installed
 #   SOJX_EXTRA_FLAGS   extra flags for every sojx run (e.g. '--activity' or '--tee out.log')
 #   BENCH_SIZES        subset of "80KB 10MB 256MB"
-#   BENCH_RUNS_SMALL / BENCH_RUNS_MEDIUM / BENCH_RUNS_LARGE   timed runs per size (200/20/5)
+#   BENCH_RUNS_SMALL / BENCH_RUNS_MEDIUM / BENCH_RUNS_LARGE   timed runs per size (200/50/20)
 #   BENCH_BUDGET       seconds of timed runs per command and size, past which a slow command
 #                      gets fewer runs (at least 5; default 15)
 #   BENCH_DIR          where the inputs are written (default: target/bench)
