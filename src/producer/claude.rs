@@ -443,8 +443,10 @@ fn inert_mask(raw: &[u8]) -> u8 {
     let mut subtype: Option<Raw<'_>> = None;
     let mut doubt = false;
     let mut dialect_hint = false;
-    // Every `message` is an object whose every `content` is an array (not answer text).
+    // Every `message` is an object whose every `content` is an array (not answer text), or
+    // whose every `content` is a string (no tool result to reject).
     let mut message_blocks = true;
+    let mut message_text = true;
     let object = members(raw, &mut |k, v| {
         match k {
             b"type" => {
@@ -456,10 +458,17 @@ fn inert_mask(raw: &[u8]) -> u8 {
                 return maybe_inert;
             }
             b"subtype" => doubt |= subtype.replace(v).is_some_and(|t| t != v),
-            // What `detect` reads to tell Qwen Code, Amp and Cursor from Claude Code.
+            // What `detect` reads to tell Qwen Code, Amp and Cursor from Claude Code on the
+            // types that can be inert. (`request_id` tells Cursor only on a `result`, which is
+            // never inert: Claude Code's assistant messages carry one, and must not be parsed
+            // for it.)
             b"session_id" => dialect_hint |= v.plain().is_none_or(|s| s.starts_with(b"T-")),
-            b"qwen_code_version" | b"usage" | b"request_id" => dialect_hint = true,
-            b"message" => message_blocks &= content_is_blocks(v),
+            b"qwen_code_version" | b"usage" => dialect_hint = true,
+            b"message" => {
+                let (blocks, text) = content_kinds(v);
+                message_blocks &= blocks;
+                message_text &= text;
+            }
             _ => {}
         }
         !doubt
@@ -503,7 +512,8 @@ fn inert_mask(raw: &[u8]) -> u8 {
             // Only while the model is known.
             state_bit(false, true) | state_bit(true, true)
         }
-        b"user" if !contains_any(raw, &[b"true", b"\\u"]) => ALL,
+        // Only a tool result can matter (`is_error: true`), and only in an array.
+        b"user" if message_text || !contains_any(raw, &[b"true", b"\\u"]) => ALL,
         _ => 0,
     };
     states & inert_in
@@ -512,19 +522,22 @@ fn inert_mask(raw: &[u8]) -> u8 {
 /// Types whose lines are inert only under conditions (`inert`).
 const MAYBE_INERT: [&[u8]; 3] = [b"system", b"assistant", b"user"];
 
-/// A raw `message` value that is an object whose every `content` member is an array.
-fn content_is_blocks(message: super::raw::Raw<'_>) -> bool {
-    let super::raw::Raw::Other(m) = message else {
-        return false;
+/// Whether a raw `message` value is an object whose every `content` member is an array, and
+/// whether it is one whose every `content` member is a string.
+fn content_kinds(message: super::raw::Raw<'_>) -> (bool, bool) {
+    use super::raw::Raw;
+    let Raw::Other(m) = message else {
+        return (false, false);
     };
-    let mut arrays = true;
+    let (mut arrays, mut strings) = (true, true);
     let object = super::raw::members(m, &mut |k, v| {
         if k == b"content" {
-            arrays &= matches!(v, super::raw::Raw::Other([b'[', ..]));
+            arrays &= matches!(v, Raw::Other([b'[', ..]));
+            strings &= matches!(v, Raw::Plain(_) | Raw::Other([b'"', ..]));
         }
-        arrays
+        arrays || strings
     });
-    object && arrays
+    (object && arrays, object && strings)
 }
 
 fn contains_any(hay: &[u8], needles: &[&[u8]]) -> bool {
@@ -658,6 +671,10 @@ mod tests {
             r#"{"type":"assistant","message":{"content":[{"type":"thinking"}]},"parent_tool_use_id":null}"#,
             r#"{"type":"user","message":{"content":[{"type":"tool_result","is_error":false}]}}"#,
             r#"{"type":"user","message":{"role":"user","content":"a prompt"}}"#,
+            // A prompt: no tool result, whatever else is `true`.
+            r#"{"type":"user","message":{"role":"user","content":"is it true?"},"isReplay":true}"#,
+            // As Claude Code prints a thinking block: with a `request_id`.
+            r#"{"type":"assistant","message":{"content":[{"type":"thinking"}]},"request_id":"req_1"}"#,
         ] {
             assert!(inert(line.as_bytes(), false, true), "{line}");
         }
@@ -667,6 +684,7 @@ mod tests {
     fn lines_that_can_matter_are_not_inert() {
         for line in [
             r#"{"type":"result","subtype":"success","event":{"type":"stream_event"}}"#,
+            r#"{"type":"result","subtype":"success","request_id":"r"}"#,
             r#"{"type":"stream_event","type":"result"}"#,
             r#"{"type":"system","subtype":"init","model":"m"}"#,
             r#"{"type":"system","subtype":"api_retry","attempt":1}"#,
@@ -684,6 +702,8 @@ mod tests {
             r#"{"type":"assistant","message":{"content":[]},"message":"x"}"#,
             r#"{"type":"assistant","message":{"content":[],"content":"x"}}"#,
             r#"{"type":"user","message":{"content":[{"type":"tool_result","is_error":true}]}}"#,
+            r#"{"type":"user","message":{"content":"x","content":[{"type":"tool_result","is_error":true}]}}"#,
+            r#"{"type":"user","message":{"content":"x"},"message":{"content":[{"is_error":true}]}}"#,
         ] {
             assert!(!inert(line.as_bytes(), false, true), "{line}");
         }

@@ -223,6 +223,14 @@ fn piece() -> impl Strategy<Value = String> {
         Just(r#"{"type":"system","subtype":"hook_started","session_id":"T-123"}"#),
         Just(r#"{"type":"system","subtype":"status","qwen_code_version":"0.1"}"#),
         Just(r#"{"type":"system","subtype":"status","usage":{"inputTokens":3}}"#),
+        Just(
+            r#"{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"x"}]},"request_id":"req_1"}"#
+        ),
+        Just(r#"{"type":"result","subtype":"success","result":"cursor's","request_id":"r1"}"#),
+        Just(r#"{"type":"user","message":{"role":"user","content":"true?"},"isReplay":true}"#),
+        Just(
+            r#"{"type":"user","message":{"content":"x","content":[{"type":"tool_result","tool_use_id":"t9","is_error":true}]}}"#
+        ),
         Just(r#"{"type":"system","subtype":"init","model":"m-late"}"#),
         Just(r#"{"type":"system","subtype":"session_start"}"#),
         Just(r#"{"type":"stream_event","event":{"a":"}"#),
