@@ -451,10 +451,14 @@ fn inert_mask(raw: &[u8]) -> u8 {
         match k {
             b"type" => {
                 doubt |= ty.replace(v).is_some_and(|t| t != v);
-                // An event that matters (most lines say so early): stop reading.
-                let maybe_inert = v
-                    .plain()
-                    .is_some_and(|t| MAYBE_INERT.contains(&t) || INERT_TYPES.contains(&t));
+                // An event that matters (most lines say so early): stop reading. So does an
+                // assistant message with answer bytes in it, before its `message` is walked:
+                // whatever follows, the line is parsed.
+                let maybe_inert = v.plain().is_some_and(|t| {
+                    INERT_TYPES.contains(&t)
+                        || (MAYBE_INERT.contains(&t)
+                            && !(t == b"assistant" && contains_any(raw, &ASSISTANT_ANSWER)))
+                });
                 return maybe_inert;
             }
             b"subtype" => doubt |= subtype.replace(v).is_some_and(|t| t != v),
@@ -496,19 +500,7 @@ fn inert_mask(raw: &[u8]) -> u8 {
         {
             ALL
         }
-        b"assistant"
-            if message_blocks
-                && !contains_any(
-                    raw,
-                    &[
-                        b"\"text\"",
-                        b"\"tool_use\"",
-                        b"StructuredOutput",
-                        b"structured_output",
-                        b"\\u",
-                    ],
-                ) =>
-        {
+        b"assistant" if message_blocks && !contains_any(raw, &ASSISTANT_ANSWER) => {
             // Only while the model is known.
             state_bit(false, true) | state_bit(true, true)
         }
@@ -518,6 +510,16 @@ fn inert_mask(raw: &[u8]) -> u8 {
     };
     states & inert_in
 }
+
+/// Bytes without which an assistant message holds no answer: no text block, no tool call, no
+/// StructuredOutput name, and no `\u` escape that could spell one of them.
+const ASSISTANT_ANSWER: [&[u8]; 5] = [
+    b"\"text\"",
+    b"\"tool_use\"",
+    b"StructuredOutput",
+    b"structured_output",
+    b"\\u",
+];
 
 /// Types whose lines are inert only under conditions (`inert`).
 const MAYBE_INERT: [&[u8]; 3] = [b"system", b"assistant", b"user"];
