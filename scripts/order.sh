@@ -2,7 +2,7 @@
 # Regenerates scripts/sojx.order: the functions that sojx's main job runs, which
 # scripts/dist.sh has the linker (lld's --symbol-ordering-file) place first and together in
 # the executable. A short run then touches a few dozen pages of code instead of spreading its
-# page faults over 7 MB of it (on the 80 KB benchmark stream: 139 page faults -> 87).
+# page faults over 7 MB of it (on the 80 KB benchmark stream: 142 page faults -> 86).
 #
 # The list is of mangled names, which change with the code and the compiler: after a large
 # change, or a new Rust, run this again and commit the result. A name that no longer exists is
