@@ -11,6 +11,7 @@ mod conformance;
 mod docs;
 mod extract;
 mod fastpath;
+mod golden;
 mod producers;
 mod props;
 mod recipes;
