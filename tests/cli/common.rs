@@ -16,6 +16,19 @@ pub fn fixture(rel: &str) -> PathBuf {
     root().join("tests/fixtures").join(rel)
 }
 
+/// `README.md` and `docs/*.md`, sorted: the documents whose transcripts run as tests.
+pub fn documents() -> Vec<PathBuf> {
+    let mut files = vec![root().join("README.md")];
+    let mut docs: Vec<PathBuf> = std::fs::read_dir(root().join("docs"))
+        .expect("docs/")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "md"))
+        .collect();
+    docs.sort();
+    files.extend(docs);
+    files
+}
+
 /// Variables removed from every test run (colors, terminal width).
 pub const UNSET: [&str; 6] = [
     "NO_COLOR",

@@ -12,9 +12,10 @@ mod docs;
 mod extract;
 mod fastpath;
 mod golden;
+mod pipelines;
 mod producers;
 mod props;
-mod recipes;
+
 mod schema_safety;
 mod schema_tools;
 mod snapshots;

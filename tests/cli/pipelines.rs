@@ -1,7 +1,11 @@
-//! `docs/recipes.md` as tested examples: every ```console block is run with bash in one copy of
-//! `tests/fixtures/recipes/` (in document order, so a file written by one block is read by a
-//! later one), one shell per block, and each `$` command's stdout must equal the lines that
-//! follow it.
+//! The shell pipelines of the docs as tested examples: every ```sh-session block of `README.md`
+//! and `docs/*.md` is run with bash, one shell per block (a variable set by one command is seen
+//! by the next), and each `$` command's stdout must equal the lines that follow it exactly.
+//! `docs/recipes.md` runs in one copy of `tests/fixtures/recipes/` (in document order, so a
+//! file written by one block is read by a later one), the other files in the project root.
+//!
+//! These are the transcripts that need a shell (pipes, redirections, `$?`, jq): trycmd, which
+//! runs the ```console blocks (`tests/cli/docs.rs`), starts one program without a shell.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -16,13 +20,13 @@ struct Step {
     expected: String,
 }
 
-/// The ```console blocks of a Markdown file: each a list of steps.
-fn console_blocks(markdown: &str) -> Vec<Vec<Step>> {
+/// The ```sh-session blocks of a Markdown file: each a list of steps.
+fn shell_blocks(markdown: &str) -> Vec<Vec<Step>> {
     let mut blocks = Vec::new();
     let mut current: Option<Vec<Step>> = None;
     for (i, line) in markdown.lines().enumerate() {
         match &mut current {
-            None if line.trim_end() == "```console" => current = Some(Vec::new()),
+            None if line.trim_end() == "```sh-session" => current = Some(Vec::new()),
             None => {}
             Some(_) if line.trim_end() == "```" => blocks.push(current.take().unwrap()),
             Some(steps) => match line.strip_prefix("$ ") {
@@ -46,7 +50,7 @@ fn console_blocks(markdown: &str) -> Vec<Vec<Step>> {
             },
         }
     }
-    assert!(current.is_none(), "an unclosed ```console block");
+    assert!(current.is_none(), "an unclosed ```sh-session block");
     blocks
 }
 
@@ -102,48 +106,72 @@ fn run_block(steps: &[Step], dir: &Path, path: &str) -> Vec<String> {
     chunks
 }
 
+/// The Markdown files whose shell blocks run, each with the directory it runs in.
+fn documents(scratch: &Path) -> Vec<(PathBuf, PathBuf)> {
+    crate::common::documents()
+        .into_iter()
+        .map(|f| {
+            let dir = if f.ends_with("docs/recipes.md") {
+                scratch.to_path_buf()
+            } else {
+                root()
+            };
+            (f, dir)
+        })
+        .collect()
+}
+
 #[test]
-fn recipes_run_as_documented() {
+fn shell_transcripts_run_as_documented() {
     if !have("bash") || !have("jq") {
         assert!(
             std::env::var("CI").is_err(),
-            "the recipes need bash and jq on PATH"
+            "the shell transcripts need bash and jq on PATH"
         );
-        eprintln!("notice: bash or jq is missing; skipping the docs/recipes.md transcripts");
+        eprintln!("notice: bash or jq is missing; skipping the docs' shell transcripts");
         return;
     }
-    let doc = std::fs::read_to_string(root().join("docs/recipes.md")).unwrap();
-    let blocks = console_blocks(&doc);
-    assert!(blocks.len() >= 5, "docs/recipes.md lost its transcripts");
     let bin = PathBuf::from(env!("CARGO_BIN_EXE_sojx"));
     let path = format!(
         "{}:{}",
         bin.parent().unwrap().display(),
         std::env::var("PATH").unwrap_or_default()
     );
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("recipes");
-    let _ = std::fs::remove_dir_all(&dir);
-    copy_dir(&root().join("tests/fixtures/recipes"), &dir);
+    let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("recipes");
+    let _ = std::fs::remove_dir_all(&scratch);
+    copy_dir(&root().join("tests/fixtures/recipes"), &scratch);
     let mut failures = Vec::new();
-    for (b, steps) in blocks.iter().enumerate() {
-        let got = run_block(steps, &dir, &path);
-        assert_eq!(got.len(), steps.len(), "block {b}: {got:?}");
-        for (s, g) in steps.iter().zip(&got) {
-            if *g != s.expected {
-                failures.push(format!(
-                    "docs/recipes.md:{}: $ {}\n--- expected\n{}--- got\n{}",
-                    s.line, s.command, s.expected, g
-                ));
+    let mut count = 0;
+    for (file, dir) in documents(&scratch) {
+        let doc = std::fs::read_to_string(&file).unwrap();
+        let name = file.strip_prefix(root()).unwrap().display().to_string();
+        let blocks = shell_blocks(&doc);
+        if name == "docs/recipes.md" {
+            assert!(blocks.len() >= 5, "docs/recipes.md lost its transcripts");
+        }
+        for (b, steps) in blocks.iter().enumerate() {
+            let got = run_block(steps, &dir, &path);
+            assert_eq!(got.len(), steps.len(), "{name} block {b}: {got:?}");
+            for (s, g) in steps.iter().zip(&got) {
+                count += 1;
+                if *g != s.expected {
+                    failures.push(format!(
+                        "{name}:{}: $ {}\n--- expected\n{}--- got\n{}",
+                        s.line, s.command, s.expected, g
+                    ));
+                }
             }
         }
     }
+    assert!(count >= 30, "only {count} shell transcript commands found");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 #[test]
 fn the_transcript_parser_reads_commands_and_outputs() {
-    let md = "text\n```console\n$ echo a \\\n  b\na b\n$ true\n```\n```sh\n$ not run\n```\n";
-    let blocks = console_blocks(md);
+    let md =
+        "text\n```sh-session\n$ echo a \\\n  b\na b\n$ true\n```\n```console\n$ not run\n```\n";
+    let blocks = shell_blocks(md);
     assert_eq!(blocks.len(), 1);
     assert_eq!(blocks[0][0].command, "echo a \\\n  b");
     assert_eq!(blocks[0][0].expected, "a b\n");
