@@ -6,7 +6,8 @@
 //! set variables) in the project root, without a shell; an optional `? N` line after it is the
 //! exit status (default 0); the lines up to the next `$ ` or the fence are its standard output
 //! and standard error as one stream, in the order they were written. `[..]` matches any text
-//! within a line, a line `...` any number of lines. Fix a transcript after a meant change with
+//! within a line, a line `...` any number of lines; a backslash in the output is compared as a
+//! slash (trycmd's path normalization), so escapes are shown in sh-session blocks. Fix a transcript after a meant change with
 //! `TRYCMD=overwrite cargo test --test cli docs`. Pipelines need a shell and are ```sh-session
 //! blocks, run by `tests/cli/pipelines.rs`.
 
@@ -14,28 +15,40 @@ use std::path::PathBuf;
 
 use crate::common::documents;
 
-/// The program each `$ ` line of a console block runs (after its `NAME=VALUE` words).
+/// The program of each `$ ` line that trycmd runs: in a fence of three or more backticks whose
+/// info string is empty or starts with `console` or `trycmd`, without the `ignore` attribute
+/// (trycmd's own rule).
 fn programs(markdown: &str) -> Vec<(usize, String)> {
     let mut out = Vec::new();
-    let mut in_console = false;
+    // The open fence's backticks, and whether trycmd runs the block.
+    let mut open: Option<(String, bool)> = None;
     for (i, line) in markdown.lines().enumerate() {
-        if line.starts_with("```") {
-            in_console = !in_console && line.trim_end() == "```console";
-            continue;
-        }
-        if let Some(cmd) = line.strip_prefix("$ ").filter(|_| in_console) {
-            let program = cmd
-                .split_whitespace()
-                .find(|w| !w.contains('='))
-                .unwrap_or_default();
-            out.push((i + 1, program.to_owned()));
+        let ticks = line.len() - line.trim_start_matches('`').len();
+        match &open {
+            None if ticks >= 3 => {
+                let mut info = line[ticks..].trim().split(',');
+                let lang = info.next().unwrap_or_default();
+                let runs = lang.is_empty()
+                    || (matches!(lang, "console" | "trycmd") && !info.any(|a| a == "ignore"));
+                open = Some((line[..ticks].to_owned(), runs));
+            }
+            None => {}
+            Some((fence, _)) if line.starts_with(fence.as_str()) => open = None,
+            Some((_, true)) => {
+                if let Some(cmd) = line.strip_prefix("$ ") {
+                    let program = cmd.split_whitespace().next().unwrap_or_default();
+                    out.push((i + 1, program.to_owned()));
+                }
+            }
+            Some((_, false)) => {}
         }
     }
     out
 }
 
-/// trycmd skips, without failing, a command whose program is not registered: so every console
-/// command must run `sojx`, and there must be enough of them.
+/// trycmd skips, without failing, a command whose program is not registered, and its own
+/// variables (below) override those a command sets: so every command it runs is a plain `sojx`
+/// command, and there must be enough of them.
 #[test]
 fn console_transcripts_only_run_sojx() {
     let mut count = 0;
@@ -46,12 +59,13 @@ fn console_transcripts_only_run_sojx() {
             assert_eq!(
                 program,
                 "sojx",
-                "{}:{line}: a console block runs only sojx; a pipeline goes in a sh-session block",
+                "{}:{line}: a console block runs only `sojx ...` (no variables, no pipes); \
+                 anything else goes in a sh-session block",
                 file.display()
             );
         }
     }
-    assert!(count >= 15, "only {count} console commands in the docs");
+    assert!(count >= 10, "only {count} console commands in the docs");
 }
 
 #[test]
@@ -59,9 +73,14 @@ fn console_transcripts_run() {
     let cases = trycmd::TestCases::new();
     cases
         .register_bin("sojx", PathBuf::from(env!("CARGO_BIN_EXE_sojx")))
-        // Colors only where a transcript asks for them (the flag or its own variables).
+        // The caller's color and width settings do not reach the transcripts (empty, or `0`,
+        // means unset to sojx).
+        .env("NO_COLOR", "")
+        .env("CLICOLOR", "")
         .env("CLICOLOR_FORCE", "0")
-        .env("COLUMNS", "100");
+        .env("FORCE_COLOR", "")
+        .env("COLUMNS", "100")
+        .timeout(std::time::Duration::from_secs(60));
     for file in documents() {
         cases.case(file);
     }
@@ -69,6 +88,15 @@ fn console_transcripts_run() {
 
 #[test]
 fn the_program_of_each_console_command() {
-    let md = "```console\n$ NO_COLOR=1 sojx a\nout\n$ jq .\n```\n```sh-session\n$ cat x\n```\n";
-    assert_eq!(programs(md), [(2, "sojx".to_owned()), (4, "jq".to_owned())]);
+    let md = "```console\n$ NO_COLOR=1 sojx a\nout\n$ sojx b\n```\n```sh-session\n$ cat x\n```\n\
+              ```\n$ jq .\n```\n````trycmd\n$ ls\n````\n```console,ignore\n$ rm\n```\n";
+    assert_eq!(
+        programs(md),
+        [
+            (2, "NO_COLOR=1".to_owned()),
+            (4, "sojx".to_owned()),
+            (10, "jq".to_owned()),
+            (13, "ls".to_owned())
+        ]
+    );
 }

@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::root;
+use crate::common::{UNSET, root};
 
 /// One `$ command` and the stdout it must print.
 #[derive(Debug)]
@@ -82,16 +82,17 @@ fn run_block(steps: &[Step], dir: &Path, path: &str) -> Vec<String> {
         script.push_str(&s.command);
         script.push_str(&format!("\nprintf '%s\\n' {SEP}\n"));
     }
-    let out = Command::new("bash")
-        .arg("-c")
+    let mut cmd = Command::new("bash");
+    cmd.arg("-c")
         .arg(&script)
         .current_dir(dir)
         .env("PATH", path)
-        .env_remove("NO_COLOR")
-        .env_remove("CLICOLOR_FORCE")
-        .env_remove("FORCE_COLOR")
-        .output()
-        .expect("bash runs");
+        .env_remove("SOJX_NO_FAST_PATH")
+        .env_remove("SOJX_READ_AHEAD");
+    for k in UNSET {
+        cmd.env_remove(k);
+    }
+    let out = cmd.output().expect("bash runs");
     let stdout = String::from_utf8(out.stdout).expect("UTF-8 stdout");
     let mut chunks: Vec<String> = stdout
         .split(&format!("{SEP}\n"))
