@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{UNSET, check_envelope, fixture, root, run, run_stdin, sojx};
+use crate::common::{check_envelope, fixture, root, run, run_stdin, sojx, sojx_process};
 
 const SCHEMA: &str = "examples/verdict.schema.json";
 const HOSTILE: &str = "citizen/hostile.ndjson";
@@ -21,11 +21,7 @@ const PATIENCE: Duration = Duration::from_secs(10);
 
 /// `sojx ARGS` as a plain process with piped stdio and the hermetic environment of `sojx()`.
 fn spawn(args: &[&str]) -> Child {
-    let mut c = Command::new(assert_cmd::cargo::cargo_bin("sojx"));
-    for k in UNSET {
-        c.env_remove(k);
-    }
-    c.current_dir(root())
+    sojx_process()
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -39,14 +39,20 @@ pub const UNSET: [&str; 6] = [
     "COLUMNS",
 ];
 
-/// `sojx` with a clean environment: no color variables, no terminal.
-pub fn sojx() -> Command {
-    let mut c = Command::cargo_bin("sojx").expect("binary built");
+/// `sojx` as a plain process with a clean environment (no color variables, no terminal width),
+/// in the project root: for tests that spawn it and drive its pipes themselves.
+pub fn sojx_process() -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("sojx"));
     for k in UNSET {
         c.env_remove(k);
     }
     c.current_dir(root());
     c
+}
+
+/// `sojx` with a clean environment: no color variables, no terminal.
+pub fn sojx() -> Command {
+    Command::from_std(sojx_process())
 }
 
 /// The result of one run: exit code, envelopes (validated), stderr.

@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use regex::Regex;
 use serde_json::Value;
 
-use crate::common::{UNSET, fixture, root, shared};
+use crate::common::{fixture, root, shared, sojx_process};
 
 /// The schema most fixtures answer to.
 const VERDICT: &str = "examples/verdict.schema.json";
@@ -245,11 +245,8 @@ fn masked(text: &str, tmp: &Path) -> String {
 /// Run a case once, with the fast path or without.
 fn execute(case: &Case, full_parse: bool, dirs: &Dirs) -> Outcome {
     let dir = dirs.get(case.dir);
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("sojx"));
+    let mut cmd = sojx_process();
     cmd.current_dir(dir).args(&case.args);
-    for k in UNSET {
-        cmd.env_remove(k);
-    }
     cmd.env_remove("SOJX_NO_FAST_PATH")
         .env_remove("SOJX_READ_AHEAD");
     if full_parse {
@@ -267,45 +264,35 @@ fn execute(case: &Case, full_parse: bool, dirs: &Dirs) -> Outcome {
             let _ = std::fs::remove_file(dir.join(w));
         }
     }
-    let (feed, hold) = match &case.stdin {
-        Stdin::Null => {
-            cmd.stdin(Stdio::null());
-            (None, false)
-        }
-        Stdin::File(p) => {
-            cmd.stdin(std::fs::File::open(dir.join(p)).expect("stdin file"));
-            (None, false)
-        }
-        Stdin::Bytes(b) => {
-            cmd.stdin(Stdio::piped());
-            (Some(b.clone()), false)
-        }
-        Stdin::Held(b) => {
-            cmd.stdin(Stdio::piped());
-            (Some(b.clone()), true)
-        }
-    };
+    cmd.stdin(match &case.stdin {
+        Stdin::Null => Stdio::null(),
+        Stdin::File(p) => std::fs::File::open(dir.join(p)).expect("stdin file").into(),
+        Stdin::Bytes(_) | Stdin::Held(_) => Stdio::piped(),
+    });
     // Dropped when sojx has exited: the writer of a held pipe then closes it.
     let (exited, wait_exit) = std::sync::mpsc::channel::<()>();
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().expect("sojx starts");
-    let writer = child.stdin.take().map(|mut pipe| {
-        let bytes = feed.unwrap_or_default();
-        if hold {
+    let writer = match (&case.stdin, child.stdin.take()) {
+        (Stdin::Held(bytes), Some(mut pipe)) => {
             // Written here, before sojx's clock can run out, not on a thread that a loaded
             // machine may start late: a held input is small enough for the pipe's buffer.
             assert!(bytes.len() <= 4096, "a held input fits a pipe buffer");
-            pipe.write_all(&bytes).expect("write a held input");
-            return std::thread::spawn(move || {
+            pipe.write_all(bytes).expect("write a held input");
+            Some(std::thread::spawn(move || {
                 let _ = wait_exit.recv_timeout(HANG);
                 drop(pipe);
-            });
+            }))
         }
-        std::thread::spawn(move || {
-            // sojx may stop reading early (a usage error): a broken pipe is fine.
-            let _ = pipe.write_all(&bytes);
-        })
-    });
+        (Stdin::Bytes(bytes), Some(mut pipe)) => {
+            let bytes = bytes.clone();
+            Some(std::thread::spawn(move || {
+                // sojx may stop reading early (a usage error): a broken pipe is fine.
+                let _ = pipe.write_all(&bytes);
+            }))
+        }
+        _ => None,
+    };
     let drain = |mut r: Box<dyn Read + Send>| {
         std::thread::spawn(move || {
             let mut v = Vec::new();
@@ -434,6 +421,15 @@ fn files_in(dir: &Path) -> Vec<PathBuf> {
     v
 }
 
+/// A JSON array of strings (the `args` of a listed case).
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .expect("an array")
+        .iter()
+        .map(|a| a.as_str().expect("a string").to_owned())
+        .collect()
+}
+
 /// Every case of `../shared/corpus/EXPECTED.json`, as its acceptance runner runs it.
 fn corpus_cases(corpus: &Path) -> Vec<Case> {
     let text = std::fs::read_to_string(corpus.join("EXPECTED.json")).expect("EXPECTED.json");
@@ -441,12 +437,8 @@ fn corpus_cases(corpus: &Path) -> Vec<Case> {
     cases
         .iter()
         .map(|c| {
-            let mut args: Vec<&str> = c["args"]
-                .as_array()
-                .expect("args")
-                .iter()
-                .map(|a| a.as_str().expect("string arg"))
-                .collect();
+            let args = strings(&c["args"]);
+            let mut args: Vec<&str> = args.iter().map(String::as_str).collect();
             args.push(c["file"].as_str().expect("file"));
             Case::new(
                 format!("corpus/{}", c["name"].as_str().expect("name")),
@@ -526,12 +518,7 @@ fn producer_cases() -> Vec<Case> {
                 ("text".into(), vec!["--output-format".into(), "text".into()]),
             ];
             for c in listed.iter().filter(|c| c["file"] == short.as_str()) {
-                let args: Vec<String> = c["args"]
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|a| a.as_str().unwrap().to_owned())
-                    .collect();
+                let args = strings(&c["args"]);
                 if !variants.iter().any(|(_, v)| *v == args) {
                     variants.push(("listed".into(), args));
                 }
