@@ -289,11 +289,18 @@ pub struct Reading<'o> {
 
 impl<'o> Reading<'o> {
     pub fn new(opts: &'o Options<'o>) -> Self {
+        let forced = Producer::forced(opts.from);
+        let mut framer = Framer::new(opts.max_line_bytes);
+        // Text glued to a producer's event is noise around that event; for `--from json` and
+        // `--from text` the raw input is the answer, and nothing is dropped from it.
+        if !matches!(forced, Some(Producer::Json | Producer::Text)) {
+            framer = framer.salvage(|v| producer::detect(v).is_some());
+        }
         Self {
             opts,
             splitter: LineSplitter::new(opts.max_line_bytes),
-            framer: Framer::new(opts.max_line_bytes),
-            router: Router::new(Producer::forced(opts.from)),
+            framer,
+            router: Router::new(forced),
         }
     }
 
@@ -370,9 +377,42 @@ impl<'o> Reading<'o> {
                 ),
             ));
         }
+        warnings.extend(glued_warnings(&self.framer));
         let outcome = self.router.finish(&mut self.framer, &stats, opts);
         (outcome, warnings)
     }
+}
+
+/// One warning per line whose glued text was dropped (the first few), and one for the rest.
+fn glued_warnings(framer: &Framer) -> Vec<Warning> {
+    let quote = |s: &str| serde_json::to_string(s).unwrap_or_default();
+    let mut out: Vec<Warning> = framer
+        .glued
+        .iter()
+        .map(|g| {
+            let what = match (g.before.is_empty(), g.after.is_empty()) {
+                (false, false) => format!(
+                    "around the JSON value: {} before it, {} after it",
+                    quote(&g.before),
+                    quote(&g.after)
+                ),
+                (false, true) => format!("before the JSON value: {}", quote(&g.before)),
+                _ => format!("after the JSON value: {}", quote(&g.after)),
+            };
+            Warning::new(
+                "glued_text",
+                format!("line {}: dropped the text {what}", g.line),
+            )
+        })
+        .collect();
+    let rest = framer.glued_lines - framer.glued.len() as u64;
+    if rest > 0 {
+        out.push(Warning::new(
+            "glued_text",
+            format!("text glued to JSON values was dropped on {rest} more line(s)"),
+        ));
+    }
+    out
 }
 
 fn feed_piece(

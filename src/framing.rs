@@ -89,7 +89,30 @@ pub struct Framer {
     /// and bytes.
     pub cut: Option<(u64, Vec<u8>)>,
     pub stats: Stats,
+    /// Which values may be taken out of a line that has other text glued to it ([`Framer::salvage`]).
+    salvage: Option<fn(&Value) -> bool>,
+    /// The text dropped around salvaged values: the first [`MAX_GLUED`] lines and their text.
+    pub glued: Vec<Glued>,
+    /// How many lines had text dropped around a salvaged value.
+    pub glued_lines: u64,
 }
+
+/// Text dropped from a line because it was glued to a salvaged JSON value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Glued {
+    pub line: u64,
+    /// The text before the value, then the text after it (either may be empty), lossy UTF-8,
+    /// at most [`MAX_GLUED_TEXT`] characters each.
+    pub before: String,
+    pub after: String,
+}
+
+/// Lines whose dropped text is kept for the warning.
+pub const MAX_GLUED: usize = 3;
+/// Characters of dropped text kept per side.
+const MAX_GLUED_TEXT: usize = 200;
+/// `{` positions tried in a line that does not start with JSON.
+const GLUED_STARTS: usize = 4;
 
 impl Framer {
     pub fn new(max_doc: usize) -> Self {
@@ -101,7 +124,20 @@ impl Framer {
             max_doc,
             cut: None,
             stats: Stats::default(),
+            salvage: None,
+            glued: Vec::new(),
+            glued_lines: 0,
         }
+    }
+
+    /// Read a line that holds one JSON value with other text glued before or after it (a
+    /// warning printed on the same line, an unterminated line of another writer) as that value,
+    /// when `accept` says the value is worth it (extract: a known producer's event). The text
+    /// is dropped and recorded in [`Framer::glued`]. Off by default: for `validate`, such a
+    /// line is not a JSON document.
+    pub fn salvage(mut self, accept: fn(&Value) -> bool) -> Self {
+        self.salvage = Some(accept);
+        self
     }
 
     /// Stop keeping the raw text (once a producer is known, it is not needed).
@@ -173,25 +209,37 @@ impl Framer {
         }
 
         if let State::Doc { start, buf, scan } = &mut self.state {
+            let before = buf.len();
             buf.extend_from_slice(bytes);
             buf.push(b'\n');
-            let closed = scan.feed(bytes);
-            if closed || buf.len() > self.max_doc {
+            let closed = scan.close_in(bytes).map(|end| before + end + 1);
+            if closed.is_some() || buf.len() > self.max_doc {
                 let start = *start;
-                let parsed = if closed {
-                    parse_counted(&mut self.stats, buf)
+                let State::Doc { buf, .. } = std::mem::replace(&mut self.state, State::Normal)
+                else {
+                    unreachable!("matched above")
+                };
+                let parsed = if closed.is_some() {
+                    parse_counted(&mut self.stats, &buf)
                 } else {
                     None
                 };
-                self.state = State::Normal;
                 match parsed {
                     Some(value) => {
                         self.stats.values += 1;
                         out(Item::Value { line: start, value });
                     }
                     None => {
-                        self.stats.text_lines += 1;
-                        out(Item::Junk { line: start });
+                        // Text glued after the closing bracket (`}Ripgrep is not available…`).
+                        let glued = closed.is_some_and(|end| {
+                            let after = trim(&buf[end..]);
+                            !after.is_empty()
+                                && self.glued_value((start, no), &buf[..end], b"", after, out)
+                        });
+                        if !glued {
+                            self.stats.text_lines += 1;
+                            out(Item::Junk { line: start });
+                        }
                     }
                 }
             }
@@ -224,20 +272,93 @@ impl Framer {
                 return;
             }
             let mut scan = DepthScan::default();
-            if !scan.feed(t) && scan.depth > 0 {
-                let mut buf = Vec::with_capacity(t.len() + 1);
-                buf.extend_from_slice(t);
-                buf.push(b'\n');
-                self.state = State::Doc {
-                    start: no,
-                    buf,
-                    scan,
-                };
-                return;
+            match scan.close_in(t) {
+                None if scan.depth > 0 => {
+                    let mut buf = Vec::with_capacity(t.len() + 1);
+                    buf.extend_from_slice(t);
+                    buf.push(b'\n');
+                    self.state = State::Doc {
+                        start: no,
+                        buf,
+                        scan,
+                    };
+                    return;
+                }
+                // Text glued after the value (`{…}Ripgrep is not available.`).
+                Some(end)
+                    if end + 1 < t.len()
+                        && self.glued_value((no, no), &t[..=end], b"", &t[end + 1..], out) =>
+                {
+                    return;
+                }
+                _ => {}
             }
+        } else if self.salvage.is_some() && self.glued_after_text(no, t, out) {
+            return;
         }
         self.stats.text_lines += 1;
         out(Item::Junk { line: no });
+    }
+
+    /// A line that starts with text and holds a JSON value after it (`MCP issues detected. Run
+    /// /mcp list for status.{"type":"init",…}`): the first value that parses from one of the
+    /// line's first [`GLUED_STARTS`] `{`, with whatever follows it as text too.
+    fn glued_after_text(&mut self, no: u64, t: &[u8], out: &mut dyn FnMut(Item)) -> bool {
+        let starts = t
+            .iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'{')
+            .map(|(i, _)| i)
+            .take(GLUED_STARTS);
+        for start in starts {
+            let rest = &t[start..];
+            let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
+            if let Some(Ok(_)) = values.next() {
+                let end = start + values.byte_offset();
+                return self.glued_value((no, no), &t[start..end], &t[..start], &t[end..], out);
+            }
+        }
+        false
+    }
+
+    /// Hand out `json` as a value when it parses and the salvage rule accepts it, recording the
+    /// text `before` and `after` it as dropped. `lines`: where the value starts, and the line
+    /// that holds the dropped text.
+    fn glued_value(
+        &mut self,
+        (start, no): (u64, u64),
+        json: &[u8],
+        before: &[u8],
+        after: &[u8],
+        out: &mut dyn FnMut(Item),
+    ) -> bool {
+        let Some(accept) = self.salvage else {
+            return false;
+        };
+        let Ok(value) = serde_json::from_slice::<Value>(json) else {
+            return false;
+        };
+        if !accept(&value) {
+            return false;
+        }
+        self.stats.values += 1;
+        self.stats.value_bytes += json.len() as u64;
+        self.glued_lines += 1;
+        if self.glued.len() < MAX_GLUED {
+            let text = |b: &[u8]| {
+                String::from_utf8_lossy(trim(b))
+                    .chars()
+                    .take(MAX_GLUED_TEXT)
+                    .collect()
+            };
+            self.glued.push(Glued {
+                line: no,
+                before: text(before),
+                after: text(after),
+            });
+        }
+        out(Item::Value { line: start, value });
+        true
     }
 
     fn sse_data(&mut self, no: u64, payload: &[u8], out: &mut dyn FnMut(Item)) {
@@ -359,7 +480,13 @@ impl DepthScan {
 
     /// Feed bytes; true when the depth returned to zero (the document closed) in them.
     pub fn feed(&mut self, bytes: &[u8]) -> bool {
-        bytes.iter().any(|&b| self.step(b))
+        self.close_in(bytes).is_some()
+    }
+
+    /// Feed bytes up to the one that returns the depth to zero (the document closed), and
+    /// return its index; `None` when the document is still open after all of them.
+    pub fn close_in(&mut self, bytes: &[u8]) -> Option<usize> {
+        bytes.iter().position(|&b| self.step(b))
     }
 
     /// Feed all of `bytes`; true when, after them, no bracket and no string is open.
@@ -413,6 +540,66 @@ mod tests {
         }
         f.finish();
         (items, f.stats)
+    }
+
+    /// [`frame`] with salvage on for objects that have a `type` (a stand-in for detection).
+    fn frame_salvaging(input: &str) -> (Vec<(u64, String)>, Framer) {
+        let mut f = Framer::new(1 << 20).salvage(|v| v.get("type").is_some());
+        let mut items = Vec::new();
+        for (i, line) in input.split('\n').enumerate() {
+            f.line(i as u64 + 1, line.as_bytes(), &mut |it| {
+                if let Item::Value { line, value } = it {
+                    items.push((line, value.to_string()));
+                }
+            });
+        }
+        f.finish();
+        (items, f)
+    }
+
+    #[test]
+    fn text_glued_to_an_event_is_dropped_and_recorded() {
+        let (items, f) = frame_salvaging(concat!(
+            "MCP issues detected.{\"type\":\"init\"}\n",
+            "{\"type\":\"a\"}Ripgrep is not available.\n",
+            "note {x} then {\"type\":\"b\"} and more\n",
+            "{\n \"type\": \"doc\"\n}trailing\n",
+        ));
+        assert_eq!(
+            items,
+            [
+                (1, r#"{"type":"init"}"#.into()),
+                (2, r#"{"type":"a"}"#.into()),
+                (3, r#"{"type":"b"}"#.into()),
+                (4, r#"{"type":"doc"}"#.into()),
+            ]
+        );
+        assert_eq!(f.stats.text_lines, 0);
+        assert_eq!(f.glued_lines, 4);
+        let g = |line: u64, before: &str, after: &str| Glued {
+            line,
+            before: before.into(),
+            after: after.into(),
+        };
+        assert_eq!(
+            f.glued,
+            [
+                g(1, "MCP issues detected.", ""),
+                g(2, "", "Ripgrep is not available."),
+                g(3, "note {x} then", "and more"),
+            ]
+        );
+    }
+
+    #[test]
+    fn glued_values_the_rule_refuses_stay_text() {
+        // Prose around a value no producer claims, and salvage off (validate): text.
+        let (items, f) = frame_salvaging("The answer is {\"ok\": true}.\n{\"ok\":1} tail\n");
+        assert!(items.is_empty());
+        assert_eq!((f.stats.text_lines, f.glued_lines), (2, 0));
+        let (items, stats) = frame("x {\"type\":\"a\"}\n{\"type\":\"a\"} y\n");
+        assert!(items.is_empty());
+        assert_eq!(stats.text_lines, 2);
     }
 
     #[test]

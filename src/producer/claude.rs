@@ -2,16 +2,19 @@
 //! producers that print the same event vocabulary: Qwen Code, Amp and Cursor.
 //!
 //! Precedence (contract §4): `result.structured_output` → the last accepted `StructuredOutput`
-//! tool_use input → the final answer text. Failure (§5): no `result` is `truncated`; a
-//! `subtype` other than `success`, or `is_error: true`, is `agent_error`.
+//! tool_use input → the final answer text (Qwen Code's `structured_result` counts as
+//! `structured_output`). Failure (§5): no `result` is `truncated`, naming the last API error
+//! or `api_retry` notice; a `subtype` other than `success`, or `is_error: true`, is
+//! `agent_error`, not retryable when the API error before it is permanent (authentication,
+//! billing, …); Qwen Code's `success` result after an `[API Error: …]` text is `agent_error`.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
 use super::{
-    Extractor, Outcome, Producer, Session, SourceKind, Usage, Verdict, Warning, agent_error,
-    content_text, detail, field, num, snippet, str_at, truncated,
+    Extractor, Outcome, Producer, Session, SourceKind, Usage, Verdict, Warning, agent_details,
+    agent_error, content_text, detail, field, num, snippet, str_at, truncated_after,
 };
 use crate::framing::Item;
 
@@ -43,6 +46,11 @@ pub(super) struct Claude {
     /// Text of the last assistant message, and whether a Cursor `tool_call` followed it.
     last_text: Option<(u64, String)>,
     text_after_tool: Option<(u64, String)>,
+    /// The class of the last API error turned into an assistant message (`error`:
+    /// `authentication_failed`, `rate_limit`, …).
+    api_error: Option<String>,
+    /// The last error or retry notice, named when the stream is cut off.
+    last_error: Option<String>,
 }
 
 impl Claude {
@@ -59,6 +67,8 @@ impl Claude {
             rejected: HashSet::new(),
             last_text: None,
             text_after_tool: None,
+            api_error: None,
+            last_error: None,
         }
     }
 
@@ -74,6 +84,16 @@ impl Claude {
                             self.model = Some(m.to_owned());
                         }
                         self.init = Some(v.clone());
+                    }
+                    Some("api_retry") => {
+                        let what = str_at(v, "error").unwrap_or("error");
+                        let status = v.get("error_status").filter(|s| s.is_number());
+                        self.last_error = Some(format!(
+                            "api_retry attempt {} of {}: {what}{}",
+                            v.get("attempt").map_or("?".into(), Value::to_string),
+                            v.get("max_retries").map_or("?".into(), Value::to_string),
+                            status.map_or(String::new(), |s| format!(" (status {s})")),
+                        ));
                     }
                     Some("session_start") => {
                         self.evidence = Some(Producer::QwenCode);
@@ -92,10 +112,19 @@ impl Claude {
                 let Some(msg) = v.get("message") else {
                     return true;
                 };
+                // Claude Code's own error lines say `model: "<synthetic>"`: not the model.
                 if self.model.is_none()
-                    && let Some(m) = str_at(msg, "model")
+                    && let Some(m) = str_at(msg, "model").filter(|m| *m != SYNTHETIC)
                 {
                     self.model = Some(m.to_owned());
+                }
+                // An API error turned into an assistant message (`error`: its class).
+                if let Some(e) = str_at(v, "error") {
+                    self.api_error = Some(e.to_owned());
+                    self.last_error = msg
+                        .get("content")
+                        .and_then(content_text)
+                        .or(Some(e.to_owned()));
                 }
                 if let Some(blocks) = msg.get("content").and_then(Value::as_array) {
                     for b in blocks {
@@ -293,7 +322,7 @@ impl Extractor for Claude {
         let Some((line, r)) = &self.result else {
             return Outcome {
                 producer,
-                verdict: truncated("a `result` message"),
+                verdict: truncated_after("a `result` message", self.last_error.as_deref()),
                 session,
                 warnings,
             };
@@ -305,7 +334,28 @@ impl Extractor for Claude {
         if subtype != Some("success") || is_error {
             return Outcome {
                 producer,
-                verdict: failure(r, subtype, is_error),
+                verdict: failure(r, subtype, is_error, self.api_error.as_deref()),
+                session,
+                warnings,
+            };
+        }
+        // Qwen Code turns an API failure into assistant text `[API Error: …]` and still ends
+        // with a `success` result (QwenLM/qwen-code#8920, `parseAndFormatApiError`).
+        if producer == Producer::QwenCode
+            && let Some(t) = str_at(r, "result")
+                .or(self.last_text.as_ref().map(|(_, t)| t.as_str()))
+                .filter(|t| t.trim_start().starts_with(QWEN_API_ERROR))
+        {
+            return Outcome {
+                producer,
+                verdict: agent_error(
+                    format!("the agent run hit an API error: {}", snippet(t.trim(), 300)),
+                    agent_details(
+                        subtype,
+                        str_at(r, "terminal_reason"),
+                        Value::Array(vec![Value::from(t)]),
+                    ),
+                ),
                 session,
                 warnings,
             };
@@ -391,12 +441,17 @@ const INERT_TYPES: [&[u8]; 6] = [
 
 /// `system` subtypes that only feed the dialect evidence (`note_session`) and have no
 /// description for `--activity`.
-const INERT_SYSTEM: [&[u8]; 5] = [
+const INERT_SYSTEM: [&[u8]; 9] = [
     b"hook_started",
     b"hook_progress",
     b"hook_response",
     b"status",
     b"thinking_tokens",
+    // Subagent tasks (Claude Code 2.1.2xx; the Agent SDK's `SDKTask*Message`).
+    b"task_started",
+    b"task_progress",
+    b"task_updated",
+    b"task_notification",
 ];
 
 /// Whether the raw line is an event that cannot change the outcome (see `Extractor::wants`).
@@ -512,12 +567,14 @@ fn inert_mask(raw: &[u8]) -> u8 {
 }
 
 /// Bytes without which an assistant message holds no answer: no text block, no tool call, no
-/// StructuredOutput name, and no `\u` escape that could spell one of them.
-const ASSISTANT_ANSWER: [&[u8]; 5] = [
+/// StructuredOutput name, no API error class (`"error"`), and no `\u` escape that could spell
+/// one of them.
+const ASSISTANT_ANSWER: [&[u8]; 6] = [
     b"\"text\"",
     b"\"tool_use\"",
     b"StructuredOutput",
     b"structured_output",
+    b"\"error\"",
     b"\\u",
 ];
 
@@ -548,7 +605,27 @@ fn contains_any(hay: &[u8], needles: &[&[u8]]) -> bool {
         .any(|n| memchr::memmem::find(hay, n).is_some())
 }
 
-fn failure(r: &Value, subtype: Option<&str>, is_error: bool) -> Verdict {
+/// The `model` of the assistant messages Claude Code writes itself (API errors).
+const SYNTHETIC: &str = "<synthetic>";
+
+/// How Qwen Code's assistant text starts when it reports an API failure.
+const QWEN_API_ERROR: &str = "[API Error:";
+
+/// Claude Code's assistant `error` classes that re-running cannot fix (contract §5; the Agent
+/// SDK's `SDKAssistantMessageError`); the others (`rate_limit`, `overloaded`, `server_error`,
+/// `unknown`, and classes added later) can.
+const PERMANENT_API_ERRORS: [&str; 8] = [
+    "authentication_failed",
+    "oauth_org_not_allowed",
+    "account_on_hold",
+    "verification_required",
+    "billing_error",
+    "invalid_request",
+    "model_not_found",
+    "cloud_credential_error",
+];
+
+fn failure(r: &Value, subtype: Option<&str>, is_error: bool, api_error: Option<&str>) -> Verdict {
     let errors = r
         .get("errors")
         .cloned()
@@ -558,9 +635,11 @@ fn failure(r: &Value, subtype: Option<&str>, is_error: bool) -> Verdict {
         .and_then(|a| a.iter().find_map(Value::as_str))
         .filter(|s| !s.is_empty());
     let text = str_at(r, "result").filter(|s| !s.is_empty());
-    let error_field = r
-        .get("error")
-        .map(|e| e.as_str().map_or_else(|| e.to_string(), str::to_owned));
+    // Amp: a string (`413 {…}`); Qwen Code: `{message}`.
+    let error_field = r.get("error").map(|e| match e {
+        Value::String(s) => super::provider_message(s),
+        _ => str_at(e, "message").map_or_else(|| e.to_string(), str::to_owned),
+    });
     let why = match subtype {
         Some("success") => "ended with is_error: true".to_owned(),
         Some(s) => format!("ended with subtype {s}"),
@@ -581,8 +660,20 @@ fn failure(r: &Value, subtype: Option<&str>, is_error: bool) -> Verdict {
         if is_error && let Some(t) = text {
             m.insert("result".into(), Value::from(t));
         }
+        if let Some(e) = api_error {
+            m.insert("api_error".into(), Value::from(e));
+        }
     }
-    agent_error(message, details)
+    match agent_error(message, details) {
+        Verdict::Failed(f) if api_error.is_some_and(|e| PERMANENT_API_ERRORS.contains(&e)) => {
+            Verdict::Failed(f.retryable(false).hint(format!(
+                "re-running will not help: the API refused the run ({}); fix the account, \
+                 credentials or request, then run it again",
+                api_error.unwrap_or_default()
+            )))
+        }
+        v => v,
+    }
 }
 
 fn fill_session(s: &mut Session, r: &Value) {

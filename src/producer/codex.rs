@@ -2,14 +2,15 @@
 //!
 //! Answer: the text of the last completed `agent_message` item (or, when there is none, the
 //! last `plan` item, as `--output-last-message` does). `turn.failed` discards it
-//! (`agent_error`); no `turn.completed` is `truncated`. Bare `error` events are retry notices
-//! unless a `turn.failed` follows.
+//! (`agent_error`); no `turn.completed` is `truncated`, naming the last `error` event. Bare
+//! `error` events are retry notices unless a `turn.failed` follows. A provider error passed on
+//! as JSON text is shown by its message.
 
 use serde_json::Value;
 
 use super::{
-    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, snippet,
-    str_at, truncated, u64_at,
+    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error,
+    provider_message, snippet, str_at, truncated_after, u64_at,
 };
 use crate::framing::Item;
 
@@ -96,7 +97,10 @@ impl Extractor for Codex {
                     _ => None,
                 }
             }
-            "error" => Some(format!("error: {}", snippet(str_at(v, "message")?, 100))),
+            "error" => Some(format!(
+                "error: {}",
+                snippet(&provider_message(str_at(v, "message")?), 100)
+            )),
             "turn.failed" => Some("turn failed".into()),
             "turn.completed" => Some("turn completed".into()),
             _ => None,
@@ -115,11 +119,14 @@ impl Extractor for Codex {
                 .unwrap_or_else(|| "turn failed".into());
             let errors = Value::Array(vec![Value::from(msg.clone())]);
             agent_error(
-                format!("the Codex turn failed: {}", snippet(&msg, 300)),
+                format!(
+                    "the Codex turn failed: {}",
+                    snippet(&provider_message(&msg), 300)
+                ),
                 agent_details(Some("turn.failed"), None, errors),
             )
         } else if !self.completed {
-            truncated("`turn.completed`")
+            truncated_after("`turn.completed`", self.last_error.as_deref())
         } else if let Some((line, text)) = self.message.or(self.plan) {
             Verdict::Text {
                 text,

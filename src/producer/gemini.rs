@@ -1,19 +1,91 @@
 //! Google Gemini CLI, `gemini -p --output-format json|stream-json`
 //! (`formats/other-producers.md` §2).
 //!
-//! json: one object; `response` is the answer text, an `error` object is `agent_error`.
+//! json: one object; `response` is the answer text, an `error` object is `agent_error` (with
+//! or without a `response`: the error object of a run that failed before answering has only
+//! `session_id` and `error`).
 //! stream-json: the answer is the assistant `message` text after the last tool event; the
-//! terminal is `result` (`status: "error"` is `agent_error`; none is `truncated`). An `error`
-//! event with `severity: "error"` is `agent_error` even before a `success` result and even when
-//! assistant text exists: the producer's failure marker beats data (contract §5).
+//! terminal is `result` (`status: "error"` is `agent_error`; none is `truncated`, naming the
+//! last `error` event). An `error` event with `severity: "error"` is `agent_error` even before a
+//! `success` result and even when assistant text exists: the producer's failure marker beats
+//! data (contract §5).
+//!
+//! `retryable` follows Gemini CLI's fatal error classes and exit codes ([`FATAL`],
+//! `docs/producers.md`), never the wording of a message.
 
 use serde_json::Value;
 
 use super::{
     Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, num, snippet,
-    str_at, truncated, u64_at,
+    str_at, truncated_after, u64_at,
 };
 use crate::framing::Item;
+
+/// Gemini CLI's fatal errors (`packages/core/src/utils/errors.ts`, the `FatalError`
+/// subclasses): the exit code (`error.code` in `-o json`), the class (`error.type`), what it
+/// is about, and whether re-running the same command can help.
+pub(crate) const FATAL: [(i64, &str, &str, bool); 8] = [
+    (41, "FatalAuthenticationError", "authentication", false),
+    (42, "FatalInputError", "input", false),
+    (44, "FatalSandboxError", "sandbox", false),
+    (52, "FatalConfigError", "configuration", false),
+    (53, "FatalTurnLimitedError", "turn limit", false),
+    (54, "FatalToolExecutionError", "tool execution", false),
+    (
+        55,
+        "FatalUntrustedWorkspaceError",
+        "untrusted workspace",
+        false,
+    ),
+    (130, "FatalCancellationError", "cancelled", true),
+];
+
+/// What Gemini CLI's error `type` and `code` say: a short name of the cause, and whether
+/// re-running can help. `code` is a fatal exit code ([`FATAL`]) or, for an API error, the
+/// HTTP status (`extractErrorCode`); either may come as a number or a numeric string.
+fn cause(ty: Option<&str>, code: Option<&Value>) -> Option<(&'static str, bool)> {
+    let code = code.and_then(|c| c.as_i64().or_else(|| c.as_str()?.trim().parse().ok()));
+    if let Some(&(_, _, what, retry)) = FATAL
+        .iter()
+        .find(|(n, name, ..)| Some(*n) == code || Some(*name) == ty)
+    {
+        return Some((what, retry));
+    }
+    match code? {
+        408 | 429 => Some(("rate limit or timeout", true)),
+        401 | 403 => Some(("authentication", false)),
+        400..=499 => Some(("request rejected", false)),
+        500..=599 => Some(("server error", true)),
+        _ => None,
+    }
+}
+
+/// The `agent_error` of a Gemini CLI error object (`{type, message, code?}`); `what`: how the
+/// run ended (for the message).
+fn failed(what: &str, e: &Value, details: Value) -> Verdict {
+    let msg = str_at(e, "message").unwrap_or("the run failed");
+    let code = e.get("code").filter(|c| !c.is_null());
+    let cause = cause(str_at(e, "type"), code);
+    let label = match (code, cause) {
+        (Some(c), Some((what, _))) => {
+            format!(" (code {}, {what})", c.to_string().trim_matches('"'))
+        }
+        (Some(c), None) => format!(" (code {})", c.to_string().trim_matches('"')),
+        (None, Some((what, _))) => format!(" ({what})"),
+        (None, None) => String::new(),
+    };
+    let verdict = agent_error(
+        format!("Gemini CLI {what}{label}: {}", snippet(msg, 300)),
+        details,
+    );
+    match (verdict, cause) {
+        (Verdict::Failed(f), Some((_, false))) => Verdict::Failed(f.retryable(false).hint(
+            "re-running the same command will not help: fix the Gemini CLI setup named in the \
+             message (credentials, settings, flags, workspace trust), then run it again",
+        )),
+        (v, _) => v,
+    }
+}
 
 #[derive(Debug, Default)]
 pub(super) struct Gemini {
@@ -23,6 +95,8 @@ pub(super) struct Gemini {
     text_line: Option<u64>,
     result: Option<Value>,
     fatal_events: Vec<String>,
+    /// The message of the last `error` event of any severity (named when the stream is cut).
+    last_error: Option<String>,
     session: Session,
     streamed: bool,
 }
@@ -61,10 +135,11 @@ impl Extractor for Gemini {
                 self.text_line = None;
             }
             "error" => {
+                let msg = str_at(v, "message").unwrap_or("error");
                 if str_at(v, "severity") == Some("error") {
-                    self.fatal_events
-                        .push(str_at(v, "message").unwrap_or("error").to_owned());
+                    self.fatal_events.push(msg.to_owned());
                 }
+                self.last_error = Some(msg.to_owned());
             }
             "result" => self.result = Some(v.clone()),
             _ => return false,
@@ -114,9 +189,9 @@ impl Extractor for Gemini {
                 }
             }
             if let Some(e) = doc.get("error").filter(|e| !e.is_null()) {
-                let msg = str_at(e, "message").unwrap_or("error").to_owned();
-                agent_error(
-                    format!("Gemini CLI reported an error: {}", snippet(&msg, 300)),
+                failed(
+                    "reported an error",
+                    e,
                     agent_details(str_at(e, "type"), None, Value::Array(vec![e.clone()])),
                 )
             } else if let Some(r) = str_at(doc, "response") {
@@ -138,17 +213,18 @@ impl Extractor for Gemini {
             }
             let status = str_at(r, "status");
             if status != Some("success") {
-                let msg = r
-                    .pointer("/error/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the run failed")
-                    .to_owned();
-                agent_error(
-                    format!(
-                        "Gemini CLI result status {}: {}",
-                        status.unwrap_or("missing"),
-                        snippet(&msg, 300)
-                    ),
+                // An invalid stream ends with `status: "error"` and no `error`: its message is
+                // the `error` event before it.
+                let fallback = serde_json::json!({
+                    "message": self.fatal_events.last().map_or("the run failed", String::as_str)
+                });
+                let e = r
+                    .get("error")
+                    .filter(|e| e.is_object())
+                    .unwrap_or(&fallback);
+                failed(
+                    &format!("result status {}", status.unwrap_or("missing")),
+                    e,
                     agent_details(
                         status,
                         r.pointer("/error/type").and_then(Value::as_str),
@@ -181,7 +257,7 @@ impl Extractor for Gemini {
                 }
             }
         } else {
-            truncated("a `result` event")
+            truncated_after("a `result` event", self.last_error.as_deref())
         };
         Outcome {
             producer: Producer::GeminiCli,

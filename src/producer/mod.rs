@@ -308,6 +308,13 @@ pub fn detect(v: &Value) -> Option<Producer> {
 }
 
 fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
+    // The flat error body of OpenAI-compatible servers (vLLM's `ErrorResponse`: `object`,
+    // `message`, `type`, `param`, `code`).
+    if o.get("object").and_then(Value::as_str) == Some("error")
+        && o.get("message").is_some_and(Value::is_string)
+    {
+        return Some(Producer::OpenaiChat);
+    }
     let ty = o.get("type").and_then(Value::as_str);
     let Some(ty) = ty else {
         return detect_untyped(o);
@@ -429,8 +436,20 @@ fn detect_untyped(o: &Map<String, Value>) -> Option<Producer> {
     if o.get("choices").is_some_and(Value::is_array) && o.contains_key("id") {
         return Some(Producer::OpenaiChat);
     }
+    let gemini_keys = ["session_id", "response", "stats", "error", "warnings"];
+    let gemini_shape = o.keys().all(|k| gemini_keys.contains(&k.as_str()));
     match o.get("error") {
         Some(Value::String(_)) if o.len() == 1 => return Some(Producer::Ollama),
+        // Gemini CLI's `-o json` error object: `{session_id, error: {type, message, code?}}`.
+        // Without `session_id` it is an HTTP error body (OpenAI, vLLM: `{error: {message, type,
+        // param?, code}}`).
+        Some(Value::Object(e))
+            if gemini_shape
+                && o.contains_key("session_id")
+                && e.get("message").is_some_and(Value::is_string) =>
+        {
+            return Some(Producer::GeminiCli);
+        }
         Some(Value::Object(e)) if !o.contains_key("session_id") && e.contains_key("message") => {
             return Some(Producer::OpenaiChat);
         }
@@ -446,10 +465,9 @@ fn detect_untyped(o: &Map<String, Value>) -> Option<Producer> {
     {
         return Some(Producer::Meerkat);
     }
-    let gemini_keys = ["session_id", "response", "stats", "error", "warnings"];
     if (o.get("response").is_some_and(Value::is_string)
         || o.get("stats").is_some_and(Value::is_object))
-        && o.keys().all(|k| gemini_keys.contains(&k.as_str()))
+        && gemini_shape
     {
         return Some(Producer::GeminiCli);
     }
@@ -530,6 +548,55 @@ pub(crate) fn truncated(marker: &str) -> Verdict {
     )
 }
 
+/// A `truncated` failure that names the last error or retry notice the producer printed
+/// before the stream ended (contract §5: in the producer's words).
+pub(crate) fn truncated_after(marker: &str, last_error: Option<&str>) -> Verdict {
+    let Some(e) = last_error else {
+        return truncated(marker);
+    };
+    let mut details = Map::new();
+    details.insert("last_error".into(), Value::from(e));
+    Verdict::Failed(
+        Failure::new(
+            crate::error::ErrorKind::Truncated,
+            "extract",
+            format!(
+                "the stream ended without its terminal marker ({marker}); its last error: {}",
+                snippet(&provider_message(e), 300)
+            ),
+        )
+        .details(Value::Object(details))
+        .hint("the run was cut off after that error; fix its cause or re-run it, and use --timeout to bound the wait"),
+    )
+}
+
+/// The message inside a provider error that a producer passes on as JSON text (Codex
+/// `turn.failed`: `{"type":"error","error":{"type":"invalid_request_error","message":"…"}}`,
+/// compact or pretty-printed; Amp: `413 {…}`): the text before the JSON (a status) followed by
+/// its `error.message` or `message`. Any other text is returned as it is.
+pub(crate) fn provider_message(text: &str) -> String {
+    let t = text.trim();
+    let Some(brace) = t.find('{') else {
+        return text.to_owned();
+    };
+    // Codex appends ` (details)` after the JSON: read the first value and keep what follows.
+    let mut values = serde_json::Deserializer::from_str(&t[brace..]).into_iter::<Value>();
+    let Some(Ok(v)) = values.next() else {
+        return text.to_owned();
+    };
+    let after = &t[brace + values.byte_offset()..];
+    let message = v
+        .pointer("/error/message")
+        .or_else(|| v.get("message"))
+        .or_else(|| v.get("detail"))
+        .and_then(Value::as_str)
+        .filter(|m| !m.trim().is_empty());
+    match message {
+        Some(m) => format!("{}{}{}", &t[..brace], m.trim(), after.trim_end()),
+        None => text.to_owned(),
+    }
+}
+
 /// Text of the `text` blocks of an Anthropic-style `content` array (or a plain string).
 pub(crate) fn content_text(content: &Value) -> Option<String> {
     match content {
@@ -589,6 +656,22 @@ mod tests {
             ),
             (json!({"error":"boom"}), Some(Producer::Ollama)),
             (
+                json!({"session_id":"s","error":{"type":"Error","message":"m","code":41}}),
+                Some(Producer::GeminiCli),
+            ),
+            (
+                json!({"error":{"type":"BadRequestError","message":"m","code":400}}),
+                Some(Producer::OpenaiChat),
+            ),
+            (
+                json!({"object":"error","message":"m","type":"NotFoundError","param":null,"code":404}),
+                Some(Producer::OpenaiChat),
+            ),
+            (
+                json!({"error":{"message":"m","type":"t","param":null,"code":"invalid_api_key"}}),
+                Some(Producer::OpenaiChat),
+            ),
+            (
                 json!({"error":{"message":"m","type":"t","code":"c","param":null}}),
                 Some(Producer::OpenaiChat),
             ),
@@ -629,6 +712,39 @@ mod tests {
         ];
         for (v, want) in cases {
             assert_eq!(detect(&v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn provider_messages_are_read_out_of_their_json() {
+        let cases = [
+            (
+                r#"{"type":"error","error":{"type":"invalid_request_error","message":"bad model"}}"#,
+                "bad model",
+            ),
+            (
+                "{\n  \"error\": {\n    \"message\": \"quota\"\n  }\n}",
+                "quota",
+            ),
+            (
+                r#"413 {"type":"error","message":"too large"}"#,
+                "413 too large",
+            ),
+            (
+                r#"unexpected status 401: {"error":{"message":"no key"}}"#,
+                "unexpected status 401: no key",
+            ),
+            ("stream disconnected", "stream disconnected"),
+            (r#"see {"a": 1}"#, r#"see {"a": 1}"#),
+            (
+                r#"{"error":{"message":"overloaded"}} (request id: 7)"#,
+                "overloaded (request id: 7)",
+            ),
+            (r#"{"detail":"Model not supported"}"#, "Model not supported"),
+            ("{broken", "{broken"),
+        ];
+        for (text, want) in cases {
+            assert_eq!(provider_message(text), want, "{text}");
         }
     }
 

@@ -4,7 +4,7 @@
 //! Answer: a tool call's `function.arguments` (`tool_input`, a JSON string), else
 //! `message.content` (text). Stream: `delta.content` joined, tool-call fragments joined per
 //! `index`. Failure: `refusal`, `finish_reason` `length` / `content_filter`, an `{"error": …}`
-//! body; a stream with neither `finish_reason` nor `[DONE]` is `truncated`.
+//! body or the flat `{"object": "error", …}` body of OpenAI-compatible servers; a stream with neither `finish_reason` nor `[DONE]` is `truncated`.
 
 use std::collections::BTreeMap;
 
@@ -90,6 +90,12 @@ impl Extractor for Chat {
         };
         if let Some(e) = v.get("error").filter(|e| e.is_object() || e.is_string()) {
             self.error = Some(e.clone());
+            return true;
+        }
+        // The flat error body of OpenAI-compatible servers: `{"object": "error", "message", "type",
+        // "param", "code"}` (vLLM's `ErrorResponse`).
+        if str_at(v, "object") == Some("error") && str_at(v, "message").is_some() {
+            self.error = Some(v.clone());
             return true;
         }
         let Some(choices) = v.get("choices").and_then(Value::as_array) else {

@@ -1,7 +1,10 @@
 //! opencode, `opencode run --format json` (`formats/other-producers.md` §10).
 //!
-//! Answer: the `text` parts of the last step. Terminal: `step_finish` with reason `stop`, or
-//! `done`. Failure: an `error` event.
+//! Answer: the `text` parts of the last step; when some are marked as the final answer
+//! (`metadata.openai.phase: "final_answer"`, OpenAI models), only those, not the
+//! `commentary` ones. Terminal: a `step_finish` whose reason is not `tool-calls` (1.x builds
+//! print no `done`), or `done`. Failure: an `error` event (`{name, data: {message, statusCode,
+//! isRetryable}}`, or `{type, message, status}`); `retryable` is its `isRetryable`.
 
 use serde_json::Value;
 
@@ -14,6 +17,9 @@ use crate::framing::Item;
 #[derive(Debug, Default)]
 pub(super) struct Opencode {
     step_text: String,
+    /// The step's text parts marked `final_answer`, and the line of the last one.
+    final_text: Option<String>,
+    final_line: Option<u64>,
     line: Option<u64>,
     finished: bool,
     error: Option<Value>,
@@ -37,15 +43,26 @@ impl Extractor for Opencode {
         match ty {
             "step_start" => {
                 self.step_text.clear();
+                self.final_text = None;
+                self.final_line = None;
                 self.finished = false;
             }
             "text" => {
                 if let Some(t) = v.pointer("/part/text").and_then(Value::as_str) {
-                    if !self.step_text.is_empty() {
-                        self.step_text.push('\n');
+                    let phase = v
+                        .pointer("/part/metadata/openai/phase")
+                        .and_then(Value::as_str);
+                    let into = if phase == Some("final_answer") {
+                        self.final_line = Some(*line);
+                        self.final_text.get_or_insert_with(String::new)
+                    } else {
+                        self.line = Some(*line);
+                        &mut self.step_text
+                    };
+                    if !into.is_empty() {
+                        into.push('\n');
                     }
-                    self.step_text.push_str(t);
-                    self.line = Some(*line);
+                    into.push_str(t);
                 }
             }
             "step_finish" => {
@@ -106,18 +123,39 @@ impl Extractor for Opencode {
             session.cost_usd = serde_json::Number::from_f64(self.cost).map(Value::Number);
         }
         let verdict = if let Some(e) = &self.error {
-            let name = str_at(e, "name");
+            let name = str_at(e, "name").or_else(|| str_at(e, "type"));
             let msg = e
                 .pointer("/data/message")
+                .or_else(|| e.get("message"))
                 .and_then(Value::as_str)
                 .or(name)
                 .unwrap_or("error");
-            agent_error(
-                format!("opencode reported an error: {}", snippet(msg, 300)),
+            let status = e
+                .pointer("/data/statusCode")
+                .or_else(|| e.get("status"))
+                .filter(|s| s.is_number());
+            let verdict = agent_error(
+                format!(
+                    "opencode reported an error{}: {}",
+                    status.map_or(String::new(), |s| format!(" (status {s})")),
+                    snippet(msg, 300)
+                ),
                 agent_details(name, None, Value::Array(vec![e.clone()])),
-            )
+            );
+            match (
+                verdict,
+                e.pointer("/data/isRetryable").and_then(Value::as_bool),
+            ) {
+                (Verdict::Failed(f), Some(retry)) => Verdict::Failed(f.retryable(retry)),
+                (v, _) => v,
+            }
         } else if !self.finished {
             truncated("a final `step_finish` or `done`")
+        } else if let Some(text) = self.final_text.filter(|t| !t.is_empty()) {
+            Verdict::Text {
+                text,
+                line: self.final_line,
+            }
         } else if self.step_text.is_empty() {
             Verdict::Nothing {
                 message: "the last step has no text".into(),

@@ -12,6 +12,26 @@ fn producer_fixtures() {
         serde_json::from_str(&std::fs::read_to_string(fixture("producers/cases.json")).unwrap())
             .unwrap();
     let mut failures = Vec::new();
+    // Every fixture file has a case.
+    let named: std::collections::HashSet<&str> =
+        cases.iter().filter_map(|c| c["file"].as_str()).collect();
+    for dir in std::fs::read_dir(fixture("producers")).unwrap() {
+        let dir = dir.unwrap().path();
+        if !dir.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let f = f.unwrap().path();
+            let short = format!(
+                "{}/{}",
+                dir.file_name().unwrap().to_string_lossy(),
+                f.file_name().unwrap().to_string_lossy()
+            );
+            if !named.contains(short.as_str()) {
+                failures.push(format!("{short}: no case in cases.json"));
+            }
+        }
+    }
     for c in &cases {
         let file = fixture(&format!("producers/{}", c["file"].as_str().unwrap()));
         let args: Vec<&str> = c["args"]
@@ -46,6 +66,26 @@ fn producer_fixtures() {
                 "error.kind {} ({})",
                 e["error"]["kind"], e["error"]["message"]
             ));
+        }
+        if let Some(r) = x.get("retryable")
+            && e["error"]["retryable"] != *r
+        {
+            why.push(format!("error.retryable {}", e["error"]["retryable"]));
+        }
+        if let Some(m) = x.get("message_contains").and_then(Value::as_str)
+            && !e["error"]["message"].as_str().unwrap_or("").contains(m)
+        {
+            why.push(format!("error.message {}", e["error"]["message"]));
+        }
+        // The warning kinds, in order (absent: not checked).
+        if let Some(w) = x.get("warnings") {
+            let kinds: Vec<Value> = e["warnings"]
+                .as_array()
+                .map(|a| a.iter().map(|w| w["kind"].clone()).collect())
+                .unwrap_or_default();
+            if kinds != *w.as_array().unwrap() {
+                why.push(format!("warnings {}", e["warnings"]));
+            }
         }
         if !why.is_empty() {
             failures.push(format!("{}: {}", c["file"], why.join("; ")));

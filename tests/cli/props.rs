@@ -175,6 +175,26 @@ proptest! {
         same_when_split(&stream, &cuts, with_schema, false);
     }
 
+    /// Text glued to an event is noise: the outcome is the clean stream's, plus one
+    /// `glued_text` warning per glued line (up to three, then one for the rest).
+    #[test]
+    fn text_glued_to_events_changes_only_the_warnings(
+        (clean, glued, n) in glued_stream(),
+        with_schema: bool,
+    ) {
+        let opts = options(with_schema, false);
+        let mut a = envelope(&opts, &[clean.as_bytes()]);
+        let mut b = envelope(&opts, &[glued.as_bytes()]);
+        let warnings = b["warnings"].as_array().cloned().unwrap_or_default();
+        let glued_warnings = warnings.iter().filter(|w| w["kind"] == "glued_text").count();
+        prop_assert_eq!(glued_warnings, n.min(3) + usize::from(n > 3));
+        for v in [&mut a, &mut b] {
+            let w = v["warnings"].as_array_mut().unwrap();
+            w.retain(|w| w["kind"] != "glued_text");
+        }
+        prop_assert_eq!(a, b);
+    }
+
     #[test]
     fn ndjson_streams_split_anywhere(
         stream in ndjson_stream(),
@@ -184,6 +204,26 @@ proptest! {
     ) {
         same_when_split(&stream, &cuts, with_schema, repair);
     }
+}
+
+/// A Claude-like stream (not cut), and the same stream with text glued before or after some
+/// of its JSON lines: `(clean, glued, lines glued)`.
+fn glued_stream() -> impl Strategy<Value = (String, String, usize)> {
+    let noise = "[A-Za-z][A-Za-z .!]{0,20}";
+    prop::collection::vec((claude_line(), 0..3u8, noise), 1..8).prop_map(|lines| {
+        let (mut clean, mut glued, mut n) = (Vec::new(), Vec::new(), 0);
+        for (line, how, noise) in lines {
+            let g = match how {
+                1 if line.starts_with('{') => format!("{noise}{line}"),
+                2 if line.starts_with('{') => format!("{line}{noise}"),
+                _ => line.clone(),
+            };
+            n += usize::from(g != line);
+            clean.push(line);
+            glued.push(g);
+        }
+        (clean.join("\n"), glued.join("\n"), n)
+    })
 }
 
 /// Input for the binary: random bytes, or a generated stream.
