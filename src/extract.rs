@@ -294,7 +294,7 @@ impl<'o> Reading<'o> {
         // Text glued to a producer's event is noise around that event; for `--from json` and
         // `--from text` the raw input is the answer, and nothing is dropped from it.
         if !matches!(forced, Some(Producer::Json | Producer::Text)) {
-            framer = framer.salvage(|v| producer::detect(v).is_some());
+            framer = framer.salvage(|v| producer::detect_output(v).is_some());
         }
         Self {
             opts,
@@ -888,6 +888,16 @@ pub fn decide(
             }
         }
     };
+    // A value found in text that is itself a producer's output (a Gemini CLI error object after
+    // a `[ERROR] ` prefix, an API error body in a log) is that producer's output, never the
+    // answer. (`--from json` and `--from text` take the input literally: the shared corpus
+    // expects `--from json` on a Claude Code array to return the array.)
+    if opts.from == From::Auto
+        && matches!(producer, Producer::Json | Producer::Text)
+        && let Some(inner) = as_producer_output(&chosen.value, chosen.line)
+    {
+        return decide(name, inner, warnings, opts);
+    }
     if depth(&chosen.value) > MAX_DATA_DEPTH {
         let f = too_deep(&chosen.value.to_string(), chosen.kind, MAX_DATA_DEPTH);
         let source = source_of(chosen.kind, chosen.line, &chosen.detail);
@@ -914,6 +924,26 @@ pub fn decide(
         return envelope::failure("extract", name, f.target(name), p);
     }
     envelope::success("extract", name, chosen.value, p)
+}
+
+/// What a producer's extractor says of `value` alone, when `value` is a complete output of a
+/// known producer (an error or status object, a result, a response body); `None` when no
+/// producer claims it or it is only a fragment of a stream (its extractor calls it
+/// `truncated`), which leaves it an ordinary value.
+fn as_producer_output(value: &Value, line: Option<u64>) -> Option<Outcome> {
+    let mut ex = producer::detect_output(value)?.extractor()?;
+    let item = Item::Value {
+        line: line.unwrap_or(1),
+        value: value.clone(),
+    };
+    if !ex.feed(&item) {
+        return None;
+    }
+    let outcome = ex.finish();
+    match &outcome.verdict {
+        Verdict::Failed(f) if f.kind == ErrorKind::Truncated => None,
+        _ => Some(outcome),
+    }
 }
 
 /// `--markers`: the legacy path, when the answer text holds no JSON value. `None` when the text

@@ -307,6 +307,48 @@ pub fn detect(v: &Value) -> Option<Producer> {
     }
 }
 
+/// [`detect`] for a value that was not read as an event of a stream: one salvaged from a line
+/// with other text on it, or found inside answer text. Only shapes that carry a run's identity
+/// count — a dotted event type (`turn.completed`), a session, thread, message or request id, a
+/// timestamp, an `object` or `stats` member, or an error object with a message — so that prose
+/// quoting a small `{"type": "result", "value": 3}` stays prose.
+pub fn detect_output(v: &Value) -> Option<Producer> {
+    const IDENTITY: [&str; 12] = [
+        "session_id",
+        "sessionID",
+        "thread_id",
+        "uuid",
+        "id",
+        "request_id",
+        "timestamp",
+        "created_at",
+        "sequence_number",
+        "object",
+        "stats",
+        "response",
+    ];
+    match v {
+        Value::Array(items) => items.iter().take(64).find_map(|i| match detect_output(i) {
+            Some(
+                p @ (Producer::ClaudeCode | Producer::QwenCode | Producer::Amp | Producer::Cursor),
+            ) => Some(p),
+            _ => None,
+        }),
+        Value::Object(o) => {
+            let p = detect_object(o)?;
+            let dotted = o
+                .get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.contains('.'));
+            let error_object = o
+                .get("error")
+                .is_some_and(|e| e.get("message").is_some_and(Value::is_string));
+            (dotted || error_object || IDENTITY.iter().any(|k| o.contains_key(*k))).then_some(p)
+        }
+        _ => None,
+    }
+}
+
 fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
     // The flat error body of OpenAI-compatible servers (vLLM's `ErrorResponse`: `object`,
     // `message`, `type`, `param`, `code`).
@@ -712,6 +754,40 @@ mod tests {
         ];
         for (v, want) in cases {
             assert_eq!(detect(&v), want, "{v}");
+        }
+    }
+
+    #[test]
+    fn outputs_need_a_runs_identity() {
+        let cases = [
+            (json!({"type":"error","message":"Disk full"}), None),
+            (json!({"type":"result","value":3}), None),
+            (json!({"error":"boom"}), None),
+            (json!([{"type":"user","message":"x"}]), None),
+            (
+                json!({"type":"init","timestamp":"t","session_id":"s","model":"m"}),
+                Some(Producer::GeminiCli),
+            ),
+            (
+                json!({"type":"user","message":{},"session_id":"s"}),
+                Some(Producer::ClaudeCode),
+            ),
+            (json!({"type":"turn.completed"}), Some(Producer::Codex)),
+            (
+                json!({"session_id":"s","error":{"type":"Error","message":"m","code":41}}),
+                Some(Producer::GeminiCli),
+            ),
+            (
+                json!({"error":{"message":"m","type":"t","param":null,"code":"c"}}),
+                Some(Producer::OpenaiChat),
+            ),
+            (
+                json!([{"type":"result","subtype":"success","session_id":"s"}]),
+                Some(Producer::ClaudeCode),
+            ),
+        ];
+        for (v, want) in cases {
+            assert_eq!(detect_output(&v), want, "{v}");
         }
     }
 

@@ -206,13 +206,21 @@ proptest! {
     }
 }
 
-/// A Claude-like stream (not cut), and the same stream with text glued before or after some
-/// of its JSON lines: `(clean, glued, lines glued)`.
+/// A Claude-like stream (not cut, every event with its `session_id`, as Claude Code writes
+/// them), and the same stream with text glued before or after some of its JSON lines:
+/// `(clean, glued, lines glued)`.
 fn glued_stream() -> impl Strategy<Value = (String, String, usize)> {
     let noise = "[A-Za-z][A-Za-z .!]{0,20}";
     prop::collection::vec((claude_line(), 0..3u8, noise), 1..8).prop_map(|lines| {
         let (mut clean, mut glued, mut n) = (Vec::new(), Vec::new(), 0);
         for (line, how, noise) in lines {
+            let line = match serde_json::from_str::<Value>(&line) {
+                Ok(Value::Object(mut o)) => {
+                    o.insert("session_id".into(), "s".into());
+                    Value::Object(o).to_string()
+                }
+                _ => line,
+            };
             let g = match how {
                 1 if line.starts_with('{') => format!("{noise}{line}"),
                 2 if line.starts_with('{') => format!("{line}{noise}"),
