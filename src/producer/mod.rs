@@ -295,16 +295,21 @@ impl LineFacts {
 /// Decide the producer from one value, when the value is decisive.
 pub fn detect(v: &Value) -> Option<Producer> {
     match v {
-        Value::Array(items) => items.iter().take(64).find_map(|i| match detect(i) {
-            // A JSON array of Claude-style messages: `--output-format json --verbose` or Qwen json.
-            Some(
-                p @ (Producer::ClaudeCode | Producer::QwenCode | Producer::Amp | Producer::Cursor),
-            ) => Some(p),
-            _ => None,
-        }),
+        Value::Array(items) => claude_like_array(items, detect),
         Value::Object(o) => detect_object(o),
         _ => None,
     }
+}
+
+/// A JSON array of Claude-style messages (`--output-format json --verbose`, Qwen json): the
+/// dialect of the first of its first 64 items that `detect` says is one.
+fn claude_like_array(items: &[Value], detect: fn(&Value) -> Option<Producer>) -> Option<Producer> {
+    items.iter().take(64).find_map(|i| match detect(i) {
+        Some(
+            p @ (Producer::ClaudeCode | Producer::QwenCode | Producer::Amp | Producer::Cursor),
+        ) => Some(p),
+        _ => None,
+    })
 }
 
 /// [`detect`] for a value that was not read as an event of a stream: one salvaged from a line
@@ -328,12 +333,7 @@ pub fn detect_output(v: &Value) -> Option<Producer> {
         "response",
     ];
     match v {
-        Value::Array(items) => items.iter().take(64).find_map(|i| match detect_output(i) {
-            Some(
-                p @ (Producer::ClaudeCode | Producer::QwenCode | Producer::Amp | Producer::Cursor),
-            ) => Some(p),
-            _ => None,
-        }),
+        Value::Array(items) => claude_like_array(items, detect_output),
         Value::Object(o) => {
             let p = detect_object(o)?;
             let dotted = o
