@@ -379,6 +379,23 @@ impl<'o> Reading<'o> {
         }
         warnings.extend(glued_warnings(&self.framer));
         let outcome = self.router.finish(&mut self.framer, &stats, opts);
+        // The answer's own line held a string cut inside an emoji (only that line: the fast
+        // path never parses lines that cannot matter, so others are not known).
+        let answer_line = match &outcome.verdict {
+            Verdict::Value { line, .. }
+            | Verdict::ValueText { line, .. }
+            | Verdict::Text { line, .. } => *line,
+            Verdict::Failed(_) | Verdict::Nothing { .. } => None,
+        };
+        if let Some(l) = answer_line.filter(|l| stats.surrogate_lines.contains(l)) {
+            warnings.push(Warning::new(
+                "lone_surrogate",
+                format!(
+                    "line {l} holds a lone UTF-16 surrogate escape (a string cut inside an emoji, as \
+                     Node's JSON.stringify writes it); it was read as U+FFFD"
+                ),
+            ));
+        }
         (outcome, warnings)
     }
 }

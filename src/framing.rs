@@ -42,6 +42,9 @@ pub struct Stats {
     pub too_deep: u64,
     /// Bytes of input that parsed into values (bounds what is kept before detection).
     pub value_bytes: u64,
+    /// Lines (where their value starts; the first few) whose value held lone UTF-16 surrogate
+    /// escapes, read as U+FFFD.
+    pub surrogate_lines: Vec<u64>,
 }
 
 /// Deepest nesting of a JSON value sojx reads (arrays and objects, 127 levels): serde_json's
@@ -220,7 +223,7 @@ impl Framer {
                     unreachable!("matched above")
                 };
                 let parsed = if closed.is_some() {
-                    parse_counted(&mut self.stats, &buf)
+                    parse_counted(&mut self.stats, start, &buf)
                 } else {
                     None
                 };
@@ -266,7 +269,7 @@ impl Framer {
             return;
         }
         if t[0] == b'{' || t[0] == b'[' {
-            if let Some(value) = parse_counted(&mut self.stats, t) {
+            if let Some(value) = parse_counted(&mut self.stats, no, t) {
                 self.stats.values += 1;
                 out(Item::Value { line: no, value });
                 return;
@@ -366,7 +369,7 @@ impl Framer {
         let Some(p) = &mut self.sse_pending else {
             if payload == b"[DONE]" {
                 out(Item::Done { line: no });
-            } else if let Some(value) = parse_counted(&mut self.stats, payload) {
+            } else if let Some(value) = parse_counted(&mut self.stats, no, payload) {
                 self.stats.values += 1;
                 out(Item::Value { line: no, value });
             } else {
@@ -390,7 +393,7 @@ impl Framer {
         p.buf.push(b'\n');
         p.buf.extend_from_slice(payload);
         if p.scan.balanced_after(payload) {
-            if let Some(value) = parse_counted(&mut self.stats, &p.buf) {
+            if let Some(value) = parse_counted(&mut self.stats, p.start, &p.buf) {
                 let line = p.start;
                 self.sse_pending = None;
                 self.stats.values += 1;
@@ -448,8 +451,11 @@ pub fn parse(bytes: &[u8]) -> Option<Value> {
     serde_json::from_slice(bytes).ok()
 }
 
-/// [`parse`], counting values that went past [`MAX_DEPTH`].
-fn parse_counted(stats: &mut Stats, bytes: &[u8]) -> Option<Value> {
+/// [`parse`], counting values that went past [`MAX_DEPTH`]. A value that holds lone UTF-16
+/// surrogate escapes (`"\ud83d"` with no low half: Node's `JSON.stringify` writes them when a
+/// string is cut inside an emoji, and Claude Code, Gemini CLI and Qwen Code are Node programs)
+/// is read with U+FFFD in their place, and its line `line` is recorded.
+fn parse_counted(stats: &mut Stats, line: u64, bytes: &[u8]) -> Option<Value> {
     match serde_json::from_slice(bytes) {
         Ok(v) => {
             stats.value_bytes += bytes.len() as u64;
@@ -458,10 +464,61 @@ fn parse_counted(stats: &mut Stats, bytes: &[u8]) -> Option<Value> {
         Err(e) => {
             if is_too_deep(&e) {
                 stats.too_deep += 1;
+                return None;
             }
-            None
+            let fixed = fix_lone_surrogates(bytes)?;
+            let v = serde_json::from_slice(&fixed).ok()?;
+            stats.value_bytes += bytes.len() as u64;
+            if stats.surrogate_lines.len() < MAX_SURROGATE_LINES {
+                stats.surrogate_lines.push(line);
+            }
+            Some(v)
         }
     }
+}
+
+/// Lines with lone surrogates that are remembered (for the warning on the answer's line).
+const MAX_SURROGATE_LINES: usize = 64;
+
+/// `bytes` with every lone UTF-16 surrogate escape (`\uD800`–`\uDFFF` not part of a
+/// high-low pair) replaced by `\ufffd`; `None` when there is none. Escaped backslashes
+/// (`\\ud83d` is text) are skipped.
+pub fn fix_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
+    let hex4 = |at: usize| -> Option<u32> {
+        let h = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
+        u32::from_str_radix(h, 16).ok()
+    };
+    let surrogate = |at: usize| -> Option<u32> {
+        (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u'))
+            .then(|| hex4(at + 2))
+            .flatten()
+            .filter(|u| (0xD800..=0xDFFF).contains(u))
+    };
+    let mut out: Option<Vec<u8>> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    while let Some(off) = bytes.get(i..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+        let p = i + off;
+        i = p + 2;
+        if bytes.get(p + 1) != Some(&b'u') {
+            continue;
+        }
+        let Some(u) = surrogate(p) else {
+            continue;
+        };
+        i = p + 6;
+        if (0xD800..=0xDBFF).contains(&u) && surrogate(p + 6).is_some_and(|l| l >= 0xDC00) {
+            i = p + 12;
+            continue;
+        }
+        let o = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
+        o.extend_from_slice(&bytes[copied..p]);
+        o.extend_from_slice(b"\\ufffd");
+        copied = p + 6;
+    }
+    let mut o = out?;
+    o.extend_from_slice(&bytes[copied..]);
+    Some(o)
 }
 
 /// String-aware bracket depth over successive lines.
@@ -600,6 +657,56 @@ mod tests {
         let (items, stats) = frame("x {\"type\":\"a\"}\n{\"type\":\"a\"} y\n");
         assert!(items.is_empty());
         assert_eq!(stats.text_lines, 2);
+    }
+
+    #[test]
+    fn lone_surrogates_become_replacement_characters() {
+        let fix =
+            |s: &str| fix_lone_surrogates(s.as_bytes()).map(|b| String::from_utf8(b).unwrap());
+        assert_eq!(fix(r#""ok \ud83d""#).as_deref(), Some(r#""ok \ufffd""#));
+        assert_eq!(
+            fix(r#""\ude00 x \uD83D""#).as_deref(),
+            Some(r#""\ufffd x \ufffd""#)
+        );
+        assert_eq!(fix(r#""\ud83d\ude00""#), None, "a pair is kept");
+        assert_eq!(fix(r#""\\ud83d""#), None, "an escaped backslash is text");
+        assert_eq!(
+            fix(r#""\ud83d\u0041""#).as_deref(),
+            Some(r#""\ufffd\u0041""#)
+        );
+        assert_eq!(fix(r#""\u00e9 \n""#), None);
+        assert_eq!(fix("\\"), None, "a backslash at the end");
+        assert_eq!(fix("x\\u"), None);
+        assert_eq!(
+            fix("\\ud83d"),
+            Some(b"\\ufffd".to_vec()).map(|b| String::from_utf8(b).unwrap())
+        );
+        let (items, stats) = frame("{\"a\":\"x\\ud83d\"}\n{\"b\":1}\n");
+        assert_eq!(
+            items,
+            [(1, "{\"a\":\"x\u{fffd}\"}".into()), (2, "{\"b\":1}".into())]
+        );
+        assert_eq!(stats.surrogate_lines, [1]);
+    }
+
+    proptest::proptest! {
+        /// A JSON string made of valid escapes, text and lone or paired surrogate escapes
+        /// always parses once the lone ones are replaced, and pairs survive.
+        #[test]
+        fn any_string_with_surrogate_escapes_parses_after_the_fix(
+            pieces in proptest::collection::vec(proptest::sample::select(vec![
+                "a", "é", "\\\\", "\\n", "\\\"", "\\u0041", "\\ud83d", "\\ude00",
+                "\\ud83d\\ude00", "\\\\ud83d", "\\uDBFF", "\\uDC00",
+            ]), 0..12)
+        ) {
+            let json = format!("\"{}\"", pieces.concat());
+            let fixed = fix_lone_surrogates(json.as_bytes());
+            let bytes = fixed.as_deref().unwrap_or(json.as_bytes());
+            let v: Value = serde_json::from_slice(bytes).expect("parses after the fix");
+            let pairs = pieces.iter().filter(|p| **p == "\\ud83d\\ude00").count();
+            let emoji = v.as_str().unwrap().matches('\u{1f600}').count();
+            proptest::prop_assert!(emoji >= pairs);
+        }
     }
 
     #[test]

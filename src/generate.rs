@@ -68,7 +68,8 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     (
         "0",
         "Success: every input yielded structured output (valid against the schema, when one is \
-         given). Also when standard output was closed early (sojx ... | head -c0).",
+         given). A standard output closed early (sojx ... | head -c0) changes no status: every \
+         input is still read, and the status is the one computed.",
     ),
     (
         "1",

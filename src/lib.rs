@@ -78,8 +78,61 @@ impl Status {
     }
 }
 
+/// Standard output that its reader may close (`sojx … | head -c1`): once a write meets a
+/// broken pipe, later writes are dropped, so that every input is still read and the exit status
+/// is the one sojx computed. (Stopping at the first broken write turned a failed extraction
+/// into exit 0 as soon as its envelope outgrew the pipe buffer, and a CI gate passed.)
+struct Closable<'a> {
+    inner: &'a mut dyn Write,
+    closed: bool,
+}
+
+impl Write for Closable<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            r => r,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            r => r,
+        }
+    }
+}
+
 /// Run sojx with `args` (including the program name); returns the exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
+    let mut stdout = Closable {
+        inner: &mut *io.stdout,
+        closed: false,
+    };
+    let mut io = Io {
+        stdout: &mut stdout,
+        stderr: &mut *io.stderr,
+        stdin_is_tty: io.stdin_is_tty,
+        stdout_is_tty: io.stdout_is_tty,
+        stderr_is_tty: io.stderr_is_tty,
+        env: io.env.clone(),
+    };
+    run_closable(args, &mut io)
+}
+
+fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
     let args: Vec<OsString> = args.into_iter().collect();
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
@@ -102,7 +155,8 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
     .context("writing the output failed");
     match result {
         Ok(code) => code,
-        // A closed stdout (`sojx … | head -c0`) is not an error.
+        // Not expected (`Closable` drops writes to a closed stdout), but a broken pipe is the
+        // reader's choice, not a failure of sojx.
         Err(e) if is_broken_pipe(&e) => 0,
         Err(e) => {
             let _ = writeln!(io.stderr, "sojx: io: {e:#}");
@@ -138,7 +192,11 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
             e.render().to_string()
         };
         let out: &mut dyn Write = if to_stderr { io.stderr } else { io.stdout };
-        let _ = write!(out, "{text}");
+        // `--help > /dev/full` must not claim success.
+        if let Err(err) = write!(out, "{text}").and_then(|()| out.flush()) {
+            let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {err}");
+            return 1;
+        }
         return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
             1
         } else {

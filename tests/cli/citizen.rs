@@ -524,23 +524,43 @@ fn help_colors_follow_the_color_flag() {
 
 // --- pipes and signals ----------------------------------------------------------------------
 
+/// A closed stdout (`sojx … | head -c0`) ends quietly, with the exit status sojx computed: a
+/// failed extraction whose envelope outgrows the pipe buffer is still exit 1.
 #[test]
-fn a_closed_stdout_ends_quietly_with_0() {
-    for args in [
-        &["extract", "--schema", SCHEMA][..],
-        &["extract", "--output-format", "text"][..],
-        &["validate", "--schema", "{}"][..],
+fn a_closed_stdout_keeps_the_exit_status() {
+    let hostile = std::fs::read(fixture(HOSTILE)).unwrap();
+    // A structured_output of ~1 MB that fails the schema: the envelope carries it as candidate.
+    let big = serde_json::json!({"verdict": "MAYBE", "notes": "x".repeat(1 << 20)});
+    let failing = format!(
+        "{}\n{}\n",
+        r#"{"type":"system","subtype":"init","session_id":"s","model":"m"}"#,
+        serde_json::json!({"type":"result","subtype":"success","is_error":false,"result":"","structured_output":big,"session_id":"s"})
+    )
+    .into_bytes();
+    for (args, input, code) in [
+        (&["extract", "--schema", SCHEMA][..], &hostile, 0),
+        (&["extract", "--output-format", "text"][..], &hostile, 0),
+        (&["validate", "--schema", "{}"][..], &hostile, 0),
+        (&["extract", "--schema", SCHEMA][..], &failing, 1),
+        (
+            &["extract", "--schema", SCHEMA, "--pretty"][..],
+            &failing,
+            1,
+        ),
     ] {
         let mut child = spawn(args);
         drop(child.stdout.take()); // the reader went away (`| head -c0`)
         let mut stdin = child.stdin.take().unwrap();
-        let input = std::fs::read(fixture(HOSTILE)).unwrap();
-        let _ = stdin.write_all(&input);
-        drop(stdin);
+        let err_reader = child.stderr.take();
+        let input = input.clone();
+        let writer = std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+        let err = read_all(err_reader);
         let status = wait(&mut child);
-        let err = read_all(child.stderr.take());
-        assert_eq!(status.code(), Some(0), "{args:?}: {err}");
-        assert_eq!(err, "", "{args:?}");
+        writer.join().unwrap();
+        assert_eq!(status.code(), Some(code), "{args:?}: {err}");
+        assert!(!err.contains("io:"), "{args:?}: {err}");
     }
 }
 

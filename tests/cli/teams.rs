@@ -519,8 +519,10 @@ fn a_batch_prints_envelopes_in_argument_order() {
     assert!(!r.stderr.contains("inputs:"), "{}", r.stderr);
 }
 
+/// The reader goes away after one line: the batch still ends quietly, with the status of all
+/// its inputs (it holds failures: 1), not 0.
 #[test]
-fn a_closed_stdout_ends_a_batch_quietly() {
+fn a_closed_stdout_ends_a_batch_quietly_with_its_status() {
     let d = scratch("batch-pipe");
     let files = batch_files(&d, 200);
     let list: Vec<String> = files.iter().map(|(p, _)| path_str(p).to_owned()).collect();
@@ -534,7 +536,8 @@ fn a_closed_stdout_ends_a_batch_quietly() {
         .args(["-c", &script])
         .output()
         .unwrap();
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "0");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "1");
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("io:"));
 }
 
 #[test]
