@@ -236,6 +236,7 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
             format: OutputFormat::Json,
             pretty: false,
             raw: false,
+            terminal: io.stdout_is_tty,
             color: false,
             stderr_color: false,
         },
@@ -269,6 +270,7 @@ fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
         format: o.output_format,
         pretty: o.pretty || (io.stdout_is_tty && o.output_format == OutputFormat::Json),
         raw: o.raw,
+        terminal: io.stdout_is_tty,
         color: color::resolve(o.color, &io.env, io.stdout_is_tty),
         stderr_color: color::resolve(o.color, &io.env, io.stderr_is_tty),
     }

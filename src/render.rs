@@ -16,6 +16,9 @@ pub struct Style {
     pub format: OutputFormat,
     pub pretty: bool,
     pub raw: bool,
+    /// Standard output is a terminal: JSON escapes what a terminal would act on, and `-r`
+    /// prints strings sanitized.
+    pub terminal: bool,
     /// Color the text summary.
     pub color: bool,
     /// Color messages on stderr (decided for stderr, which may be a terminal when stdout is not).
@@ -26,9 +29,16 @@ pub struct Style {
 pub fn render(out: &mut dyn Write, env: &Envelope, style: Style) -> io::Result<()> {
     if style.raw {
         return match env.data() {
+            Some(Value::String(s)) if style.terminal => {
+                // Line by line, so that the answer's own newlines stay newlines.
+                for line in s.split('\n') {
+                    writeln!(out, "{}", sanitize(line))?;
+                }
+                Ok(())
+            }
             Some(Value::String(s)) => writeln!(out, "{s}"),
             Some(v) => {
-                serde_json::to_writer(&mut *out, v)?;
+                json(out, v, false, style.terminal)?;
                 writeln!(out)
             }
             None => Ok(()),
@@ -36,14 +46,88 @@ pub fn render(out: &mut dyn Write, env: &Envelope, style: Style) -> io::Result<(
     }
     match style.format {
         OutputFormat::Json => {
-            if style.pretty {
-                serde_json::to_writer_pretty(&mut *out, &env.fields)?;
-            } else {
-                serde_json::to_writer(&mut *out, &env.fields)?;
-            }
+            json(out, &env.fields, style.pretty, style.terminal)?;
             writeln!(out)
         }
         OutputFormat::Text => text(out, env, style.color),
+    }
+}
+
+/// `v` as JSON, pretty or on one line; for a terminal, with [`TerminalSafe`] escapes.
+fn json(
+    out: &mut dyn Write,
+    v: &impl serde::Serialize,
+    pretty: bool,
+    terminal: bool,
+) -> io::Result<()> {
+    use serde_json::ser::{CompactFormatter, PrettyFormatter, Serializer};
+    let r = match (pretty, terminal) {
+        (false, false) => serde_json::to_writer(&mut *out, v),
+        (true, false) => serde_json::to_writer_pretty(&mut *out, v),
+        (false, true) => v.serialize(&mut Serializer::with_formatter(
+            &mut *out,
+            TerminalSafe(CompactFormatter),
+        )),
+        (true, true) => v.serialize(&mut Serializer::with_formatter(
+            &mut *out,
+            TerminalSafe(PrettyFormatter::new()),
+        )),
+    };
+    r.map_err(io::Error::from)
+}
+
+/// A serde_json formatter that also writes, as `\uXXXX` escapes, the characters in strings
+/// that a terminal would act on and JSON leaves raw: C1 controls (U+009B is an 8-bit CSI), DEL,
+/// bidi overrides, zero-width and tag characters ([`crate::sanitize`]). The JSON value is the
+/// same; only its spelling changes, and only for a terminal.
+struct TerminalSafe<F>(F);
+
+impl<F: serde_json::ser::Formatter> serde_json::ser::Formatter for TerminalSafe<F> {
+    fn write_string_fragment<W: ?Sized + Write>(
+        &mut self,
+        w: &mut W,
+        fragment: &str,
+    ) -> io::Result<()> {
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if crate::sanitize::is_unsafe(c) {
+                w.write_all(&fragment.as_bytes()[start..i])?;
+                for unit in c.encode_utf16(&mut [0; 2]) {
+                    write!(w, "\\u{unit:04x}")?;
+                }
+                start = i + c.len_utf8();
+            }
+        }
+        w.write_all(&fragment.as_bytes()[start..])
+    }
+
+    // The layout: what PrettyFormatter overrides, handed to the inner formatter.
+    fn begin_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + Write>(&mut self, w: &mut W, first: bool) -> io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + Write>(&mut self, w: &mut W) -> io::Result<()> {
+        self.0.end_object_value(w)
     }
 }
 

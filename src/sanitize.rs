@@ -1,12 +1,16 @@
 //! Make untrusted text safe for a terminal: control characters, escapes, bidi overrides and
-//! zero-width characters are shown escaped (as fd's `sanitize` does). JSON output needs none of
-//! this: serde_json escapes control characters itself.
+//! zero-width characters are shown escaped (as fd's `sanitize` does). Text is sanitized one
+//! line at a time: a newline in it is escaped too. JSON meant for a terminal escapes the same
+//! characters as `\uXXXX` (`render`); serde_json itself escapes only C0 controls.
 
 use std::borrow::Cow;
 use std::fmt::Write;
 
-fn is_unsafe(c: char) -> bool {
-    (c.is_control() && c != '\n' && c != '\t')
+/// Whether a terminal would act on `c` instead of showing it: control characters (C0, DEL and
+/// C1, which includes the 8-bit CSI U+009B and OSC U+009D; a newline too, so that a file name or
+/// message cannot start a line of its own), bidi controls, zero-width and tag characters.
+pub(crate) fn is_unsafe(c: char) -> bool {
+    (c.is_control() && c != '\t')
         || matches!(c,
             '\u{200B}'..='\u{200F}'   // zero-width, LRM/RLM
             | '\u{202A}'..='\u{202E}' // bidi embeddings and overrides
@@ -42,7 +46,12 @@ mod tests {
 
     #[test]
     fn escapes_terminal_controls() {
-        assert_eq!(sanitize("plain\ntext"), "plain\ntext");
+        assert_eq!(sanitize("plain\ttext"), "plain\ttext");
+        assert_eq!(sanitize("a.json\n✓ forged"), "a.json\\x0a✓ forged");
+        assert_eq!(
+            sanitize("\u{9b}31m\u{9d}0;t\u{9c}"),
+            "\\x9b31m\\x9d0;t\\x9c"
+        );
         assert!(matches!(sanitize("plain"), Cow::Borrowed(_)));
         assert_eq!(sanitize("\x1b[31mred\x07"), "\\x1b[31mred\\x07");
         assert_eq!(sanitize("a\u{202e}b\u{200b}"), "a\\u{202e}b\\u{200b}");

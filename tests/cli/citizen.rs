@@ -589,6 +589,28 @@ fn a_write_error_on_stdout_is_io() {
     );
 }
 
+/// `--help` and `--version` into a full disk do not claim success.
+#[test]
+fn help_into_a_full_disk_fails() {
+    if !Path::new("/dev/full").exists() {
+        eprintln!("notice: no /dev/full; skipping");
+        return;
+    }
+    for args in [&["--help"][..], &["--version"], &["extract", "--help"]] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let out = sojx_process().args(args).stdout(full).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.starts_with("sojx: io: writing the output failed: "),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn ctrl_c_mid_stream_ends_promptly_by_the_signal() {
     // A shell without job control starts background commands with SIGINT ignored, and the
@@ -713,4 +735,85 @@ fn every_command_help_has_examples() {
             "`sojx {c} --help` has no examples"
         );
     }
+}
+
+// --- terminal safety ------------------------------------------------------------------------
+
+/// A model-written answer with an 8-bit CSI (U+009B), OSC (U+009D) with its terminator
+/// (U+009C) and a bidi override, printed on a terminal (pretty JSON and `-r`): every one is
+/// escaped, none reaches the terminal raw. Into a pipe, the JSON stays byte-exact.
+#[test]
+fn model_text_on_a_terminal_is_escaped_in_every_format() {
+    let have_script = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have_script {
+        eprintln!("notice: `script` (util-linux) is missing; skipping the terminal escaping test");
+        return;
+    }
+    let path = tmp("c1-answer");
+    let answer = "{\"note\": \"\u{9b}31mred \u{9d}0;title\u{9c} \u{202e}txt.exe\"}";
+    std::fs::write(&path, answer).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("sojx");
+    let raw = ["\u{9b}", "\u{9d}", "\u{9c}", "\u{202e}"];
+    for args in [
+        "extract",
+        "extract -r",
+        "extract --output-format text",
+        "validate --schema {}",
+    ] {
+        let cmd = format!("{} {args} {}", bin.display(), path.display());
+        let out = Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .env("NO_COLOR", "1")
+            .env("TERM", "dumb")
+            .output()
+            .unwrap();
+        let tty = String::from_utf8_lossy(&out.stdout);
+        for c in raw {
+            assert!(
+                !tty.contains(c),
+                "{args}: {c:?} reached the terminal: {tty}"
+            );
+        }
+        assert!(
+            tty.contains("\\u009b") || tty.contains("\\x9b"),
+            "{args}: {tty}"
+        );
+    }
+    // Not a terminal: the JSON is serde_json's, unchanged.
+    let piped = run(sojx().arg("extract").arg(&path));
+    assert!(piped.stdout.contains("\u{9b}31mred"), "{}", piped.stdout);
+}
+
+/// A file name with a newline cannot start a line of its own: not a forged `✓` on stdout, not
+/// a forged message on stderr.
+#[test]
+fn a_file_name_cannot_forge_a_line() {
+    let dir = tmp("forge-dir");
+    std::fs::create_dir_all(&dir).unwrap();
+    let forged = dir.join("x\n✓ all.json (claude-code): structured_output");
+    std::fs::write(&forged, "not json at all").unwrap();
+    let out = sojx()
+        .args(["extract", "--output-format", "text"])
+        .arg(&forged)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    for line in stdout.lines().chain(stderr.lines()) {
+        assert!(!line.starts_with('✓'), "forged: {line:?}");
+    }
+    assert!(stdout.contains("\\x0a✓ all.json"), "{stdout}");
+    let r = run(sojx().arg("extract").arg(&forged));
+    assert!(
+        r.stderr
+            .lines()
+            .all(|l| l.starts_with("sojx: ") || l.starts_with("  ")),
+        "{}",
+        r.stderr
+    );
 }
