@@ -276,6 +276,32 @@ fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
     }
 }
 
+/// The files sojx reads besides its inputs, which `--tee` must not overwrite: the schema, the
+/// `--resource` files, the `--handoff` file.
+struct FilesRead(Vec<(&'static str, std::path::PathBuf)>);
+
+impl FilesRead {
+    fn list(&self) -> Vec<(&str, &std::path::Path)> {
+        self.0.iter().map(|(f, p)| (*f, p.as_path())).collect()
+    }
+}
+
+fn files_read(s: &cli::SchemaArgs, handoff: Option<&std::path::Path>) -> FilesRead {
+    let mut files = Vec::new();
+    if let Some(p) = s.schema.as_deref().and_then(schema::file_of) {
+        files.push(("--schema", p));
+    }
+    for r in &s.resource {
+        if let Some((_, file)) = r.split_once('=') {
+            files.push(("--resource", file.into()));
+        }
+    }
+    if let Some(h) = handoff {
+        files.push(("--handoff", h.to_path_buf()));
+    }
+    FilesRead(files)
+}
+
 fn sources(files: &[std::path::PathBuf]) -> Vec<Source> {
     if files.is_empty() {
         vec![Source::Stdin]
@@ -412,7 +438,8 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
     if one_by_one {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
         // order (the tee file is one stream; activity lines must not interleave).
-        let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files) {
+        let read = files_read(&a.schema, a.handoff.as_deref());
+        let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read.list()) {
             Ok(t) => t,
             Err(f) => return fail_all("extract", &a.files, &f, io, style),
         };
@@ -509,7 +536,8 @@ fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
     if let Some(code) = stdin_guard("validate", &a.files, io, style)? {
         return Ok(code);
     }
-    let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files) {
+    let read = files_read(&a.schema, None);
+    let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read.list()) {
         Ok(t) => t,
         Err(f) => return fail_all("validate", &a.files, &f, io, style),
     };

@@ -16,7 +16,7 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::error::{ErrorKind, Failure};
-use crate::input::{CHUNK, LineSplitter, Piece, Span, io_reason};
+use crate::input::{CHUNK, FileId, LineSplitter, Piece, Span, io_reason};
 use crate::producer::LineFacts;
 
 /// Chunks in flight between the reading thread and the pipeline.
@@ -34,22 +34,44 @@ pub struct Tee {
 }
 
 impl Tee {
-    /// `--tee FILE` for a run over `inputs`: none without the flag; refused (`usage`) when FILE
-    /// is one of the inputs, which creating it would truncate before it is read.
-    pub fn for_inputs(path: Option<&Path>, inputs: &[PathBuf]) -> Result<Option<Self>, Failure> {
+    /// `--tee FILE` for a run over `inputs` (none: standard input) that also reads the files of
+    /// `also_read` (`("--schema", path)`, …): none without the flag. Files are compared by
+    /// device and inode, not by name: FILE is refused (`usage`) when it is an input, standard
+    /// input being read, or a file sojx reads, which creating it would truncate before it is
+    /// read. An existing FILE that is not a regular file (`/dev/null`, a terminal, a FIFO), or
+    /// that is sojx's own standard output or error (`--tee /dev/stderr` with `2>>log`), is
+    /// opened for appending, never truncated.
+    pub fn for_inputs(
+        path: Option<&Path>,
+        inputs: &[PathBuf],
+        also_read: &[(&str, &Path)],
+    ) -> Result<Option<Self>, Failure> {
         let Some(path) = path else {
             return Ok(None);
         };
-        if let Ok(tee) = path.canonicalize()
-            && inputs
-                .iter()
-                .any(|i| i.canonicalize().is_ok_and(|i| i == tee))
+        let Some(target) = FileId::of_path(path) else {
+            return Self::create(path).map(Some);
+        };
+        let stdin_read = inputs.is_empty() || inputs.iter().any(|i| i.as_os_str() == "-");
+        let clash = if stdin_read && FileId::of_std(0).as_ref() == Some(&target) {
+            Some("standard input, which sojx reads".to_owned())
+        } else if inputs
+            .iter()
+            .any(|i| i.as_os_str() != "-" && FileId::of_path(i).as_ref() == Some(&target))
         {
+            Some("also an input".to_owned())
+        } else {
+            also_read
+                .iter()
+                .find(|(_, p)| FileId::of_path(p).as_ref() == Some(&target))
+                .map(|(flag, _)| format!("the {flag} file"))
+        };
+        if let Some(what) = clash {
             return Err(Failure::new(
                 ErrorKind::Usage,
                 "parse_arguments",
                 format!(
-                    "--tee {} is also an input; it would be truncated before it is read",
+                    "--tee {} is {what}; it would be truncated before it is read",
                     path.display()
                 ),
             )
@@ -57,7 +79,20 @@ impl Tee {
             .retryable(false)
             .hint("tee to another file"));
         }
-        Self::create(path).map(Some)
+        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+        let own_output = [1, 2]
+            .iter()
+            .any(|&s| FileId::of_std(s).as_ref() == Some(&target));
+        if regular && !own_output {
+            return Self::create(path).map(Some);
+        }
+        match std::fs::OpenOptions::new().append(true).open(path) {
+            Ok(file) => Ok(Some(Self {
+                file,
+                path: path.to_path_buf(),
+            })),
+            Err(e) => Err(cannot_create(path, &e)),
+        }
     }
 
     /// Create (or truncate) FILE; failure is `filesystem`.
@@ -67,13 +102,7 @@ impl Tee {
                 file,
                 path: path.to_path_buf(),
             }),
-            Err(e) => Err(Failure::new(
-                ErrorKind::Filesystem,
-                "write",
-                format!("cannot create --tee {}: {}", path.display(), io_reason(&e)),
-            )
-            .target(path.to_string_lossy().into_owned())
-            .retryable(false)),
+            Err(e) => Err(cannot_create(path, &e)),
         }
     }
 
@@ -95,6 +124,16 @@ impl Tee {
                 .retryable(false)
             })
     }
+}
+
+fn cannot_create(path: &Path, e: &io::Error) -> Failure {
+    Failure::new(
+        ErrorKind::Filesystem,
+        "write",
+        format!("cannot create --tee {}: {}", path.display(), io_reason(e)),
+    )
+    .target(path.to_string_lossy().into_owned())
+    .retryable(false)
 }
 
 /// What the next read gave.

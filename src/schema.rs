@@ -116,6 +116,14 @@ fn spec(arg: &str) -> Spec {
     }
 }
 
+/// The file `--schema ARG` names, when it names one (not inline JSON).
+pub fn file_of(arg: &str) -> Option<PathBuf> {
+    match spec(arg) {
+        Spec::File(p) => Some(p),
+        Spec::Inline(_) => None,
+    }
+}
+
 /// A schema document as read, before compiling.
 #[derive(Debug, Clone)]
 pub struct Loaded {

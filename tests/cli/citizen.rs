@@ -817,3 +817,107 @@ fn a_file_name_cannot_forge_a_line() {
         r.stderr
     );
 }
+
+// --- --tee never destroys what sojx reads ---------------------------------------------------
+
+/// `--tee` onto the input under another name (a hard link, standard input), onto the schema,
+/// the handoff or a resource file is refused before anything is truncated; files are compared
+/// by device and inode.
+#[test]
+fn tee_never_truncates_a_file_sojx_reads() {
+    let dir = tmp("tee-clash");
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("run.ndjson");
+    let original = std::fs::read(fixture("claude-code/noisy.ndjson")).unwrap();
+    std::fs::write(&input, &original).unwrap();
+    let link = dir.join("hard.ndjson");
+    let _ = std::fs::remove_file(&link);
+    std::fs::hard_link(&input, &link).unwrap();
+    let schema = dir.join("s.json");
+    std::fs::write(&schema, r#"{"type":"object"}"#).unwrap();
+    let handoff = dir.join("handoff.json");
+    std::fs::write(&handoff, "{}").unwrap();
+    let (i, l, s, h) = (
+        input.to_str().unwrap(),
+        link.to_str().unwrap(),
+        schema.to_str().unwrap(),
+        handoff.to_str().unwrap(),
+    );
+    let resource = format!("https://example.com/s.json={s}");
+    let cases: [(&[&str], &str); 5] = [
+        (&["extract", "--tee", l, i], "is also an input"),
+        (
+            &["extract", "--schema", s, "--tee", s, i],
+            "is the --schema file",
+        ),
+        (
+            &[
+                "validate",
+                "--schema",
+                "{}",
+                "--resource",
+                &resource,
+                "--tee",
+                s,
+                i,
+            ],
+            "is the --resource file",
+        ),
+        (
+            &["extract", "--markers", "--handoff", h, "--tee", h, i],
+            "is the --handoff file",
+        ),
+        (&["extract", "--tee", l], "is standard input"),
+    ];
+    for (args, why) in cases {
+        let stdin = std::fs::File::open(&input).unwrap();
+        let out = sojx_process().args(args).stdin(stdin).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stdout}");
+        let e: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+        assert_eq!(e["error"]["kind"], "usage", "{args:?}");
+        assert!(
+            e["error"]["message"].as_str().unwrap().contains(why),
+            "{args:?}: {e}"
+        );
+        assert_eq!(
+            std::fs::read(&input).unwrap(),
+            original,
+            "{args:?} truncated the input"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&schema).unwrap(),
+            r#"{"type":"object"}"#
+        );
+        assert_eq!(std::fs::read_to_string(&handoff).unwrap(), "{}");
+    }
+}
+
+/// `--tee /dev/stderr` with stderr appended to a log (`2>>log`) appends the copy to the log,
+/// never truncates it; `--tee /dev/null` works.
+#[test]
+fn tee_onto_its_own_stderr_appends() {
+    let log = tmp("tee-stderr.log");
+    std::fs::write(&log, "earlier line\n").unwrap();
+    let append = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    let input = fixture("claude-code/noisy.ndjson");
+    let out = sojx_process()
+        .args(["extract", "--tee", "/dev/stderr"])
+        .arg(&input)
+        .stderr(append)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert!(text.starts_with("earlier line\n"), "{text}");
+    assert!(
+        text.ends_with(&std::fs::read_to_string(&input).unwrap()),
+        "{text}"
+    );
+    let out = sojx_process()
+        .args(["extract", "--tee", "/dev/null"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}
