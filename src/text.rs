@@ -50,10 +50,18 @@ pub fn whole(text: &str) -> Option<Value> {
     serde_json::from_str(t).ok()
 }
 
-/// Whether the trimmed text looks like a JSON document (so a parse failure is `json_invalid`).
+/// Whether the trimmed text looks like a JSON document (so a parse failure is `json_invalid`):
+/// it starts like JSON, and is not one complete value followed by prose (`[1](https://…) says
+/// so`, a Markdown link or footnote that opens with a bracket).
 pub fn looks_like_json(text: &str) -> bool {
     let t = text.trim();
-    looks_like_json_start(t.as_bytes())
+    looks_like_json_start(t.as_bytes()) && !value_then_prose(t)
+}
+
+/// `t` starts with one complete JSON value and text follows it.
+fn value_then_prose(t: &str) -> bool {
+    let mut values = serde_json::Deserializer::from_str(t).into_iter::<Value>();
+    matches!(values.next(), Some(Ok(_))) && !t[values.byte_offset()..].trim().is_empty()
 }
 
 /// `{` followed by `"` or `}`, or `[` followed by a JSON value start or `]`.
@@ -82,11 +90,16 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
     for f in &fences {
         let body = &text[f.body.clone()];
         let trimmed = body.trim();
-        let json_label = f.lang.is_empty()
-            || f.lang.eq_ignore_ascii_case("json")
+        let json_label = f.lang.eq_ignore_ascii_case("json")
             || f.lang.eq_ignore_ascii_case("jsonc")
             || f.lang.eq_ignore_ascii_case("json5");
-        if !json_label && !looks_like_json(trimmed) {
+        let looks = looks_like_json_start(trimmed.as_bytes());
+        if !json_label && !looks {
+            // A bare fence holding `npm test` or `hello` is code, not a broken answer: it is
+            // blanked out of the prose scan. Another language's block is left to the scan.
+            if f.lang.is_empty() {
+                masked.get_or_insert_with(|| text.as_bytes().to_vec())[f.whole.clone()].fill(b' ');
+            }
             continue;
         }
         let bytes = masked.get_or_insert_with(|| text.as_bytes().to_vec());
@@ -100,7 +113,7 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
                 line: lines.of(start),
                 index: 0,
             }),
-            Err(_) if json_label && !trimmed.is_empty() || looks_like_json(trimmed) => {
+            Err(_) if json_label && !trimmed.is_empty() || looks => {
                 mined.broken.push(Broken {
                     kind: SourceKind::CodeFence,
                     text: trimmed.to_owned(),
@@ -262,7 +275,9 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
                 }
                 if let Some((_, start, json)) = stack.pop() {
                     json_open -= usize::from(json);
-                    if json_open == 0 {
+                    // `[label](https://…)`: a Markdown link's label, not a value.
+                    let link = b == b']' && bytes.get(i + 1) == Some(&b'(');
+                    if json_open == 0 && !link {
                         attempts += 1;
                         if attempts > max_candidates {
                             mined.capped = true;
@@ -407,6 +422,31 @@ mod tests {
         let m = mine("```json\n{\"a\": 1", 100);
         assert_eq!(m.broken.len(), 1);
         assert_eq!(m.broken[0].kind, SourceKind::CodeFence);
+    }
+
+    #[test]
+    fn prose_brackets_and_bare_code_fences_are_not_answers() {
+        for t in [
+            "([site](https://example.com/docs))",
+            "See [\"site\"](https://example.com) and [1](https://a.b).",
+            "Run this:\n```\nnpm test\n```\n",
+            "```\nhello\n```",
+        ] {
+            let m = mine(t, 100);
+            assert!(
+                m.candidates.is_empty() && m.broken.is_empty(),
+                "{t:?}: {m:?}"
+            );
+        }
+        // A real value after a bare code fence still wins.
+        let m = mine("```\nnpm test\n```\nThen: {\"ok\": true}", 100);
+        assert_eq!(m.candidates.len(), 1);
+        assert_eq!(m.candidates[0].value, serde_json::json!({"ok": true}));
+        // A bare fence that does look like JSON is still a broken answer.
+        assert_eq!(mine("```\n{\"a\": 1,}\n```", 100).broken.len(), 1);
+        // Prose that opens with a complete value is not a broken document.
+        assert!(!looks_like_json("[1](https://example.com/a) says so"));
+        assert!(looks_like_json("{\"a\": 1,"));
     }
 
     #[test]
