@@ -47,7 +47,7 @@ ollama\t'Ollama `/api/chat` or `/api/generate`, streaming or not'
 meerkat\t'`rkat run --output json` (a RunResult)'
 json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
-complete -c sojx -n "__fish_sojx_using_subcommand extract" -l handoff -d 'With --markers: add this legacy escalation file\'s content (JSON if it parses, else its text) to the marker data as `escalation`' -r -F
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l handoff -d 'With --markers: add this legacy escalation file\'s content (JSON if it parses, else its text) to the marker data as `escalation`. A regular file of at most 64 MiB' -r -F
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l assert -d 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
@@ -55,7 +55,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand extract" -l draft -d 'Force th
 7\t''
 2019-09\t''
 2020-12\t''"
-complete -c sojx -n "__fish_sojx_using_subcommand extract" -l resource -d 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
@@ -79,7 +79,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand validate" -l draft -d 'Force t
 7\t''
 2019-09\t''
 2020-12\t''"
-complete -c sojx -n "__fish_sojx_using_subcommand validate" -l resource -d 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched' -r
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
@@ -117,7 +117,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand compare" -l draft -d 'Force th
 7\t''
 2019-09\t''
 2020-12\t''"
-complete -c sojx -n "__fish_sojx_using_subcommand compare" -l resource -d 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
@@ -140,7 +140,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand lint" -l draft -d 'Force the s
 7\t''
 2019-09\t''
 2020-12\t''"
-complete -c sojx -n "__fish_sojx_using_subcommand lint" -l resource -d 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched' -r
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
@@ -159,7 +159,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand compile" -l draft -d 'Force th
 7\t''
 2019-09\t''
 2020-12\t''"
-complete -c sojx -n "__fish_sojx_using_subcommand compile" -l resource -d 'Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it. Remote references are never fetched' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'

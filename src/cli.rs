@@ -188,8 +188,9 @@ pub struct RefArgs {
     #[arg(long, value_enum, value_name = "DRAFT")]
     pub draft: Option<Draft>,
 
-    /// Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory
-    /// maps every file under it. Remote references are never fetched.
+    /// Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps
+    /// every file under it by a plain relative path. Remote references are never fetched, and an
+    /// unmapped `$ref` reads a local file only inside the schema file's own directory.
     #[arg(long, value_name = "URI=FILE")]
     pub resource: Vec<String>,
 }
@@ -266,7 +267,7 @@ pub struct ExtractArgs {
     pub markers: bool,
 
     /// With --markers: add this legacy escalation file's content (JSON if it parses, else its
-    /// text) to the marker data as `escalation`.
+    /// text) to the marker data as `escalation`. A regular file of at most 64 MiB.
     #[arg(long, value_name = "FILE", requires = "markers")]
     pub handoff: Option<PathBuf>,
 
@@ -365,8 +366,9 @@ pub struct SchemaArgs {
     #[arg(long)]
     pub ignore_formats: bool,
 
-    /// Map a remote `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory
-    /// maps every file under it. Remote references are never fetched.
+    /// Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps
+    /// every file under it by a plain relative path. Remote references are never fetched, and an
+    /// unmapped `$ref` reads a local file only inside the schema file's own directory.
     #[arg(long, value_name = "URI=FILE")]
     pub resource: Vec<String>,
 }

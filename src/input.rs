@@ -129,6 +129,80 @@ impl Source {
     }
 }
 
+/// Largest file sojx reads whole besides its inputs: a schema, a file a `$ref` or `--resource`
+/// points to, the `--handoff` file. A path like `/dev/zero` or an endless pipe must not be read
+/// into memory without bound.
+pub const MAX_FILE_BYTES: u64 = 64 << 20;
+
+/// Read all of `r`, refusing more than [`MAX_FILE_BYTES`].
+pub fn read_capped(r: impl Read) -> io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    r.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(io::Error::other(format!(
+            "larger than {} MiB",
+            MAX_FILE_BYTES >> 20
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Read a whole file that must be a regular file (after symlinks), at most [`MAX_FILE_BYTES`]:
+/// a FIFO, a device, a socket or a directory is refused before it is opened, so that a FIFO
+/// cannot block and `/dev/zero` is not read. The file opened must be the one checked (same
+/// device and inode).
+pub fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
+    let checked = std::fs::metadata(path)?;
+    if !checked.is_file() {
+        return Err(io::Error::other(format!(
+            "not a regular file ({})",
+            file_kind(&checked)
+        )));
+    }
+    let file = File::open(path)?;
+    let opened = file.metadata()?;
+    if !opened.is_file() || !same_file(&checked, &opened) {
+        return Err(io::Error::other(
+            "the file changed while it was being opened",
+        ));
+    }
+    read_capped(file)
+}
+
+/// What a non-regular file is, in a few words.
+fn file_kind(m: &std::fs::Metadata) -> &'static str {
+    if m.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = m.file_type();
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    "a special file"
+}
+
+/// Whether two metadata describe the same file: same device and inode (a path says nothing).
+#[cfg(unix)]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok()
+}
+
 #[cfg(unix)]
 fn stdin_metadata() -> Option<std::fs::Metadata> {
     use std::os::fd::AsFd;

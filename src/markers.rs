@@ -120,9 +120,11 @@ pub fn parse(text: &str) -> Markers {
     out
 }
 
-/// Read the `--handoff` file once, before any input: JSON when it parses, else its text.
+/// Read the `--handoff` file once, before any input: JSON when it parses, else its text. It
+/// must be a regular file of at most [`crate::input::MAX_FILE_BYTES`] (a FIFO would block,
+/// `/dev/zero` would never end).
 pub fn load_handoff(path: &Path) -> Result<Value, Failure> {
-    let bytes = std::fs::read(path).map_err(|e| {
+    let bytes = crate::input::read_regular(path).map_err(|e| {
         Failure::new(
             ErrorKind::Filesystem,
             "read",

@@ -141,7 +141,7 @@ pub fn read(arg: &str) -> Result<Loaded, Failure> {
         Spec::Inline(t) => ("<inline>".to_owned(), t, None),
         Spec::File(p) => {
             let name = p.to_string_lossy().into_owned();
-            let text = read_capped(&p).map_err(|e| {
+            let text = read_text(&p).map_err(|e| {
                 Failure::new(
                     ErrorKind::Filesystem,
                     "read_schema",
@@ -229,12 +229,12 @@ pub fn compile(
         .with_pattern_options(jsonschema::PatternOptions::fancy_regex().backtrack_limit(100_000));
     opts.build(document).map_err(|e| {
         let msg = e.to_string();
-        if let Some(f) = not_fetched(name, &msg) {
+        if let Some(f) = not_retrieved(name, &msg) {
             return f;
         }
         let mut f = invalid(name, format!("the schema is not a valid JSON Schema: {msg}"));
         if msg.contains("No base URI is available") {
-            f = f.hint("a relative $ref needs a base: give the schema as a file (its directory is the base), or map the reference with --resource");
+            f = f.hint("a relative $ref needs a base: give the schema as a file (its directory is the base), or give the schema an absolute $id and map the references under it with --resource URI/=DIR/");
         } else if msg.contains("Unknown meta-schema") {
             f = f.hint("use a standard $schema (drafts 4, 6, 7, 2019-09, 2020-12), or force one with --draft");
         } else if msg.contains(CANNOT_READ) {
@@ -249,22 +249,28 @@ pub fn compile(
 }
 
 /// The options every use of a schema shares: the offline retriever (`--resource` mappings and
-/// local files), the draft, and the schema file as the base of relative references.
+/// files inside the schema's directory), the draft, and the schema file as the base of
+/// relative references.
 fn options(
     base: Option<&Path>,
     args: &SchemaArgs,
 ) -> Result<jsonschema::ValidationOptions<'static>, Failure> {
     let resources = parse_resources(&args.resource)?;
+    // The schema file, symlinks resolved: its URI is the base of relative references, and its
+    // directory the only tree that a `file:` reference may read.
+    let real = base.and_then(|b| std::fs::canonicalize(b).ok());
     let retriever = LocalRetriever {
         resources: Arc::new(resources),
+        root: real
+            .as_deref()
+            .and_then(Path::parent)
+            .map(Path::to_path_buf),
     };
     let mut opts = jsonschema::options().with_retriever(retriever);
     if let Some(d) = args.draft {
         opts = opts.with_draft(to_draft(d));
     }
-    if let Some(base) = base
-        && let Some(uri) = file_uri(base)
-    {
+    if let Some(uri) = real.as_deref().and_then(file_uri) {
         opts = opts.with_base_uri(uri);
     }
     Ok(opts)
@@ -277,43 +283,70 @@ pub fn dereference(loaded: &Loaded, args: &SchemaArgs) -> Result<Value, Failure>
         .dereference(&loaded.document)
         .map_err(|e| {
             let msg = e.to_string();
-            not_fetched(&loaded.name, &msg).unwrap_or_else(|| {
+            not_retrieved(&loaded.name, &msg).unwrap_or_else(|| {
                 invalid(&loaded.name, format!("cannot resolve a reference: {msg}"))
             })
         })
 }
 
-/// The failure for a reference the retriever refused to fetch, if `msg` is about one.
-fn not_fetched(name: &str, msg: &str) -> Option<Failure> {
-    let uri = remote_uri(msg)?;
+/// The failure for a reference the retriever refused to fetch or to read, if `msg` is about
+/// one.
+fn not_retrieved(name: &str, msg: &str) -> Option<Failure> {
+    if let Some((uri, _)) = marked(msg, NOT_FETCHED) {
+        return Some(
+            invalid(
+                name,
+                format!("the schema references {uri}, and sojx never fetches remote references"),
+            )
+            .hint(format!(
+                "map it to a local copy with --resource {uri}=FILE (a URI ending in / maps a directory)"
+            )),
+        );
+    }
+    let (uri, reason) = marked(msg, REFUSED)?;
+    let hint = if reason.starts_with(INLINE) {
+        format!(
+            "a $ref from an inline schema reads no file: give the schema as a file (a $ref may then read files in its directory), or map this one to a file you trust with --resource {uri}=FILE"
+        )
+    } else if uri.starts_with("file:") {
+        format!(
+            "a $ref reads files only inside the schema's own directory; to read this one, map it to a file you trust with --resource {uri}=FILE"
+        )
+    } else {
+        format!(
+            "--resource URI/=DIR/ reads only plain relative paths inside DIR; to read this one, map it to a file you trust with --resource {uri}=FILE"
+        )
+    };
     Some(
         invalid(
             name,
-            format!("the schema references {uri}, and sojx never fetches remote references"),
+            format!("the schema references {uri}, which sojx does not read: {reason}"),
         )
-        .hint(format!(
-            "map it to a local copy with --resource {uri}=FILE (a URI ending in / maps a directory)"
-        )),
+        .hint(hint),
     )
 }
 
-/// The URI of a reference that was not fetched, when the error is about one (the retriever
-/// says so with [`NOT_FETCHED`]).
-fn remote_uri(msg: &str) -> Option<String> {
-    let i = msg.find(NOT_FETCHED)?;
+/// The URI before `marker` in a retrieval error, and the text after it.
+fn marked<'m>(msg: &'m str, marker: &str) -> Option<(&'m str, &'m str)> {
+    let i = msg.find(marker)?;
     let uri = msg[..i].trim_end().rsplit(' ').next()?;
-    (!uri.is_empty()).then(|| uri.to_owned())
+    (!uri.is_empty()).then(|| (uri, msg[i + marker.len()..].trim()))
 }
 
 /// Marks a referenced local file that could not be read.
 const CANNOT_READ: &str = "cannot read the referenced file";
 
-/// Marks the retriever's refusal in the crate's error message.
+/// Marks the retriever's refusal of a remote reference in the crate's error message.
 const NOT_FETCHED: &str = "not fetched (sojx never uses the network)";
 
-/// `file://` URI of a path (absolute; reserved bytes percent-encoded).
-fn file_uri(path: &Path) -> Option<String> {
-    let abs = std::fs::canonicalize(path).ok()?;
+/// Marks the retriever's refusal of a local file in the crate's error message.
+const REFUSED: &str = "not read by sojx:";
+
+/// Why a `file:` reference from an inline schema is refused.
+const INLINE: &str = "the schema was given inline, so it has no directory to read files from";
+
+/// `file://` URI of an absolute path (reserved bytes percent-encoded).
+fn file_uri(abs: &Path) -> Option<String> {
     let s = abs.to_str()?;
     let mut out = String::from("file://");
     for b in s.bytes() {
@@ -327,7 +360,7 @@ fn file_uri(path: &Path) -> Option<String> {
 }
 
 /// Decode `%XX` escapes of a URI path.
-fn percent_decode(s: &str) -> PathBuf {
+fn percent_decode(s: &str) -> Vec<u8> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -344,7 +377,30 @@ fn percent_decode(s: &str) -> PathBuf {
             i += 1;
         }
     }
-    PathBuf::from(String::from_utf8_lossy(&out).into_owned())
+    out
+}
+
+/// A decoded URI path as a file path.
+#[cfg(unix)]
+fn to_path(bytes: Vec<u8>) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    PathBuf::from(std::ffi::OsString::from_vec(bytes))
+}
+
+#[cfg(not(unix))]
+fn to_path(bytes: Vec<u8>) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The local path of a `file:` URI (`file:///p` or `file://localhost/p`); `None` for any other
+/// URI, a file on another host included.
+fn local_path(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let rest = rest
+        .strip_prefix("localhost")
+        .filter(|r| r.starts_with('/'))
+        .unwrap_or(rest);
+    rest.starts_with('/').then(|| to_path(percent_decode(rest)))
 }
 
 fn parse_resources(specs: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> {
@@ -364,21 +420,38 @@ fn parse_resources(specs: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> 
         .collect()
 }
 
-/// Resolves references offline: `--resource` mappings and local files, never the network.
+/// Resolves references offline, never the network: a URI mapped by `--resource` (a file, or a
+/// plain relative path under a mapped directory), or a `file:` URI inside the schema's own
+/// directory tree. Every other reference is refused, whatever it names.
 struct LocalRetriever {
     resources: Arc<Vec<(String, PathBuf)>>,
+    /// The schema file's directory, symlinks resolved; `None` for an inline schema, which has
+    /// no directory and so reads no file that `--resource` does not map.
+    root: Option<PathBuf>,
 }
 
+/// Why a reference was not retrieved.
 #[derive(Debug)]
-struct NotFetched(String);
+enum NotRetrieved {
+    /// A remote URI: sojx never uses the network.
+    Remote(String),
+    /// A local file that sojx does not read: the URI and why.
+    Refused(String, String),
+    /// A file sojx may read but could not.
+    CannotRead(PathBuf, String),
+}
 
-impl std::fmt::Display for NotFetched {
+impl std::fmt::Display for NotRetrieved {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        match self {
+            Self::Remote(uri) => write!(f, "{uri} {NOT_FETCHED}"),
+            Self::Refused(uri, why) => write!(f, "{uri} {REFUSED} {why}"),
+            Self::CannotRead(path, why) => write!(f, "{CANNOT_READ} {}: {why}", path.display()),
+        }
     }
 }
 
-impl std::error::Error for NotFetched {}
+impl std::error::Error for NotRetrieved {}
 
 impl Retrieve for LocalRetriever {
     fn retrieve(
@@ -387,54 +460,105 @@ impl Retrieve for LocalRetriever {
     ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
         let s = uri.as_str();
         let s = s.split('#').next().unwrap_or(s);
+        let refused = |why: String| NotRetrieved::Refused(s.to_owned(), why);
         for (prefix, path) in self.resources.iter() {
-            let file = if prefix == s {
-                Some(path.clone())
-            } else if prefix.ends_with('/') && s.starts_with(prefix.as_str()) {
-                Some(path.join(&s[prefix.len()..]))
-            } else {
-                None
-            };
-            if let Some(file) = file {
+            if prefix == s {
+                return read_json(path);
+            }
+            if prefix.ends_with('/')
+                && let Some(rest) = s.strip_prefix(prefix.as_str())
+            {
+                let rel = relative(rest).ok_or_else(|| {
+                    refused(format!(
+                        "`{rest}` is not a plain relative path under --resource {prefix}={}",
+                        path.display()
+                    ))
+                })?;
+                let file = inside(path, &path.join(rel), || {
+                    refused(format!(
+                        "it is outside the directory {} that --resource {prefix} maps (symlinks followed)",
+                        path.display()
+                    ))
+                })?;
                 return read_json(&file);
             }
         }
-        if let Some(p) = s.strip_prefix("file://") {
-            return read_json(&percent_decode(p));
+        if let Some(p) = local_path(s) {
+            let Some(root) = &self.root else {
+                return Err(Box::new(refused(INLINE.to_owned())));
+            };
+            let file = inside(root, &p, || {
+                refused(format!(
+                    "it is outside the schema's directory {} (symlinks followed)",
+                    root.display()
+                ))
+            })?;
+            return read_json(&file);
         }
-        Err(Box::new(NotFetched(format!("{s} {NOT_FETCHED}"))))
+        Err(Box::new(NotRetrieved::Remote(s.to_owned())))
     }
 }
 
-/// Largest schema (or `--resource`) file read: a path like `/dev/zero` or an endless pipe
-/// must not be read into memory without bound.
-pub const MAX_SCHEMA_BYTES: u64 = 64 << 20;
-
-/// Read a schema file as UTF-8, refusing one larger than [`MAX_SCHEMA_BYTES`].
-fn read_capped(path: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    let mut text = String::new();
-    std::fs::File::open(path)?
-        .take(MAX_SCHEMA_BYTES + 1)
-        .read_to_string(&mut text)?;
-    if text.len() as u64 > MAX_SCHEMA_BYTES {
-        return Err(std::io::Error::other(format!(
-            "larger than {} MiB",
-            MAX_SCHEMA_BYTES >> 20
-        )));
+/// The part of a URI under a `--resource` directory as a relative path, when it is a plain one:
+/// after percent-decoding, no root, no drive, no `..`, no backslash, no NUL, not empty.
+fn relative(rest: &str) -> Option<PathBuf> {
+    use std::path::Component;
+    let bytes = percent_decode(rest);
+    if bytes.is_empty() || bytes.contains(&b'\\') || bytes.contains(&0) {
+        return None;
     }
-    Ok(text)
+    let rel = to_path(bytes);
+    rel.components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir))
+        .then_some(rel)
 }
 
+/// `file`, symlinks resolved, when it lies inside the directory `dir` (symlinks resolved too);
+/// else the refusal `outside` makes. A file that does not exist is a read error when its path is
+/// inside `dir`, a refusal otherwise.
+fn inside(
+    dir: &Path,
+    file: &Path,
+    outside: impl FnOnce() -> NotRetrieved,
+) -> Result<PathBuf, NotRetrieved> {
+    let dir = std::fs::canonicalize(dir)
+        .map_err(|e| NotRetrieved::CannotRead(dir.to_path_buf(), crate::input::io_reason(&e)))?;
+    match std::fs::canonicalize(file) {
+        Ok(real) if real.starts_with(&dir) => Ok(real),
+        Ok(_) => Err(outside()),
+        Err(e)
+            if file.starts_with(&dir)
+                && !file
+                    .components()
+                    .any(|c| c == std::path::Component::ParentDir) =>
+        {
+            Err(NotRetrieved::CannotRead(
+                file.to_path_buf(),
+                crate::input::io_reason(&e),
+            ))
+        }
+        Err(_) => Err(outside()),
+    }
+}
+
+/// Read a `--schema` file as UTF-8, refusing one larger than [`crate::input::MAX_FILE_BYTES`].
+/// It may be a pipe (`--schema <(…)`), so it is not required to be a regular file.
+fn read_text(path: &Path) -> std::io::Result<String> {
+    let bytes = crate::input::read_capped(std::fs::File::open(path)?)?;
+    String::from_utf8(bytes).map_err(|_| {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
+}
+
+/// Read a referenced (or `--resource`) file: a regular file of at most
+/// [`crate::input::MAX_FILE_BYTES`], as JSON.
 fn read_json(path: &Path) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-    let text = read_capped(path).map_err(|e| {
-        NotFetched(format!(
-            "{CANNOT_READ} {}: {}",
-            path.display(),
-            crate::input::io_reason(&e)
-        ))
-    })?;
-    Ok(serde_json::from_str(&text)?)
+    let bytes = crate::input::read_regular(path)
+        .map_err(|e| NotRetrieved::CannotRead(path.to_path_buf(), crate::input::io_reason(&e)))?;
+    Ok(serde_json::from_slice(&bytes)?)
 }
 
 #[cfg(test)]
@@ -492,6 +616,35 @@ mod tests {
         let mut a = args(r#"{"format":"email"}"#);
         a.ignore_formats = true;
         assert!(load(&a).unwrap().unwrap().is_valid(&json!("not an email")));
+    }
+
+    #[test]
+    fn resource_remainders_must_be_plain_relative_paths() {
+        for ok in ["a.json", "sub/a.json", "./a.json", "a%20b.json"] {
+            assert!(relative(ok).is_some(), "{ok}");
+        }
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "%2e%2e/x",
+            "..%2fx",
+            "%2fetc%2fpasswd",
+            "a\\..\\x",
+            "a%5cb",
+            "a%00b",
+        ] {
+            assert!(relative(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn file_uris_name_local_paths_only() {
+        assert_eq!(local_path("file:///a%20b/c"), Some(PathBuf::from("/a b/c")));
+        assert_eq!(local_path("file://localhost/a"), Some(PathBuf::from("/a")));
+        assert_eq!(local_path("file://host/a"), None);
+        assert_eq!(local_path("http://x/a"), None);
     }
 
     #[test]

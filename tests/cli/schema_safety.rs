@@ -1,10 +1,14 @@
-//! Schemas cannot reach the network, hang validation, or loop: remote `$ref`s are never
-//! fetched, catastrophic regexes stop at a backtrack limit, and self-references terminate.
+//! Schemas cannot reach the network, read files they were not given, hang validation, or loop:
+//! remote `$ref`s are never fetched, a `$ref` reads a local file only inside the schema's own
+//! directory (or as `--resource` maps it), catastrophic regexes stop at a backtrack limit, and
+//! self-references terminate. Side files (`--handoff`, referenced files) are bounded regular
+//! files.
 
 use std::net::TcpListener;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::common::{run, run_stdin, sojx};
+use crate::common::{Run, path_str, run, run_stdin, sojx};
 
 #[test]
 fn a_remote_ref_is_never_fetched() {
@@ -111,4 +115,313 @@ fn an_endless_schema_file_is_refused_not_read_forever() {
     );
     assert_eq!(r.kind(), Some("schema_invalid"), "{}", r.stdout);
     assert!(started.elapsed() < Duration::from_secs(30));
+}
+
+/// A fresh scratch directory under the system temp dir, unique to this test and process.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sojx-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A scratch directory holding `secret.json`, a schema whose `const` is a unique "credential"
+/// that must never appear in sojx's output; and that credential.
+fn with_secret(name: &str) -> (PathBuf, String) {
+    let tmp = scratch(name);
+    let secret = format!("SECRET-{}-{name}", std::process::id());
+    std::fs::write(
+        tmp.join("secret.json"),
+        format!(r#"{{"const":"{secret}"}}"#),
+    )
+    .unwrap();
+    (tmp, secret)
+}
+
+/// `sojx ARGS` with `stdin`, killed (and so failing the test) if it runs past 20 s: a FIFO or
+/// `/dev/zero` must be refused, not waited on or read.
+fn run_bounded(args: &[&str], stdin: &str) -> Run {
+    run(sojx()
+        .args(args)
+        .write_stdin(stdin.to_owned())
+        .timeout(Duration::from_secs(20)))
+}
+
+/// Create a FIFO at `path`; `false` (with a notice) when `mkfifo` is not available.
+fn mkfifo(path: &Path) -> bool {
+    let ok = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("notice: mkfifo is not available; skipping the FIFO case");
+    }
+    ok
+}
+
+/// Run `command` on `schema` as each command that loads a schema does: `extract`, `validate`
+/// (with an input), `lint` and `compile`.
+fn every_command(schema: &str, extra: &[&str]) -> Vec<(&'static str, Run)> {
+    ["extract", "validate", "lint", "compile"]
+        .into_iter()
+        .map(|command| {
+            let mut args: Vec<&str> = vec![command];
+            match command {
+                "lint" => args.push(schema),
+                "compile" => args.extend([schema, "--provider", "openai"]),
+                _ => args.extend(["--schema", schema]),
+            }
+            args.extend(extra);
+            (command, run_bounded(&args, r#"{"a": 1}"#))
+        })
+        .collect()
+}
+
+/// The refusal of a reference: `schema_invalid`, exit 1, a `--resource` hint, and `secret`
+/// nowhere in the output.
+fn assert_refused(command: &str, what: &str, r: &Run, secret: &str) {
+    assert_eq!(r.code, 1, "{command} {what}: {}", r.stdout);
+    assert_eq!(
+        r.kind(),
+        Some("schema_invalid"),
+        "{command} {what}: {}",
+        r.stdout
+    );
+    assert!(
+        r.stdout.contains("--resource"),
+        "{command} {what}: no --resource hint: {}",
+        r.stdout
+    );
+    assert!(
+        !r.stdout.contains(secret) && !r.stderr.contains(secret),
+        "{command} {what}: the referenced file's content leaked:\n{}\n{}",
+        r.stdout,
+        r.stderr
+    );
+}
+
+/// `schema` with `--resource resource` compiles: `valid` passes and `invalid` fails validation.
+fn assert_resolves(schema: &str, resource: &str, valid: &str, invalid: &str) {
+    let args = ["validate", "--schema", schema, "--resource", resource];
+    let r = run_stdin(&args, valid);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = run_stdin(&args, invalid);
+    assert_eq!(r.kind(), Some("validation_failed"), "{}", r.stdout);
+}
+
+#[test]
+fn a_ref_reads_no_file_outside_the_schema_directory() {
+    // tmp/secret.json holds a "credential"; tmp/schemas/ is the schema's directory.
+    let (tmp, secret) = with_secret("ref-outside");
+    let dir = tmp.join("schemas");
+    std::fs::create_dir(&dir).unwrap();
+    let outside = format!("file://{}", path_str(&tmp.join("secret.json")));
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(tmp.join("secret.json"), dir.join("link.json")).unwrap();
+    let mut cases = vec![
+        ("absolute", format!(r#"{{"$ref":"{outside}"}}"#)),
+        ("relative", r#"{"$ref":"../secret.json"}"#.to_owned()),
+        (
+            "property",
+            r#"{"type":"object","properties":{"a":{"$ref":"../secret.json#"}}}"#.to_owned(),
+        ),
+        (
+            "$id",
+            format!(
+                r#"{{"$id":"file://{}/","$ref":"secret.json"}}"#,
+                path_str(&tmp)
+            ),
+        ),
+        ("system", r#"{"$ref":"file:///etc/passwd"}"#.to_owned()),
+    ];
+    if cfg!(unix) {
+        cases.push(("symlink", r#"{"$ref":"link.json"}"#.to_owned()));
+    }
+    for (what, text) in &cases {
+        let schema = dir.join(format!("{}.schema.json", what.trim_start_matches('$')));
+        std::fs::write(&schema, text).unwrap();
+        for (command, r) in every_command(path_str(&schema), &[]) {
+            assert_refused(command, what, &r, &secret);
+            assert!(
+                !r.stdout.contains("root:x:0"),
+                "{command} {what}: {}",
+                r.stdout
+            );
+        }
+    }
+    // An inline schema has no directory: it reads no file at all.
+    for command in ["extract", "validate"] {
+        let inline = format!(r#"{{"$ref":"{outside}"}}"#);
+        let r = run_bounded(&[command, "--schema", &inline], "{}");
+        assert_refused(command, "inline", &r, &secret);
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn a_ref_inside_the_schema_directory_or_mapped_still_resolves() {
+    let tmp = scratch("ref-inside");
+    let dir = tmp.join("schemas");
+    std::fs::create_dir_all(dir.join("defs")).unwrap();
+    std::fs::write(dir.join("defs/verdict.json"), r#"{"enum":["PASS","FAIL"]}"#).unwrap();
+    std::fs::write(tmp.join("shared.json"), r#"{"type":"integer"}"#).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(dir.join("defs/verdict.json"), dir.join("alias.json")).unwrap();
+    let alias = if cfg!(unix) {
+        "alias.json"
+    } else {
+        "defs/verdict.json"
+    };
+    let schema = dir.join("s.json");
+    std::fs::write(
+        &schema,
+        format!(
+            r#"{{"type":"object","properties":{{"v":{{"$ref":"defs/verdict.json"}},"w":{{"$ref":"{alias}"}}}}}}"#
+        ),
+    )
+    .unwrap();
+    let s = path_str(&schema);
+    let r = run_stdin(&["validate", "--schema", s], r#"{"v":"PASS","w":"FAIL"}"#);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let r = run_stdin(&["validate", "--schema", s], r#"{"v":"MAYBE"}"#);
+    assert_eq!(r.kind(), Some("validation_failed"), "{}", r.stdout);
+    let r = run_stdin(&["compile", s, "--provider", "openai"], "");
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.contains(r#""PASS","FAIL""#), "{}", r.stdout);
+    // A file outside the directory is read when --resource maps its URI.
+    let outside = format!("file://{}", path_str(&tmp.join("shared.json")));
+    let mapped = dir.join("mapped.json");
+    std::fs::write(&mapped, format!(r#"{{"$ref":"{outside}"}}"#)).unwrap();
+    let resource = format!("{outside}={}", path_str(&tmp.join("shared.json")));
+    assert_resolves(path_str(&mapped), &resource, "12", "\"x\"");
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn a_resource_directory_cannot_be_escaped() {
+    let (tmp, secret) = with_secret("resource-escape");
+    let dir = tmp.join("vendor");
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::write(dir.join("sub/ok.json"), r#"{"type":"integer"}"#).unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(tmp.join("secret.json"), dir.join("link.json")).unwrap();
+    let resource = format!("http://x/={}/", path_str(&dir));
+    let mut refs = vec![
+        format!("http://x/{}", path_str(&tmp.join("secret.json"))),
+        "http://x//etc/passwd".to_owned(),
+        "http://x/../secret.json".to_owned(),
+        "http://x/%2e%2e/secret.json".to_owned(),
+        "http://x/..%2fsecret.json".to_owned(),
+        "http://x/%2e%2e%2fsecret.json".to_owned(),
+        "http://x/sub/..%2f..%2fsecret.json".to_owned(),
+        format!(
+            "http://x/%2f{}",
+            path_str(&tmp.join("secret.json")).trim_start_matches('/')
+        ),
+        "http://x/..%5csecret.json".to_owned(),
+    ];
+    if cfg!(unix) {
+        refs.push("http://x/link.json".to_owned());
+    }
+    for r in &refs {
+        let schema = format!(r#"{{"$ref":"{r}"}}"#);
+        for command in ["extract", "validate"] {
+            let out = run_bounded(
+                &[command, "--schema", &schema, "--resource", &resource],
+                "1",
+            );
+            assert_eq!(out.code, 1, "{r}: {}", out.stdout);
+            assert_eq!(out.kind(), Some("schema_invalid"), "{r}: {}", out.stdout);
+            assert!(
+                !out.stdout.contains(&secret) && !out.stdout.contains("root:x:0"),
+                "{r}: {}",
+                out.stdout
+            );
+        }
+    }
+    // A plain relative path inside the directory still resolves.
+    let ok = r#"{"$ref":"http://x/sub/ok.json"}"#;
+    assert_resolves(ok, &resource, "1", "\"a\"");
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn a_referenced_file_must_be_a_regular_file() {
+    let tmp = scratch("ref-special");
+    let schema = tmp.join("s.json");
+    std::fs::create_dir(tmp.join("dir.json")).unwrap();
+    let mut refs = vec!["dir.json"];
+    if cfg!(unix) && mkfifo(&tmp.join("fifo.json")) {
+        refs.push("fifo.json");
+    }
+    for r in refs {
+        std::fs::write(&schema, format!(r#"{{"$ref":"{r}"}}"#)).unwrap();
+        let started = Instant::now();
+        let out = run_bounded(&["validate", "--schema", path_str(&schema)], "1");
+        assert_eq!(out.kind(), Some("schema_invalid"), "{r}: {}", out.stdout);
+        assert!(
+            out.stdout.contains("not a regular file"),
+            "{r}: {}",
+            out.stdout
+        );
+        assert!(started.elapsed() < Duration::from_secs(10), "{r}");
+    }
+    std::fs::remove_dir_all(&tmp).unwrap();
+}
+
+#[test]
+fn the_handoff_file_is_a_bounded_regular_file() {
+    let tmp = scratch("handoff");
+    let input = tmp.join("run.txt");
+    std::fs::write(&input, "[EVENT:critical:db] disk full\n").unwrap();
+    let big = tmp.join("big.txt");
+    std::fs::File::create(&big)
+        .unwrap()
+        .set_len((64 << 20) + 1)
+        .unwrap();
+    let mut cases = vec![(tmp.clone(), "a directory"), (big, "larger than 64 MiB")];
+    if cfg!(target_os = "linux") {
+        cases.push((PathBuf::from("/dev/zero"), "a device"));
+    }
+    if cfg!(unix) && mkfifo(&tmp.join("fifo")) {
+        cases.push((tmp.join("fifo"), "a FIFO"));
+    }
+    for (handoff, why) in &cases {
+        let started = Instant::now();
+        let r = run_bounded(
+            &[
+                "extract",
+                "--markers",
+                "--handoff",
+                path_str(handoff),
+                path_str(&input),
+            ],
+            "",
+        );
+        assert_eq!(r.code, 1, "{why}: {}", r.stdout);
+        assert_eq!(r.kind(), Some("filesystem"), "{why}: {}", r.stdout);
+        assert!(r.stdout.contains(why), "{why}: {}", r.stdout);
+        assert!(started.elapsed() < Duration::from_secs(10), "{why}");
+    }
+    // A regular handoff file is still read.
+    let handoff = tmp.join("handoff.json");
+    std::fs::write(&handoff, r#"{"reason":"disk"}"#).unwrap();
+    let r = run_stdin(
+        &[
+            "extract",
+            "--markers",
+            "--handoff",
+            path_str(&handoff),
+            path_str(&input),
+        ],
+        "",
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(
+        r.one()["data"]["escalation"]["reason"],
+        "disk",
+        "{}",
+        r.stdout
+    );
+    std::fs::remove_dir_all(&tmp).unwrap();
 }
