@@ -28,15 +28,19 @@ pub struct FileId {
 }
 
 impl FileId {
+    #[cfg(unix)]
+    fn of_metadata(m: &std::fs::Metadata) -> Self {
+        use std::os::unix::fs::MetadataExt;
+        Self {
+            dev_ino: (m.dev(), m.ino()),
+        }
+    }
+
     /// The file at `path` (symlinks followed), when it exists.
     pub fn of_path(path: &Path) -> Option<Self> {
         #[cfg(unix)]
         {
-            use std::os::unix::fs::MetadataExt;
-            let m = std::fs::metadata(path).ok()?;
-            Some(Self {
-                dev_ino: (m.dev(), m.ino()),
-            })
+            Some(Self::of_metadata(&std::fs::metadata(path).ok()?))
         }
         #[cfg(not(unix))]
         {
@@ -51,17 +55,13 @@ impl FileId {
         #[cfg(unix)]
         {
             use std::os::fd::AsFd;
-            use std::os::unix::fs::MetadataExt;
             let fd = match stream {
                 0 => io::stdin().as_fd().try_clone_to_owned(),
                 1 => io::stdout().as_fd().try_clone_to_owned(),
                 _ => io::stderr().as_fd().try_clone_to_owned(),
             }
             .ok()?;
-            let m = File::from(fd).metadata().ok()?;
-            Some(Self {
-                dev_ino: (m.dev(), m.ino()),
-            })
+            Some(Self::of_metadata(&File::from(fd).metadata().ok()?))
         }
         #[cfg(not(unix))]
         {
@@ -194,8 +194,7 @@ fn file_kind(m: &std::fs::Metadata) -> &'static str {
 /// Whether two metadata describe the same file: same device and inode (a path says nothing).
 #[cfg(unix)]
 fn same_file(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
+    FileId::of_metadata(a) == FileId::of_metadata(b)
 }
 
 #[cfg(not(unix))]
