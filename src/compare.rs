@@ -22,7 +22,7 @@ use crate::cli::CompareArgs;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::input::Source;
-use crate::jq::{Expr, short};
+use crate::jq::{self, Expr, short};
 use crate::producer::Warning;
 use crate::{Io, batch, emit, extract, schema, style};
 
@@ -95,7 +95,20 @@ pub(crate) fn command(a: &CompareArgs, io: &mut Io<'_>) -> io::Result<i32> {
             Ok(())
         },
     )?;
-    let env = report(&input, &loaded, &exprs);
+    // On one worker thread, with the stack the expressions' budget assumes (src/jq.rs).
+    let env = match jq::on_worker(|| report(&input, &loaded, &exprs)) {
+        Some(env) => env,
+        None => {
+            return fail(
+                io,
+                Failure::new(
+                    ErrorKind::Internal,
+                    "compare",
+                    "no thread could be started to run the expressions".to_owned(),
+                ),
+            );
+        }
+    };
     let code = env.exit_code;
     emit(io, &env, style)?;
     Ok(code)

@@ -12,6 +12,7 @@ mod docs;
 mod extract;
 mod fastpath;
 mod golden;
+mod jq_budget;
 mod pipelines;
 mod producers;
 mod props;
