@@ -44,7 +44,7 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --max-line-bytes 'Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`'
             cand --max-candidates 'Most JSON candidates tried in one answer text'
             cand --strict 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
-            cand --repair 'Repair almost-JSON answers (trailing commas, unclosed brackets or strings of a cut-off answer, a stray prefix or suffix); every repair is listed in `warnings`'
+            cand --repair 'Repair almost-JSON answers (trailing commas, a stray prefix or suffix; a cut-off answer keeps only its complete members, the cut one is dropped, never completed); every repair is listed in `warnings`'
             cand --activity 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns'
             cand --markers 'Legacy fallback: when the run holds no structured output, read `[EVENT:level[:service]] message` and `[MEMORY:category[:service]] observation` lines of the final answer text into `{events, memories}` (`source.kind: markers`)'
             cand --ignore-formats 'Do not check the `format` keyword (it is checked by default)'

@@ -250,8 +250,9 @@ pub struct ExtractArgs {
     #[arg(long, conflicts_with = "repair")]
     pub strict: bool,
 
-    /// Repair almost-JSON answers (trailing commas, unclosed brackets or strings of a cut-off
-    /// answer, a stray prefix or suffix); every repair is listed in `warnings`.
+    /// Repair almost-JSON answers (trailing commas, a stray prefix or suffix; a cut-off answer
+    /// keeps only its complete members, the cut one is dropped, never completed); every repair
+    /// is listed in `warnings`.
     #[arg(long)]
     pub repair: bool,
 

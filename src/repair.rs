@@ -3,11 +3,12 @@
 //!
 //! * `stray_prefix` / `stray_suffix`: text before the first `{`/`[` or after the value ends;
 //! * `trailing_comma`: a `,` right before `}` or `]`;
-//! * `unclosed_string`: a string cut off at the end of the text is closed (a dangling partial
-//!   escape is dropped);
-//! * `unclosed_brackets`: the brackets still open at the end are closed;
-//! * `dropped_incomplete_member`: a cut-off last member (`"key": tr`) is removed, back to the
-//!   last complete one.
+//! * `dropped_incomplete_member`: in a cut-off answer, the last member of the outermost value
+//!   whose value was cut (a string, a number that may have lost digits, a literal, an object
+//!   or array never closed: `"blockers": [`) is removed whole, never completed: `[]` or `12`
+//!   for `120` could read as another answer. A cut-off answer with no complete member left is
+//!   not repaired;
+//! * `unclosed_brackets`: the outermost bracket, left open by the cut, is closed.
 
 use serde_json::Value;
 
@@ -40,8 +41,9 @@ pub fn repair(text: &str) -> Option<Repaired> {
     let mut in_str = false;
     let mut esc = false;
     let mut trailing_commas = 0;
-    // The last point where everything written is complete: (output length, open brackets).
-    let mut safe: Option<(usize, Vec<u8>)> = None;
+    // Where the last member of the outermost value starts in `out`: just after its opening
+    // bracket, or after the last `,` between its members.
+    let mut member_start = 1;
     let mut ended_at = None;
     for (i, &b) in bytes.iter().enumerate() {
         if in_str {
@@ -82,8 +84,10 @@ pub fn repair(text: &str) -> Option<Repaired> {
                 }
             }
             b',' => {
-                safe = Some((out.len(), stack.clone()));
                 out.push(b);
+                if stack.len() == 1 {
+                    member_start = out.len();
+                }
             }
             _ => out.push(b),
         }
@@ -109,56 +113,84 @@ pub fn repair(text: &str) -> Option<Repaired> {
         return (!repairs.is_empty()).then_some(Repaired { value, repairs });
     }
 
-    // Cut off: close what is open.
-    let mut closed = out.clone();
-    let mut attempt_repairs = repairs.clone();
-    if in_str {
-        if esc {
-            closed.pop();
-        } else if let Some(cut) = partial_unicode_escape(&closed) {
-            closed.truncate(cut);
+    // Cut off. Only complete members of the outermost value are kept: a member whose value was
+    // cut (a string, a number that may have lost digits, a literal, a container never closed:
+    // `"blockers": [`) is dropped whole, never completed into something that may read as a
+    // different answer (`[]`, `12` for `120`). The outermost bracket is then closed.
+    let outer = stack.first().copied()?;
+    let close_outer = if outer == b'{' { b'}' } else { b']' };
+    let tail = &out[member_start.min(out.len())..];
+    let last_complete = stack.len() == 1 && !in_str && !ends_in_number(tail);
+    if last_complete {
+        let mut closed = out.clone();
+        let mut attempt = repairs.clone();
+        if strip_trailing_comma(&mut closed) {
+            attempt.push(("trailing_comma", "removed a trailing comma".into()));
         }
-        closed.push(b'"');
-        attempt_repairs.push((
-            "unclosed_string",
-            "closed a string cut off at the end".into(),
-        ));
+        closed.push(close_outer);
+        if let Ok(value) = serde_json::from_slice::<Value>(&closed) {
+            attempt.push((
+                "unclosed_brackets",
+                "closed the outermost bracket, left open at the end".into(),
+            ));
+            return Some(Repaired {
+                value,
+                repairs: attempt,
+            });
+        }
     }
-    if let Some(v) = close(&mut closed, &stack, &mut attempt_repairs) {
-        return Some(Repaired {
-            value: v,
-            repairs: attempt_repairs,
-        });
+    let dropped = String::from_utf8_lossy(tail).trim().to_owned();
+    let mut kept = out[..member_start.min(out.len())].to_vec();
+    strip_trailing_comma(&mut kept);
+    kept.push(close_outer);
+    let value: Value = serde_json::from_slice(&kept).ok()?;
+    // Nothing complete is left: an empty value would be an invented answer.
+    if value.as_object().is_some_and(serde_json::Map::is_empty)
+        || value.as_array().is_some_and(Vec::is_empty)
+    {
+        return None;
     }
-    let (len, stack) = safe?;
-    let mut truncated = out[..len].to_vec();
     repairs.push((
         "dropped_incomplete_member",
-        format!("removed {} bytes of a cut-off last member", out.len() - len),
+        format!(
+            "removed the cut-off last {} ({} bytes); its value was incomplete",
+            member_name(outer, &dropped),
+            dropped.len()
+        ),
     ));
-    let v = close(&mut truncated, &stack, &mut repairs)?;
-    Some(Repaired { value: v, repairs })
+    repairs.push((
+        "unclosed_brackets",
+        "closed the outermost bracket, left open at the end".into(),
+    ));
+    Some(Repaired { value, repairs })
 }
 
-/// Close the open brackets and parse.
-fn close(
-    out: &mut Vec<u8>,
-    stack: &[u8],
-    repairs: &mut Vec<(&'static str, String)>,
-) -> Option<Value> {
-    if strip_trailing_comma(out) {
-        repairs.push(("trailing_comma", "removed a trailing comma".into()));
+/// Whether `out` ends (before trailing whitespace) with a number, which a cut may have
+/// shortened (`12` of `120`, `1.` of `1.5`).
+fn ends_in_number(out: &[u8]) -> bool {
+    let end = out
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |p| p + 1);
+    let token_start = out[..end]
+        .iter()
+        .rposition(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-')))
+        .map_or(0, |p| p + 1);
+    out.get(token_start)
+        .is_some_and(|b| b.is_ascii_digit() || *b == b'-')
+        && token_start < end
+}
+
+/// How a dropped member is named: `member "blockers"` for an object, `element` for an array.
+fn member_name(outer: u8, dropped: &str) -> String {
+    if outer != b'{' {
+        return "element".to_owned();
     }
-    for &open in stack.iter().rev() {
-        out.push(if open == b'{' { b'}' } else { b']' });
+    let mut keys = serde_json::Deserializer::from_str(dropped).into_iter::<String>();
+    match keys.next() {
+        Some(Ok(k)) => format!("member {}", serde_json::to_string(&k).unwrap_or_default()),
+        _ => "member".to_owned(),
     }
-    if !stack.is_empty() {
-        repairs.push((
-            "unclosed_brackets",
-            format!("closed {} bracket(s) left open at the end", stack.len()),
-        ));
-    }
-    serde_json::from_slice(out).ok()
 }
 
 /// Remove a `,` (and the whitespace after it) at the end of `out`.
@@ -173,15 +205,6 @@ fn strip_trailing_comma(out: &mut Vec<u8>) -> bool {
     } else {
         false
     }
-}
-
-/// Where a cut-off `\uXXX` escape at the end starts, if there is one.
-fn partial_unicode_escape(out: &[u8]) -> Option<usize> {
-    let tail_start = out.len().saturating_sub(6);
-    let tail = &out[tail_start..];
-    let pos = tail.windows(2).rposition(|w| w == b"\\u")?;
-    let digits = &tail[pos + 2..];
-    (digits.len() < 4 && digits.iter().all(u8::is_ascii_hexdigit)).then_some(tail_start + pos)
 }
 
 #[cfg(test)]
@@ -201,15 +224,51 @@ mod tests {
     }
 
     #[test]
-    fn cut_off_answers() {
-        let r = repair(r#"{"a": 1, "b": ["x", "y"#).unwrap();
-        assert_eq!(r.value, json!({"a": 1, "b": ["x", "y"]}));
-        assert_eq!(names(&r), ["unclosed_string", "unclosed_brackets"]);
-        let r = repair(r#"{"a": 1, "b": tr"#).unwrap();
-        assert_eq!(r.value, json!({"a": 1}));
-        assert!(names(&r).contains(&"dropped_incomplete_member"));
-        let r = repair(r#"{"a": "x\u00"#).unwrap();
-        assert_eq!(r.value, json!({"a": "x"}));
+    fn cut_off_members_are_dropped_never_completed() {
+        let cases = [
+            // A container never closed is not `[]` nor a shorter list.
+            (
+                r#"{"verdict": "FAIL", "blockers": ["#,
+                json!({"verdict": "FAIL"}),
+            ),
+            (r#"{"a": 1, "b": ["x", "y"#, json!({"a": 1})),
+            (
+                r#"{"a": 1, "b": {"c": 2}, "d": {"e": 3"#,
+                json!({"a": 1, "b": {"c": 2}}),
+            ),
+            // A number at the cut may have lost digits; a cut string or literal is incomplete.
+            (r#"{"ok": true, "count": 12"#, json!({"ok": true})),
+            (r#"{"a": 1, "b": tr"#, json!({"a": 1})),
+            (r#"{"a": 1, "s": "x\u00"#, json!({"a": 1})),
+            (r#"{"a": 1, "s": "all tests pa"#, json!({"a": 1})),
+            (r#"[{"a": 1}, {"b": 2"#, json!([{"a": 1}])),
+            // A complete last member is kept.
+            (r#"{"a": 1, "s": "done""#, json!({"a": 1, "s": "done"})),
+            (r#"{"a": 1, "b": [1, 2]"#, json!({"a": 1, "b": [1, 2]})),
+            (r#"{"a": 1, "ok": false,"#, json!({"a": 1, "ok": false})),
+            (r#"{"a": 1, "ok": true"#, json!({"a": 1, "ok": true})),
+            (r#"{"a": 1, "n": null"#, json!({"a": 1, "n": null})),
+            (r#"{"a": 1, "x": 1e5"#, json!({"a": 1})),
+            (r#"{"a": 1, "x": -"#, json!({"a": 1})),
+        ];
+        for (text, want) in cases {
+            let r = repair(text).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(r.value, want, "{text}");
+            assert!(names(&r).contains(&"unclosed_brackets"), "{text}");
+        }
+        let r = repair(r#"{"verdict": "FAIL", "blockers": ["#).unwrap();
+        assert_eq!(
+            names(&r),
+            ["dropped_incomplete_member", "unclosed_brackets"]
+        );
+        assert!(
+            r.repairs[0].1.contains(r#"member "blockers""#),
+            "{:?}",
+            r.repairs
+        );
+        // Nothing complete left: no repair (an empty answer would be invented).
+        assert_eq!(repair(r#"{"verdict": "FA"#), None);
+        assert_eq!(repair(r#"[{"a": 1"#), None);
     }
 
     #[test]

@@ -194,7 +194,7 @@ fn repairs_are_reported() {
         .map(|w| w["kind"].as_str().unwrap())
         .collect();
     assert!(
-        kinds.contains(&"unclosed_string") && kinds.contains(&"unclosed_brackets"),
+        kinds.contains(&"dropped_incomplete_member") && kinds.contains(&"unclosed_brackets"),
         "{kinds:?}"
     );
     // Without --repair the same input is json_invalid, with the text as candidate.
