@@ -73,7 +73,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__compare)
-            opts="-s -r -h --items --key --field --from --strict --repair --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --max-line-bytes --max-candidates --help"
+            opts="-s -r -h --items --key --field --from --strict --repair --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -127,6 +127,10 @@ _sojx() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --max-answer-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -173,7 +177,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__extract)
-            opts="-s -r -h --from --strict --repair --activity --markers --handoff --assert --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --timeout --tee --max-line-bytes --max-candidates --help"
+            opts="-s -r -h --from --strict --repair --activity --markers --handoff --assert --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --timeout --tee --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -228,6 +232,10 @@ _sojx() {
                     return 0
                     ;;
                 --max-candidates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-answer-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -371,7 +379,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__validate)
-            opts="-s -r -h --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --timeout --tee --max-line-bytes --max-candidates --help"
+            opts="-s -r -h --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --timeout --tee --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -414,6 +422,10 @@ _sojx() {
                     return 0
                     ;;
                 --max-candidates)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-answer-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -65,6 +65,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand extract" -l timeout -d 'Give u
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l tee -d 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes' -r -F
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-line-bytes -d 'Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-answer-bytes -d 'Most bytes of answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), in bytes (default 64 MiB). Past it the input is a `parse` error; the rest of the answer is not read into memory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l strict -d 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l repair -d 'Repair almost-JSON answers (trailing commas, a stray prefix or suffix; a cut-off answer keeps only its complete members, the cut one is dropped, never completed); every repair is listed in `warnings`'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l activity -d 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns'
@@ -89,6 +90,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand validate" -l timeout -d 'Give 
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l tee -d 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes' -r -F
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-line-bytes -d 'Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-answer-bytes -d 'Most bytes of answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), in bytes (default 64 MiB). Past it the input is a `parse` error; the rest of the answer is not read into memory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
@@ -125,6 +127,7 @@ always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l max-line-bytes -d 'Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l max-answer-bytes -d 'Most bytes of answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), in bytes (default 64 MiB). Past it the input is a `parse` error; the rest of the answer is not read into memory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l strict -d 'As for `sojx extract`: only a value that is exactly one JSON document'
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l repair -d 'As for `sojx extract`: repair almost-JSON answers'
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'

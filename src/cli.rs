@@ -437,6 +437,12 @@ pub struct LimitArgs {
     /// Most JSON candidates tried in one answer text.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_candidates: usize,
+
+    /// Most bytes of answer accumulated from a stream of deltas (OpenAI chat and Responses,
+    /// Ollama, Anthropic, Gemini CLI, opencode), in bytes (default 64 MiB). Past it the input is
+    /// a `parse` error; the rest of the answer is not read into memory.
+    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+    pub max_answer_bytes: usize,
 }
 
 /// Producer ids (contract §3).

@@ -24,6 +24,9 @@ use crate::text;
 
 /// Most items kept while the producer is still unknown.
 const MAX_PENDING: usize = 100_000;
+/// Most bytes of JSON values kept while the producer is still unknown, once there is more than
+/// one (one document alone may be as large as a line).
+const MAX_PENDING_BYTES: u64 = 1 << 20;
 
 /// Options of one `extract` run, shared by every input.
 #[derive(Debug)]
@@ -33,6 +36,9 @@ pub struct Options<'a> {
     pub repair: bool,
     pub max_line_bytes: usize,
     pub max_candidates: usize,
+    /// `--max-answer-bytes`: most answer bytes accumulated from deltas (OpenAI chat, Ollama,
+    /// Anthropic, Gemini CLI, opencode streams).
+    pub max_answer_bytes: usize,
     pub schema: Option<&'a Schema>,
     /// `--markers`: read legacy markers when the answer text holds no JSON value.
     pub markers: bool,
@@ -84,6 +90,7 @@ impl Default for Options<'_> {
             repair: false,
             max_line_bytes: 64 << 20,
             max_candidates: 10_000,
+            max_answer_bytes: 64 << 20,
             schema: None,
             markers: false,
             handoff: None,
@@ -300,7 +307,7 @@ impl<'o> Reading<'o> {
             opts,
             splitter: LineSplitter::new(opts.max_line_bytes),
             framer,
-            router: Router::new(forced),
+            router: Router::new(forced, opts.max_answer_bytes),
         }
     }
 
@@ -451,7 +458,13 @@ fn feed_piece(
     }
     // Values kept while the producer is unknown are bounded by bytes too, not only by count:
     // a long stream of JSON no producer claims must not be held in memory whole.
-    if router.extractor.is_none() && framer.stats.value_bytes > max as u64 {
+    // Past the first value (which may be the one document, up to the line limit), values no
+    // producer claims are kept only up to MAX_PENDING_BYTES: parsed, small values take up to
+    // ~50 times their bytes (a number is a string with arbitrary precision).
+    if router.extractor.is_none()
+        && (framer.stats.value_bytes > max as u64
+            || (router.values > 1 && framer.stats.value_bytes > MAX_PENDING_BYTES))
+    {
         router.pending_overflow = true;
     }
 }
@@ -470,10 +483,13 @@ struct Router {
     activity: bool,
     events: Vec<Activity>,
     fast_path: bool,
+    /// `--max-answer-bytes`, and the bytes the extractor held when it went past it.
+    max_answer: usize,
+    answer_over: Option<usize>,
 }
 
 impl Router {
-    fn new(forced: Option<Producer>) -> Self {
+    fn new(forced: Option<Producer>, max_answer: usize) -> Self {
         let extractor = forced.and_then(Producer::extractor);
         Self {
             forced,
@@ -487,6 +503,8 @@ impl Router {
             activity: false,
             events: Vec::new(),
             fast_path: fast_path_enabled(),
+            max_answer,
+            answer_over: None,
         }
     }
 
@@ -535,7 +553,15 @@ impl Router {
             Item::Done { .. } => self.dones += 1,
         }
         if let Some(ex) = &mut self.extractor {
+            if self.answer_over.is_some() {
+                // Past --max-answer-bytes: nothing more is accumulated.
+                return;
+            }
             self.recognized += u64::from(ex.feed(&item));
+            let held = ex.held();
+            if held > self.max_answer {
+                self.answer_over = Some(held);
+            }
             self.describe(&item);
             return;
         }
@@ -577,6 +603,22 @@ impl Router {
             && stats.text_lines == 0
             && stats.sse_lines == 0
             && stats.too_long == 0;
+        if let Some(held) = self.answer_over {
+            let p = self.producer().unwrap_or(Producer::Text);
+            return failed(
+                p,
+                Failure::new(
+                    ErrorKind::Parse,
+                    "extract",
+                    format!(
+                        "the answer streamed in deltas grew past --max-answer-bytes {} ({held} bytes held); the rest was not read into memory",
+                        self.max_answer
+                    ),
+                )
+                .hint("raise --max-answer-bytes if the answer is really that large")
+                .retryable(false),
+            );
+        }
         if let Some(ex) = self.extractor {
             let forced = self.forced;
             if let Some(f) = forced

@@ -426,6 +426,7 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
         repair: a.repair,
         max_line_bytes: a.limits.max_line_bytes,
         max_candidates: a.limits.max_candidates,
+        max_answer_bytes: a.limits.max_answer_bytes,
         schema: schema.as_ref(),
         markers: a.markers,
         handoff: handoff.as_ref(),

@@ -98,6 +98,13 @@ impl Anthropic {
 }
 
 impl Extractor for Anthropic {
+    fn held(&self) -> usize {
+        self.blocks
+            .values()
+            .map(|b| b.text.len() + b.json.len())
+            .sum()
+    }
+
     fn feed(&mut self, item: &Item) -> bool {
         let Item::Value { line, value: v } = item else {
             return false;

@@ -147,6 +147,10 @@ impl Extractor for Gemini {
         true
     }
 
+    fn held(&self) -> usize {
+        self.text.len()
+    }
+
     fn describe(&self, item: &Item) -> Option<String> {
         let Item::Value { value: v, .. } = item else {
             return None;

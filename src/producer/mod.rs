@@ -250,6 +250,12 @@ pub trait Extractor: Send {
     fn feed(&mut self, item: &Item) -> bool;
     /// End of input: decide.
     fn finish(self: Box<Self>) -> Outcome;
+    /// Bytes of answer the extractor has accumulated from deltas and fragments (text, tool
+    /// arguments): the reader stops at `--max-answer-bytes`. Extractors that keep only values
+    /// of single lines say 0.
+    fn held(&self) -> usize {
+        0
+    }
     /// A short human line for the event, for `--activity` (None: nothing worth showing).
     fn describe(&self, _item: &Item) -> Option<String> {
         None

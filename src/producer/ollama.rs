@@ -24,6 +24,10 @@ pub(super) struct Ollama {
 }
 
 impl Extractor for Ollama {
+    fn held(&self) -> usize {
+        self.text.len() + self.tool.as_ref().map_or(0, |t| t.2.len())
+    }
+
     fn feed(&mut self, item: &Item) -> bool {
         let Item::Value { line, value: v } = item else {
             return false;

@@ -76,6 +76,16 @@ impl Chat {
 }
 
 impl Extractor for Chat {
+    fn held(&self) -> usize {
+        self.content.len()
+            + self.refusal.len()
+            + self
+                .calls
+                .values()
+                .map(|c| c.args.len() + c.name.len())
+                .sum::<usize>()
+    }
+
     fn feed(&mut self, item: &Item) -> bool {
         let v = match item {
             Item::Done { .. } => {

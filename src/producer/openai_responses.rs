@@ -20,10 +20,16 @@ pub(super) struct Responses {
     terminal: bool,
     streamed: bool,
     items: Vec<Value>,
+    /// The size of `items`, as JSON text.
+    items_bytes: usize,
     error: Option<Value>,
 }
 
 impl Extractor for Responses {
+    fn held(&self) -> usize {
+        self.items_bytes
+    }
+
     fn feed(&mut self, item: &Item) -> bool {
         let Item::Value { line, value: v } = item else {
             return self.streamed;
@@ -71,6 +77,7 @@ impl Extractor for Responses {
             Some("response.output_item.done") => {
                 self.streamed = true;
                 if let Some(it) = v.get("item") {
+                    self.items_bytes += it.to_string().len();
                     self.items.push(it.clone());
                 }
                 true

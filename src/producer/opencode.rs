@@ -29,6 +29,10 @@ pub(super) struct Opencode {
 }
 
 impl Extractor for Opencode {
+    fn held(&self) -> usize {
+        self.step_text.len() + self.final_text.as_ref().map_or(0, String::len)
+    }
+
     fn feed(&mut self, item: &Item) -> bool {
         let Item::Value { line, value: v } = item else {
             return false;

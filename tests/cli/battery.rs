@@ -490,3 +490,55 @@ fn validate_reports_a_cut_off_last_document() {
     let r = run_stdin(&["validate", "--schema", "{}"], "data: {\"a\":\n\n");
     fails(&r, "parse");
 }
+
+/// Deltas accumulate into one answer; `--max-answer-bytes` bounds it, for every producer that
+/// streams deltas, with a typed error naming the flag. Under the bound, the same streams work.
+#[test]
+fn streamed_answers_are_bounded_by_max_answer_bytes() {
+    let chunk = "x".repeat(1000);
+    let ollama: String = (0..300)
+        .map(|_| {
+            serde_json::json!({"model":"m","created_at":"t","message":{"role":"assistant","content":chunk},"done":false})
+                .to_string()
+                + "\n"
+        })
+        .collect::<String>()
+        + "{\"model\":\"m\",\"created_at\":\"t\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done\":true,\"done_reason\":\"stop\"}\n";
+    let chat: String = (0..300)
+        .map(|_| {
+            format!(
+                "data: {}\n\n",
+                serde_json::json!({"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":chunk}}]})
+            )
+        })
+        .collect::<String>()
+        + "data: [DONE]\n\n";
+    let gemini: String = (0..300)
+        .map(|_| {
+            serde_json::json!({"type":"message","timestamp":"t","role":"assistant","content":chunk,"delta":true})
+                .to_string()
+                + "\n"
+        })
+        .collect::<String>()
+        + "{\"type\":\"result\",\"timestamp\":\"t\",\"status\":\"success\"}\n";
+    for (name, input) in [
+        ("ollama", &ollama),
+        ("openai-chat", &chat),
+        ("gemini-cli", &gemini),
+    ] {
+        let r = run_stdin(&["extract", "--max-answer-bytes", "100000"], input.as_str());
+        fails(&r, "parse");
+        let e = r.one();
+        assert_eq!(e["producer"], name, "{e}");
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("--max-answer-bytes 100000"),
+            "{e}"
+        );
+        // The default bound leaves the answer alone (it is not JSON: not_found).
+        let r = run_stdin(&["extract"], input.as_str());
+        assert_eq!(r.kind(), Some("not_found"), "{name}: {}", r.stdout);
+    }
+}
