@@ -125,7 +125,7 @@ pub struct Activity {
 /// [`run`] with live side effects.
 pub fn run_live(source: &Source, opts: &Options<'_>, live: &mut Live<'_>) -> Envelope {
     let name = source.name();
-    let reader = match source.open() {
+    let reader = match source.open_within(live.timeout) {
         Ok(r) => r,
         Err(f) => return envelope::failure("extract", &name, f, Parts::default()),
     };

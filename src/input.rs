@@ -107,6 +107,24 @@ impl Source {
 
     /// Open the source for reading; a missing or unreadable file is a `filesystem` failure.
     pub fn open(&self) -> Result<Box<dyn Read + Send>, Failure> {
+        self.open_within(None)
+    }
+
+    /// [`Source::open`], for a read bounded by `--timeout`: a FIFO or device is opened by its
+    /// first read instead of here, on the thread that reads it, because opening a FIFO waits
+    /// for a writer, which must not outlast the deadline.
+    pub fn open_within(
+        &self,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<Box<dyn Read + Send>, Failure> {
+        if let (Some(_), Self::Path(p)) = (timeout, self)
+            && std::fs::metadata(p).is_ok_and(|m| !m.is_file() && !m.is_dir())
+        {
+            return Ok(Box::new(OpenOnRead {
+                path: p.clone(),
+                file: None,
+            }));
+        }
         match self {
             Self::Stdin => Ok(Box::new(io::stdin())),
             Self::Path(p) => match File::open(p) {
@@ -126,6 +144,21 @@ impl Source {
                 .hint("check the path; `-` reads standard input")),
             },
         }
+    }
+}
+
+/// A file opened by its first read (see [`Source::open_within`]).
+struct OpenOnRead {
+    path: PathBuf,
+    file: Option<File>,
+}
+
+impl Read for OpenOnRead {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.file.is_none() {
+            self.file = Some(File::open(&self.path)?);
+        }
+        self.file.as_mut().map_or(Ok(0), |f| f.read(buf))
     }
 }
 

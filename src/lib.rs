@@ -445,6 +445,7 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
             Err(f) => return fail_all("extract", &a.files, &f, io, style),
         };
         for s in &sources {
+            let _watchdog = pump::Watchdog::arm(a.live.timeout);
             let name = s.name();
             let env = {
                 let stderr = &mut *io.stderr;
@@ -544,6 +545,7 @@ fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
     };
     let mut status = Status::default();
     for s in sources(&a.files) {
+        let _watchdog = pump::Watchdog::arm(a.live.timeout);
         let (tee, timeout) = (tee.as_mut(), a.live.timeout);
         validate::run_live(
             &s,

@@ -126,6 +126,39 @@ impl Tee {
     }
 }
 
+/// How long past an input's `--timeout` sojx may still be writing its outputs before
+/// [`Watchdog`] ends it.
+pub const WATCHDOG_GRACE: Duration = Duration::from_secs(1);
+
+/// Ends the process with status 2 (timeout) when an input's `--timeout` has passed by
+/// [`WATCHDOG_GRACE`] and sojx is still on that input. The read loop enforces the deadline
+/// itself; this covers the writes it cannot interrupt: `--activity` into a pipe nobody reads,
+/// an envelope into a full stdout. Disarmed when dropped.
+pub struct Watchdog {
+    _disarm: Option<Sender<()>>,
+}
+
+impl Watchdog {
+    /// Armed for one input read with `timeout` (none: nothing to watch).
+    pub fn arm(timeout: Option<Duration>) -> Self {
+        let Some(limit) = timeout.and_then(|t| t.checked_add(WATCHDOG_GRACE)) else {
+            return Self { _disarm: None };
+        };
+        let (tx, rx) = mpsc::channel::<()>();
+        let spawned = std::thread::Builder::new()
+            .name("sojx-watchdog".to_owned())
+            .spawn(move || {
+                // Dropping the sender (the input is done) disconnects: nothing to do.
+                if let Err(RecvTimeoutError::Timeout) = rx.recv_timeout(limit) {
+                    std::process::exit(2);
+                }
+            });
+        Self {
+            _disarm: spawned.is_ok().then_some(tx),
+        }
+    }
+}
+
 fn cannot_create(path: &Path, e: &io::Error) -> Failure {
     Failure::new(
         ErrorKind::Filesystem,

@@ -164,7 +164,7 @@ pub fn run_live(
     emit: &mut dyn FnMut(Envelope) -> io::Result<()>,
 ) -> io::Result<()> {
     let name = source.name();
-    let reader = match source.open() {
+    let reader = match source.open_within(timeout) {
         Ok(r) => r,
         Err(f) => return emit(envelope::failure("validate", &name, f, Parts::default())),
     };

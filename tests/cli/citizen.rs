@@ -921,3 +921,69 @@ fn tee_onto_its_own_stderr_appends() {
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+// --- --timeout holds whatever the outputs do ------------------------------------------------
+
+/// `--activity` into a stderr pipe nobody reads fills the pipe and blocks sojx's writes; the
+/// input never ends. `--timeout 1` still ends sojx with status 2, within the grace period.
+#[test]
+fn timeout_holds_when_stderr_is_blocked() {
+    let mut child = sojx_process()
+        .args(["extract", "--activity", "--timeout", "1"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped()) // never read
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let started = Instant::now();
+    let writer = std::thread::spawn(move || {
+        let init = r#"{"type":"system","subtype":"init","session_id":"s","model":"m"}"#;
+        let _ = writeln!(stdin, "{init}");
+        let text = "y".repeat(70);
+        for i in 0..5000 {
+            let line = format!(
+                r#"{{"type":"assistant","message":{{"model":"m","content":[{{"type":"text","text":"{i} {text}"}}]}}}}"#
+            );
+            if writeln!(stdin, "{line}").is_err() {
+                break;
+            }
+        }
+        // Keep the input open past the deadline: the agent is stuck.
+        std::thread::sleep(Duration::from_secs(4));
+        drop(stdin);
+    });
+    let status = wait(&mut child);
+    let took = started.elapsed();
+    assert_eq!(status.code(), Some(2), "{status:?}");
+    assert!(took < Duration::from_secs(6), "took {took:?}");
+    drop(child.stderr.take());
+    writer.join().unwrap();
+}
+
+/// A FIFO with no writer blocks whoever opens it; `--timeout` covers opening the input too.
+#[test]
+fn timeout_covers_opening_a_fifo_without_a_writer() {
+    let fifo = tmp("no-writer.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("notice: mkfifo is missing; skipping the FIFO timeout test");
+        return;
+    }
+    for cmd in [&["extract"][..], &["validate", "--schema", "{}"]] {
+        let started = Instant::now();
+        let out = sojx_process()
+            .args(cmd)
+            .args(["--timeout", "1"])
+            .arg(&fifo)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}");
+        assert!(started.elapsed() < Duration::from_secs(6));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let e: Value = serde_json::from_str(stdout.trim()).unwrap();
+        assert_eq!(e["error"]["kind"], "timeout", "{e}");
+    }
+    let _ = std::fs::remove_file(&fifo);
+}
