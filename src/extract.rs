@@ -870,14 +870,13 @@ pub fn decide(
         warnings,
         validation: None,
     };
-    let text_lines = producer == Producer::Text;
     let chosen = match verdict {
         Verdict::Failed(f) => return envelope::failure("extract", name, f, parts(None, warnings)),
         Verdict::Nothing { message } => {
             return envelope::failure(
                 "extract",
                 name,
-                not_found(message, opts),
+                not_found(message, producer, opts),
                 parts(None, warnings),
             );
         }
@@ -926,7 +925,7 @@ pub fn decide(
             },
         },
         Verdict::Text { text, line } => {
-            match from_text(&text, line, text_lines, opts, &mut warnings) {
+            match from_text(&text, line, producer, opts, &mut warnings) {
                 Ok(c) => c,
                 Err(f) if f.kind == ErrorKind::NotFound && opts.markers => {
                     match from_markers(&text, line, opts, &mut warnings) {
@@ -1098,13 +1097,44 @@ pub fn validation_failed(
     })
 }
 
-fn not_found(message: String, opts: &Options<'_>) -> Failure {
+fn not_found(message: String, producer: Producer, opts: &Options<'_>) -> Failure {
     let hint = if opts.strict {
         "--strict accepts only a structured output, a tool input or an answer that is exactly one JSON value"
     } else {
-        "ask the agent for structured output (e.g. claude --json-schema, codex --output-schema)"
+        schema_option(producer)
     };
     Failure::new(ErrorKind::NotFound, "extract", message).hint(hint)
+}
+
+/// How to ask `producer` for structured output (`../shared/formats/`, each producer's
+/// "Schema" section), for the `not_found` hint.
+fn schema_option(producer: Producer) -> &'static str {
+    match producer {
+        Producer::ClaudeCode => {
+            "run claude with --json-schema; its answer is then the result's structured_output"
+        }
+        Producer::QwenCode => {
+            "run qwen with --json-schema; its answer is then the result's structured_result"
+        }
+        Producer::Codex => "run codex exec with --output-schema FILE",
+        Producer::Meerkat => "run rkat with --schema; its answer is then structured_output",
+        Producer::GeminiCli | Producer::Amp | Producer::Cursor | Producer::Opencode => {
+            "this CLI has no schema option: ask for one bare JSON object in the prompt"
+        }
+        Producer::OpenaiChat => {
+            "request response_format {\"type\": \"json_schema\", \"json_schema\": {…}} (or a strict function tool)"
+        }
+        Producer::OpenaiResponses => {
+            "request text.format {\"type\": \"json_schema\", …} (or a strict function tool)"
+        }
+        Producer::Anthropic => {
+            "request output_config.format {\"type\": \"json_schema\", …}, or force a tool whose input_schema is the schema"
+        }
+        Producer::Ollama => "request format: the JSON Schema (Ollama structured outputs)",
+        Producer::Json | Producer::Text => {
+            "ask the agent for structured output (e.g. claude --json-schema, codex --output-schema)"
+        }
+    }
 }
 
 /// Deepest `data`: one level less than [`framing::MAX_DEPTH`](crate::framing::MAX_DEPTH), so
@@ -1178,11 +1208,13 @@ fn try_repair(text: &str, opts: &Options<'_>, warnings: &mut Vec<Warning>) -> Op
 fn from_text(
     text: &str,
     line: Option<u64>,
-    text_lines: bool,
+    producer: Producer,
     opts: &Options<'_>,
     warnings: &mut Vec<Warning>,
 ) -> Result<Chosen, Failure> {
     let none = Map::new();
+    // The text is the raw input (`text`): candidates' lines are input lines.
+    let text_lines = producer == Producer::Text;
     if let Some(value) = text::whole(text) {
         return Ok(Chosen {
             kind: SourceKind::FinalText,
@@ -1203,6 +1235,7 @@ fn from_text(
         }
         return Err(not_found(
             "the answer text is not exactly one JSON value".into(),
+            producer,
             opts,
         ));
     }
@@ -1297,6 +1330,7 @@ fn from_text(
     }
     Err(not_found(
         "the answer text holds no JSON value".into(),
+        producer,
         opts,
     ))
 }

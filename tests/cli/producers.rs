@@ -77,6 +77,11 @@ fn producer_fixtures() {
         {
             why.push(format!("error.message {}", e["error"]["message"]));
         }
+        if let Some(h) = x.get("hint_contains").and_then(Value::as_str)
+            && !e["error"]["hint"].as_str().unwrap_or("").contains(h)
+        {
+            why.push(format!("error.hint {}", e["error"]["hint"]));
+        }
         // The warning kinds, in order (absent: not checked).
         if let Some(w) = x.get("warnings") {
             let kinds: Vec<Value> = e["warnings"]
