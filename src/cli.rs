@@ -352,7 +352,7 @@ pub struct CompareArgs {
     pub limits: LimitArgs,
 }
 
-#[derive(Debug, Args)]
+#[derive(Debug, Clone, Args)]
 pub struct SchemaArgs {
     /// JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict,
     /// compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped.

@@ -969,7 +969,10 @@ pub fn decide(
     }
     let mut p = parts(Some(source), warnings);
     if let Some(schema) = opts.schema {
-        let violations = schema.violations(&chosen.value);
+        let violations = match schema.violations(&chosen.value) {
+            Ok(v) => v,
+            Err(f) => return envelope::failure("extract", name, f, p),
+        };
         p.validation = Some(schema.report(violations.is_empty()));
         if !violations.is_empty() {
             let f = validation_failed(schema, violations, chosen.value);

@@ -7,6 +7,7 @@
 
 pub mod activity;
 mod batch;
+pub mod budget;
 pub mod cli;
 pub mod color;
 pub mod compare;

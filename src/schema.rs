@@ -2,18 +2,27 @@
 //! offline, and used to validate values with every violation reported as JSON Pointers.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use jsonschema::{Draft, Retrieve, Uri, Validator};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use crate::budget::{self, Cost, Graph};
 use crate::cli::{self, SchemaArgs};
 use crate::error::{ErrorKind, Failure};
 
 /// A compiled schema.
 pub struct Schema {
     validator: Validator,
+    /// The schema compiled with the smaller backtracking limits of
+    /// [`budget::REGEX_LIMITS`]`[1..]`, when a value needs one (`None`: it did not compile).
+    smaller: [OnceLock<Option<Validator>>; 3],
+    /// The schema indexed for counting a validation's work before it runs.
+    graph: Option<Graph>,
+    /// How it was given, to compile it again with a smaller backtracking limit.
+    args: SchemaArgs,
+    base: Option<PathBuf>,
     /// How the schema was given (a path, or `<inline>`), for `validation.schema`.
     pub name: String,
     /// The raw schema document (after unwrapping).
@@ -42,28 +51,96 @@ impl Schema {
         draft_name(self.validator.draft())
     }
 
+    /// Whether `value` is valid; `false` when validating it would pass sojx's budget.
     pub fn is_valid(&self, value: &Value) -> bool {
-        self.validator.is_valid(value)
+        let cost = self.cost(value);
+        !cost.over() && self.validator_for(&cost).is_valid(value)
     }
 
-    /// Every violation of `value` (empty when valid).
-    pub fn violations(&self, value: &Value) -> Vec<Violation> {
-        self.validator
+    /// Every violation of `value` (empty when valid), or a `schema_invalid` failure naming the
+    /// bound when validating it would pass sojx's budget (see [`budget`]).
+    pub fn violations(&self, value: &Value) -> Result<Vec<Violation>, Failure> {
+        let cost = self.cost(value);
+        if cost.over() {
+            return Err(self.too_costly(&cost));
+        }
+        let limit = cost.regex_limit();
+        Ok(self
+            .validator_for(&cost)
             .iter_errors(value)
             .map(|e| {
                 let full = e.to_string();
-                let message = if full.len() <= 300 {
+                let mut message = if full.len() <= 300 {
                     full
                 } else {
                     e.masked().to_string()
                 };
+                if message.contains(BACKTRACK_LIMIT) {
+                    message = format!(
+                        "{message} (sojx's regex limit for this value: {} backtracking steps per match, out of a budget of {} per value shared by its {} lookaround/backreference matches)",
+                        thousands(limit as u64),
+                        thousands(budget::REGEX_BUDGET),
+                        thousands(cost.fancy_matches.max(1)),
+                    );
+                }
                 Violation {
                     instance_location: e.instance_path().as_str().to_owned(),
                     keyword_location: e.evaluation_path().as_str().to_owned(),
                     message,
                 }
             })
-            .collect()
+            .collect())
+    }
+
+    /// The cost of validating `value`, counted up to the budget.
+    fn cost(&self, value: &Value) -> Cost {
+        match &self.graph {
+            Some(g) => g.cost(value),
+            None => Cost {
+                steps: 0,
+                budget: budget::STEP_BUDGET,
+                fancy_matches: 0,
+            },
+        }
+    }
+
+    /// The validator with the backtracking limit that `cost` calls for.
+    fn validator_for(&self, cost: &Cost) -> &Validator {
+        let limit = cost.regex_limit();
+        let Some(i) = budget::REGEX_LIMITS.iter().position(|&l| l == limit) else {
+            return &self.validator;
+        };
+        let Some(slot) = i.checked_sub(1).and_then(|i| self.smaller.get(i)) else {
+            return &self.validator;
+        };
+        slot.get_or_init(|| {
+            compile_with(
+                &self.document,
+                &self.name,
+                self.base.as_deref(),
+                &self.args,
+                limit,
+            )
+            .ok()
+        })
+        .as_ref()
+        .unwrap_or(&self.validator)
+    }
+
+    fn too_costly(&self, cost: &Cost) -> Failure {
+        Failure::new(
+            ErrorKind::SchemaInvalid,
+            "validate",
+            format!(
+                "validating the output against the schema would apply more than {} subschemas, sojx's validation budget ({} per value, or {} per node of the value when that is more): branches of anyOf/oneOf/allOf that $ref the same branching definitions repeat the work at every level",
+                thousands(cost.budget),
+                thousands(budget::STEP_BUDGET),
+                budget::STEPS_PER_NODE,
+            ),
+        )
+        .target(self.name.clone())
+        .retryable(false)
+        .hint("restructure the schema so that alternatives do not each $ref the same branching definition level after level (a discriminating const or type in each branch, or one shared $ref outside the anyOf)")
     }
 
     /// The `validation` object of a success envelope.
@@ -179,8 +256,14 @@ pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
         base,
     } = read(arg)?;
     let validator = compile(&document, &name, base.as_deref(), args)?;
+    let (retriever, base_uri) = retriever(base.as_deref(), args)?;
+    let graph = Graph::new(&document, base_uri.as_deref(), validator.draft(), retriever);
     Ok(Some(Schema {
         validator,
+        smaller: Default::default(),
+        graph,
+        args: args.clone(),
+        base,
         name,
         document,
     }))
@@ -224,9 +307,20 @@ pub fn compile(
     base: Option<&Path>,
     args: &SchemaArgs,
 ) -> Result<Validator, Failure> {
+    compile_with(document, name, base, args, budget::REGEX_LIMITS[0])
+}
+
+/// [`compile`] with `limit` backtracking steps per regex match.
+fn compile_with(
+    document: &Value,
+    name: &str,
+    base: Option<&Path>,
+    args: &SchemaArgs,
+    limit: usize,
+) -> Result<Validator, Failure> {
     let opts = options(base, args)?
         .should_validate_formats(!args.ignore_formats)
-        .with_pattern_options(jsonschema::PatternOptions::fancy_regex().backtrack_limit(100_000));
+        .with_pattern_options(jsonschema::PatternOptions::fancy_regex().backtrack_limit(limit));
     opts.build(document).map_err(|e| {
         let msg = e.to_string();
         if let Some(f) = not_retrieved(name, &msg) {
@@ -255,6 +349,23 @@ fn options(
     base: Option<&Path>,
     args: &SchemaArgs,
 ) -> Result<jsonschema::ValidationOptions<'static>, Failure> {
+    let (retriever, uri) = retriever(base, args)?;
+    let mut opts = jsonschema::options().with_retriever(retriever);
+    if let Some(d) = args.draft {
+        opts = opts.with_draft(to_draft(d));
+    }
+    if let Some(uri) = uri {
+        opts = opts.with_base_uri(uri);
+    }
+    Ok(opts)
+}
+
+/// The offline retriever of a schema given as `base` (`None`: inline), and the URI of its file,
+/// the base of relative references.
+fn retriever(
+    base: Option<&Path>,
+    args: &SchemaArgs,
+) -> Result<(LocalRetriever, Option<String>), Failure> {
     let resources = parse_resources(&args.resource)?;
     // The schema file, symlinks resolved: its URI is the base of relative references, and its
     // directory the only tree that a `file:` reference may read.
@@ -266,14 +377,23 @@ fn options(
             .and_then(Path::parent)
             .map(Path::to_path_buf),
     };
-    let mut opts = jsonschema::options().with_retriever(retriever);
-    if let Some(d) = args.draft {
-        opts = opts.with_draft(to_draft(d));
+    Ok((retriever, real.as_deref().and_then(file_uri)))
+}
+
+/// The crate's message for a regex match that passed its backtracking limit.
+const BACKTRACK_LIMIT: &str = "Max limit for backtracking count exceeded";
+
+/// `n` with thousands separators: `1,000,000`.
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
     }
-    if let Some(uri) = real.as_deref().and_then(file_uri) {
-        opts = opts.with_base_uri(uri);
-    }
-    Ok(opts)
+    out
 }
 
 /// `document` with every `$ref` replaced by what it points to (resolved offline); circular
@@ -423,6 +543,7 @@ fn parse_resources(specs: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> 
 /// Resolves references offline, never the network: a URI mapped by `--resource` (a file, or a
 /// plain relative path under a mapped directory), or a `file:` URI inside the schema's own
 /// directory tree. Every other reference is refused, whatever it names.
+#[derive(Clone)]
 struct LocalRetriever {
     resources: Arc<Vec<(String, PathBuf)>>,
     /// The schema file's directory, symlinks resolved; `None` for an inline schema, which has
@@ -582,7 +703,7 @@ mod tests {
         .unwrap()
         .unwrap();
         assert_eq!(s.draft(), "2020-12");
-        let v = s.violations(&json!({"n": "x"}));
+        let v = s.violations(&json!({"n": "x"})).unwrap();
         assert_eq!(v.len(), 1);
         assert_eq!(v[0].instance_location, "/n");
         assert_eq!(v[0].keyword_location, "/properties/n/type");

@@ -263,7 +263,20 @@ fn envelope_of(name: &str, schema: &Schema, doc: Doc) -> Envelope {
 
 fn document(name: &str, schema: &Schema, line: u64, value: Value) -> Envelope {
     let source = Some(json!({"kind": "document", "line": line}));
-    let violations = schema.violations(&value);
+    let violations = match schema.violations(&value) {
+        Ok(v) => v,
+        Err(f) => {
+            return envelope::failure(
+                "validate",
+                name,
+                f,
+                Parts {
+                    source,
+                    ..Parts::default()
+                },
+            );
+        }
+    };
     if violations.is_empty() {
         envelope::success(
             "validate",

@@ -425,3 +425,198 @@ fn the_handoff_file_is_a_bounded_regular_file() {
     );
     std::fs::remove_dir_all(&tmp).unwrap();
 }
+
+/// `sojx ARGS` on `stdin`, killed after 60 s so that a hang fails the test instead of blocking
+/// it; the run must end well before that.
+fn bounded(args: &[&str], stdin: String, within: Duration) -> Run {
+    let started = Instant::now();
+    let r = run(sojx()
+        .args(args)
+        .write_stdin(stdin)
+        .timeout(Duration::from_secs(60)));
+    assert!(
+        started.elapsed() < within,
+        "took {:?}: {}",
+        started.elapsed(),
+        r.stderr
+    );
+    r
+}
+
+/// `levels` definitions, each an `anyOf` of two branches that `$ref` the next level
+/// (`wrap` puts the `$ref` in each branch), the last one `{"type":"string"}`.
+fn doubling(levels: usize, wrap: fn(String) -> serde_json::Value) -> String {
+    let mut defs = serde_json::Map::new();
+    for n in 0..levels {
+        let next = format!("#/$defs/L{}", n + 1);
+        defs.insert(
+            format!("L{n}"),
+            serde_json::json!({"anyOf": [wrap(next.clone()), wrap(next)]}),
+        );
+    }
+    defs.insert(format!("L{levels}"), serde_json::json!({"type": "string"}));
+    serde_json::json!({"$defs": defs, "$ref": "#/$defs/L0"}).to_string()
+}
+
+fn assert_over_budget(r: &Run) {
+    let e = r.one();
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(e["exit_code"], 1);
+    assert_eq!(e["error"]["kind"], "schema_invalid", "{e}");
+    assert_eq!(e["error"]["operation"], "validate");
+    let msg = e["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("validation budget") && msg.contains("200,000"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn anyof_branches_that_ref_the_next_level_are_bounded() {
+    // Before: 22 levels took 27 s and 6.4 GB on an invalid value, 24 aborted with no envelope.
+    let plain = doubling(24, |r| serde_json::json!({"$ref": r}));
+    for command in ["extract", "validate"] {
+        let r = bounded(
+            &[command, "--schema", &plain],
+            "5".into(),
+            Duration::from_secs(20),
+        );
+        assert_over_budget(&r);
+    }
+    // The same through `properties`, on a value nested as deep as the levels.
+    let nested = doubling(
+        24,
+        |r| serde_json::json!({"properties": {"a": {"$ref": r}}, "required": ["a"]}),
+    );
+    let value = format!("{}5{}", r#"{"a":"#.repeat(24), "}".repeat(24));
+    let r = bounded(
+        &["validate", "--schema", &nested],
+        value,
+        Duration::from_secs(20),
+    );
+    assert_over_budget(&r);
+    // Recursive: one definition whose two branches both refer back to it, on a deep value.
+    let recursive = r##"{"anyOf":[{"properties":{"a":{"$ref":"#"}},"required":["a"]},{"properties":{"a":{"$ref":"#"}},"required":["a"]}]}"##;
+    let value = format!("{}5{}", r#"{"a":"#.repeat(60), "}".repeat(60));
+    let r = bounded(
+        &["validate", "--schema", recursive],
+        value,
+        Duration::from_secs(20),
+    );
+    assert_over_budget(&r);
+}
+
+#[test]
+fn every_line_gets_an_envelope_past_the_validation_budget() {
+    let schema = doubling(24, |r| serde_json::json!({"$ref": r}));
+    let r = bounded(
+        &["validate", "--schema", &schema],
+        "5\n\"ok\"\n6\n".into(),
+        Duration::from_secs(30),
+    );
+    assert_eq!(r.envelopes.len(), 3, "{}", r.stdout);
+    assert_eq!(r.envelopes[0]["error"]["kind"], "schema_invalid");
+    // A valid value is counted the same way: the schema is refused, not half-checked.
+    assert_eq!(r.envelopes[1]["error"]["kind"], "schema_invalid");
+    assert_eq!(r.envelopes[2]["error"]["kind"], "schema_invalid");
+    assert_eq!(r.code, 1);
+}
+
+#[test]
+fn a_normal_recursive_schema_is_validated_exactly() {
+    // A binary tree: two `$ref`s per node, but each to a different member, so the work is
+    // linear in the value and the result exact, far past the flat budget's worth of nodes.
+    let schema = r##"{"type":"object","properties":{"v":{"type":"integer"},"l":{"$ref":"#"},"r":{"$ref":"#"}},"required":["v"]}"##;
+    fn tree(depth: u32, bad: bool) -> serde_json::Value {
+        if depth == 0 {
+            return serde_json::json!({"v": if bad { serde_json::json!("x") } else { serde_json::json!(1) }});
+        }
+        serde_json::json!({"v": 1, "l": tree(depth - 1, false), "r": tree(depth - 1, bad)})
+    }
+    let good = bounded(
+        &["validate", "--schema", schema],
+        tree(14, false).to_string(),
+        Duration::from_secs(30),
+    );
+    assert_eq!(good.code, 0, "{}", good.stdout);
+    let bad = bounded(
+        &["validate", "--schema", schema],
+        tree(14, true).to_string(),
+        Duration::from_secs(30),
+    );
+    let e = bad.one();
+    assert_eq!(e["error"]["kind"], "validation_failed", "{e}");
+    let d = &e["error"]["details"];
+    assert_eq!(d.as_array().unwrap().len(), 1, "{d}");
+    assert_eq!(d[0]["instance_location"], format!("{}/v", "/r".repeat(14)));
+}
+
+/// 20,000 keys `aaa…ab<n>` (about 700 KB).
+fn many_keys() -> String {
+    let m: serde_json::Map<String, serde_json::Value> = (0..20_000)
+        .map(|i| (format!("{}b{i}", "a".repeat(30)), serde_json::json!(1)))
+        .collect();
+    serde_json::Value::Object(m).to_string()
+}
+
+#[test]
+fn a_catastrophic_pattern_costs_a_bounded_total_over_many_keys() {
+    // Before: the backtracking limit once per key, 52 s (release) for 20,000 keys.
+    let keys = many_keys();
+    for (schema, keyword) in [
+        (
+            r#"{"type":"object","patternProperties":{"^(a+(?!x))+$":{"type":"integer"}}}"#,
+            "/patternProperties/",
+        ),
+        (
+            r#"{"propertyNames":{"not":{"pattern":"^(a+(?!x))+$"}}}"#,
+            "/propertyNames/not/pattern",
+        ),
+    ] {
+        let r = bounded(
+            &["validate", "--schema", schema],
+            keys.clone(),
+            Duration::from_secs(20),
+        );
+        assert_eq!(r.code, 1, "{}", r.stdout);
+        let e = r.one();
+        assert_eq!(e["error"]["kind"], "validation_failed", "{e}");
+        let v = &e["error"]["details"][0];
+        assert!(
+            v["keyword_location"].as_str().unwrap().starts_with(keyword),
+            "{v}"
+        );
+        let msg = v["message"].as_str().unwrap();
+        assert!(
+            msg.contains("Max limit for backtracking count exceeded")
+                && msg.contains("100 backtracking steps per match")
+                && msg.contains("1,000,000 per value"),
+            "{msg}"
+        );
+    }
+}
+
+#[test]
+fn lookaround_patterns_stay_exact_over_many_keys() {
+    // Each key is matched within the smaller per-match share of the budget.
+    let m: serde_json::Map<String, serde_json::Value> = (0..20_000)
+        .map(|i| (format!("k{i}"), serde_json::json!(i)))
+        .collect();
+    let mut value = serde_json::Value::Object(m);
+    let schema = r#"{"type":"object","patternProperties":{"^(?!x)k[0-9]+$":{"type":"integer"}},"additionalProperties":false}"#;
+    let r = bounded(
+        &["validate", "--schema", schema],
+        value.to_string(),
+        Duration::from_secs(20),
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    value["k77"] = serde_json::json!("x");
+    let r = bounded(
+        &["validate", "--schema", schema],
+        value.to_string(),
+        Duration::from_secs(20),
+    );
+    let e = r.one();
+    assert_eq!(e["error"]["kind"], "validation_failed", "{e}");
+    assert_eq!(e["error"]["details"][0]["instance_location"], "/k77");
+}

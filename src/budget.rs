@@ -1,0 +1,355 @@
+//! The work a validation may take, bounded before it starts.
+//!
+//! The `jsonschema` crate validates exactly, but on an invalid value it explores every branch of
+//! `anyOf`/`oneOf` and builds every branch's errors. When branches `$ref` a shared definition
+//! that itself branches, the work doubles per level (22 levels: 27 s and 6.4 GB, then an abort),
+//! and the crate has no budget of its own. Its regex engine bounds each match by a backtracking
+//! limit, but not their number: 20,000 keys against a catastrophic `patternProperties` pattern
+//! cost 20,000 times that limit.
+//!
+//! So before the crate runs, sojx walks the schema along the value and counts an upper bound of
+//! the crate's work: every subschema that could be applied to every node of the value (all
+//! branches, both sides of `if`, every `$ref` followed; `$ref` loops on the same node cut), and
+//! every match of a lookaround or backreference pattern (the only ones the backtracking engine
+//! runs; other patterns run in the linear-time `regex` engine). The walk stops as soon as it
+//! passes the budget, so it is itself bounded. Within the budget the crate runs as before and
+//! its answer is exact; past it, the value gets a typed error naming the bound.
+
+use jsonschema::{Draft, Registry, Retrieve};
+use referencing::Resolver;
+use serde_json::Value;
+
+/// Subschema applications allowed for one value: this many, or [`STEPS_PER_NODE`] per node of the
+/// value when that is more.
+pub const STEP_BUDGET: u64 = 200_000;
+
+/// Subschema applications allowed per node of the value (its objects, arrays, keys and scalars).
+pub const STEPS_PER_NODE: u64 = 100;
+
+/// Backtracking steps allowed for one value, shared by its lookaround/backreference matches.
+pub const REGEX_BUDGET: u64 = 1_000_000;
+
+/// Backtracking limits per match that schemas are compiled with, the first the default; a value
+/// whose matches would exceed [`REGEX_BUDGET`] at one limit gets the next.
+pub const REGEX_LIMITS: [usize; 4] = [100_000, 10_000, 1_000, 100];
+
+/// What the walk found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cost {
+    /// Subschema applications counted (an upper bound of the crate's).
+    pub steps: u64,
+    /// The budget they were counted against.
+    pub budget: u64,
+    /// Matches of patterns the backtracking engine runs.
+    pub fancy_matches: u64,
+}
+
+impl Cost {
+    pub fn over(&self) -> bool {
+        self.steps > self.budget
+    }
+
+    /// The backtracking limit per match for this value: the largest of [`REGEX_LIMITS`] whose
+    /// total over its matches stays within [`REGEX_BUDGET`], else the smallest.
+    pub fn regex_limit(&self) -> usize {
+        REGEX_LIMITS
+            .iter()
+            .copied()
+            .find(|&l| (l as u64).saturating_mul(self.fancy_matches) <= REGEX_BUDGET)
+            .unwrap_or(REGEX_LIMITS[REGEX_LIMITS.len() - 1])
+    }
+}
+
+/// The schema indexed for the walk: every resource the validator reads, with its URIs.
+pub struct Graph {
+    registry: Registry<'static>,
+    base: jsonschema::Uri<String>,
+    draft: Draft,
+}
+
+impl Graph {
+    /// Index `document` at `base` (`None`: the crate's default base), reading references with
+    /// `retriever`; `None` when it cannot be indexed (then the validator could not be built
+    /// either, and nothing is walked).
+    pub fn new(
+        document: &Value,
+        base: Option<&str>,
+        draft: Draft,
+        retriever: impl Retrieve + 'static,
+    ) -> Option<Graph> {
+        let base = jsonschema::uri::from_str(base.unwrap_or("json-schema:///")).ok()?;
+        let registry = Registry::new()
+            .draft(draft)
+            .retriever(retriever)
+            .add(base.as_str(), draft.create_resource(document.clone()))
+            .ok()?
+            .prepare()
+            .ok()?;
+        Some(Graph {
+            registry,
+            base,
+            draft,
+        })
+    }
+
+    /// The cost of validating `value`, counted until it passes the budget.
+    pub fn cost(&self, value: &Value) -> Cost {
+        let budget = STEP_BUDGET.max(STEPS_PER_NODE.saturating_mul(nodes(value)));
+        let mut walk = Walk {
+            steps: 0,
+            budget,
+            fancy: 0,
+            refs: Vec::new(),
+        };
+        let resolver = self.registry.resolver(self.base.clone());
+        let Ok(root) = resolver.lookup("") else {
+            return walk.cost();
+        };
+        let (schema, resolver, draft) = root.into_inner();
+        let draft = if draft == Draft::Unknown {
+            self.draft
+        } else {
+            draft
+        };
+        let _ = walk.schema(schema, &resolver, draft, value);
+        walk.cost()
+    }
+}
+
+/// Nodes of a value: every object, array, key and scalar.
+fn nodes(v: &Value) -> u64 {
+    match v {
+        Value::Object(m) => 1 + m.values().map(|x| 1 + nodes(x)).sum::<u64>(),
+        Value::Array(a) => 1 + a.iter().map(nodes).sum::<u64>(),
+        _ => 1,
+    }
+}
+
+/// The walk ran past its budget.
+struct Over;
+
+struct Walk {
+    steps: u64,
+    budget: u64,
+    fancy: u64,
+    /// `$ref` targets being walked, with the value node each is applied to: a target met again
+    /// on the same node is a loop, which the crate cuts too.
+    refs: Vec<(usize, usize)>,
+}
+
+/// Keywords whose value is a subschema applied to the same node.
+const IN_PLACE: [&str; 4] = ["not", "if", "then", "else"];
+/// Keywords whose value is an array of subschemas applied to the same node.
+const IN_PLACE_ALL: [&str; 3] = ["allOf", "anyOf", "oneOf"];
+/// Keywords whose value maps names to subschemas applied to the same node.
+const IN_PLACE_MAP: [&str; 2] = ["dependentSchemas", "dependencies"];
+/// Keywords whose value is a subschema applied to every element of an array.
+const EACH_ITEM: [&str; 4] = ["items", "additionalItems", "contains", "unevaluatedItems"];
+/// Keywords whose value is a subschema applied to every member value of an object.
+const EACH_MEMBER: [&str; 2] = ["additionalProperties", "unevaluatedProperties"];
+
+impl Walk {
+    fn cost(&self) -> Cost {
+        Cost {
+            steps: self.steps,
+            budget: self.budget,
+            fancy_matches: self.fancy,
+        }
+    }
+
+    fn step(&mut self, n: u64) -> Result<(), Over> {
+        self.steps = self.steps.saturating_add(n);
+        if self.steps > self.budget {
+            Err(Over)
+        } else {
+            Ok(())
+        }
+    }
+
+    fn schema(
+        &mut self,
+        schema: &Value,
+        resolver: &Resolver<'_>,
+        draft: Draft,
+        value: &Value,
+    ) -> Result<(), Over> {
+        self.step(1)?;
+        let Value::Object(o) = schema else {
+            return Ok(());
+        };
+        let entered;
+        let resolver = match resolver.in_subresource(draft.create_resource_ref(schema)) {
+            Ok(r) => {
+                entered = r;
+                &entered
+            }
+            Err(_) => resolver,
+        };
+        for key in ["$ref", "$dynamicRef", "$recursiveRef"] {
+            let Some(Value::String(r)) = o.get(key) else {
+                continue;
+            };
+            let found = if key == "$recursiveRef" {
+                resolver.lookup_recursive_ref()
+            } else {
+                resolver.lookup(r)
+            };
+            let Ok(found) = found else { continue };
+            let (target, inner, target_draft) = found.into_inner();
+            let visit = (
+                std::ptr::from_ref(target) as usize,
+                std::ptr::from_ref(value) as usize,
+            );
+            if self.refs.contains(&visit) {
+                continue;
+            }
+            self.refs.push(visit);
+            let d = if target_draft == Draft::Unknown {
+                draft
+            } else {
+                target_draft
+            };
+            let r = self.schema(target, &inner, d, value);
+            self.refs.pop();
+            r?;
+        }
+        for key in IN_PLACE {
+            if let Some(s) = o.get(key) {
+                self.schema(s, resolver, draft, value)?;
+            }
+        }
+        for key in IN_PLACE_ALL {
+            if let Some(Value::Array(all)) = o.get(key) {
+                for s in all {
+                    self.schema(s, resolver, draft, value)?;
+                }
+            }
+        }
+        for key in IN_PLACE_MAP {
+            if let Some(Value::Object(m)) = o.get(key) {
+                for s in m.values().filter(|s| s.is_object() || s.is_boolean()) {
+                    self.schema(s, resolver, draft, value)?;
+                }
+            }
+        }
+        if let (Some(Value::String(p)), Value::String(_)) = (o.get("pattern"), value)
+            && backtracks(p)
+        {
+            self.fancy = self.fancy.saturating_add(1);
+        }
+        match value {
+            Value::Object(members) => self.members(o, members, resolver, draft)?,
+            Value::Array(items) => self.items(o, items, resolver, draft)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn members(
+        &mut self,
+        o: &serde_json::Map<String, Value>,
+        members: &serde_json::Map<String, Value>,
+        resolver: &Resolver<'_>,
+        draft: Draft,
+    ) -> Result<(), Over> {
+        let properties = o.get("properties").and_then(Value::as_object);
+        let patterns = o.get("patternProperties").and_then(Value::as_object);
+        if let Some(p) = patterns {
+            // Each key against each pattern, by `patternProperties` and again by
+            // `additionalProperties`.
+            let fancy = p.keys().filter(|k| backtracks(k)).count() as u64;
+            self.fancy = self
+                .fancy
+                .saturating_add(fancy.saturating_mul(2 * members.len() as u64));
+        }
+        let names = o.get("propertyNames");
+        for (k, v) in members {
+            if let Some(s) = properties.and_then(|p| p.get(k)) {
+                self.schema(s, resolver, draft, v)?;
+            }
+            for s in patterns.into_iter().flat_map(|p| p.values()) {
+                self.schema(s, resolver, draft, v)?;
+            }
+            for key in EACH_MEMBER {
+                if let Some(s) = o.get(key) {
+                    self.schema(s, resolver, draft, v)?;
+                }
+            }
+            if let Some(s) = names {
+                self.schema(s, resolver, draft, &Value::String(k.clone()))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn items(
+        &mut self,
+        o: &serde_json::Map<String, Value>,
+        items: &[Value],
+        resolver: &Resolver<'_>,
+        draft: Draft,
+    ) -> Result<(), Over> {
+        let prefix = match (o.get("prefixItems"), o.get("items")) {
+            (Some(Value::Array(p)), _) | (None, Some(Value::Array(p))) => p.as_slice(),
+            _ => &[],
+        };
+        for (i, v) in items.iter().enumerate() {
+            if let Some(s) = prefix.get(i) {
+                self.schema(s, resolver, draft, v)?;
+            }
+            for key in EACH_ITEM {
+                if let Some(s) = o.get(key).filter(|s| !s.is_array()) {
+                    self.schema(s, resolver, draft, v)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a pattern needs the backtracking engine: lookarounds, backreferences, atomic groups,
+/// possessive quantifiers or conditionals (everything else runs in linear time).
+pub fn backtracks(pattern: &str) -> bool {
+    const MARKS: [&str; 10] = [
+        "(?=", "(?!", "(?<=", "(?<!", "(?>", "(?(", "\\k", "++", "*+", "?+",
+    ];
+    if MARKS.iter().any(|m| pattern.contains(m)) || pattern.contains("}+") {
+        return true;
+    }
+    let b = pattern.as_bytes();
+    b.windows(2)
+        .any(|w| w[0] == b'\\' && (b'1'..=b'9').contains(&w[1]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn backtracking_patterns_are_recognized() {
+        for p in ["^(a+(?!x))+$", "(?<=a)b", "(a)\\1", "a++", "(?>a)"] {
+            assert!(backtracks(p), "{p}");
+        }
+        assert!(!backtracks("^(a+)+$"));
+        assert!(!backtracks("^\\d+$"));
+    }
+
+    #[test]
+    fn regex_limit_shrinks_with_the_matches() {
+        let c = |m| Cost {
+            steps: 0,
+            budget: 1,
+            fancy_matches: m,
+        };
+        assert_eq!(c(0).regex_limit(), 100_000);
+        assert_eq!(c(10).regex_limit(), 100_000);
+        assert_eq!(c(11).regex_limit(), 10_000);
+        assert_eq!(c(20_000).regex_limit(), 100);
+    }
+
+    #[test]
+    fn nodes_count_keys() {
+        assert_eq!(nodes(&json!({"a": [1, 2]})), 5);
+    }
+}
