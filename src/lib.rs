@@ -118,10 +118,14 @@ impl Write for Closable<'_> {
 
 /// Run sojx with `args` (including the program name); returns the exit code.
 pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
-    let mut stdout = Closable {
-        inner: &mut *io.stdout,
-        closed: false,
-    };
+    // Buffered over `Closable`, so that serde_json's many small writes cost one call each.
+    let mut stdout = io::BufWriter::with_capacity(
+        64 * 1024,
+        Closable {
+            inner: &mut *io.stdout,
+            closed: false,
+        },
+    );
     let mut io = Io {
         stdout: &mut stdout,
         stderr: &mut *io.stderr,
@@ -130,7 +134,14 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
         stderr_is_tty: io.stderr_is_tty,
         env: io.env.clone(),
     };
-    run_closable(args, &mut io)
+    let code = run_closable(args, &mut io);
+    match io.stdout.flush() {
+        Err(e) if code == 0 => {
+            let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {e}");
+            1
+        }
+        _ => code,
+    }
 }
 
 fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {

@@ -257,7 +257,11 @@ pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
     } = read(arg)?;
     let validator = compile(&document, &name, base.as_deref(), args)?;
     let (retriever, base_uri) = retriever(base.as_deref(), args)?;
-    let graph = Graph::new(&document, base_uri.as_deref(), validator.draft(), retriever);
+    // A schema that cannot blow up needs no walk: it costs nothing per value (see
+    // `budget::walk_needed`).
+    let graph = budget::walk_needed(&document)
+        .then(|| Graph::new(&document, base_uri.as_deref(), validator.draft(), retriever))
+        .flatten();
     Ok(Some(Schema {
         validator,
         smaller: Default::default(),
