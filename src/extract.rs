@@ -175,6 +175,9 @@ fn read_live(
     live: &mut Live<'_>,
     ahead: Ahead,
 ) -> Result<(Outcome, Vec<Warning>), Stopped> {
+    // Reading, and the --activity writes made while reading, must end by the deadline even
+    // when stderr blocks; what follows (validation, --assert) has its own budgets.
+    let _watchdog = crate::pump::Watchdog::arm(live.timeout);
     let mut reading = Reading::new(opts);
     reading.router.activity = live.activity.is_some();
     if ahead != Ahead::Off && reading.router.fast_path {

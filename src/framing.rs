@@ -296,7 +296,10 @@ impl Framer {
                 }
                 _ => {}
             }
-        } else if self.salvage.is_some() && self.glued_after_text(no, t, out) {
+        }
+        // Text before the event, which may itself start with a bracket (`[dotenv@17] …{…}`,
+        // `[ERROR] {…}`).
+        if self.salvage.is_some() && self.glued_after_text(no, t, out) {
             return;
         }
         self.stats.text_lines += 1;
@@ -304,8 +307,9 @@ impl Framer {
     }
 
     /// A line that starts with text and holds a JSON value after it (`MCP issues detected. Run
-    /// /mcp list for status.{"type":"init",…}`): the first value that parses from one of the
-    /// line's first [`GLUED_STARTS`] `{`, with whatever follows it as text too.
+    /// /mcp list for status.{"type":"init",…}`): the first value the salvage rule accepts that
+    /// parses from one of the line's first [`GLUED_STARTS`] `{` (after its first byte), with
+    /// whatever follows it as text too.
     fn glued_after_text(&mut self, no: u64, t: &[u8], out: &mut dyn FnMut(Item)) -> bool {
         let starts = t
             .iter()
@@ -313,12 +317,14 @@ impl Framer {
             .filter(|&(_, &b)| b == b'{')
             .map(|(i, _)| i)
             .take(GLUED_STARTS);
-        for start in starts {
+        for start in starts.filter(|&s| s > 0) {
             let rest = &t[start..];
             let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
             if let Some(Ok(_)) = values.next() {
                 let end = start + values.byte_offset();
-                return self.glued_value((no, no), &t[start..end], &t[..start], &t[end..], out);
+                if self.glued_value((no, no), &t[start..end], &t[..start], &t[end..], out) {
+                    return true;
+                }
             }
         }
         false
@@ -633,6 +639,19 @@ mod tests {
         );
         assert_eq!(f.stats.text_lines, 0);
         assert_eq!(f.glued_lines, 4);
+        // Text that starts with a bracket, and a first `{` the rule refuses.
+        let (items, f2) = frame_salvaging(concat!(
+            "[dotenv@17.2.1] injecting env {\"type\":\"result\"}\n",
+            "note {\"a\":1} {\"type\":\"init\"}\n",
+        ));
+        assert_eq!(
+            items,
+            [
+                (1, r#"{"type":"result"}"#.into()),
+                (2, r#"{"type":"init"}"#.into())
+            ]
+        );
+        assert_eq!(f2.glued_lines, 2);
         let g = |line: u64, before: &str, after: &str| Glued {
             line,
             before: before.into(),

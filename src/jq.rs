@@ -409,7 +409,19 @@ impl Expr {
                     values: Vec::new(),
                     error: Some(why.message()),
                 },
-                Err(other) => resume_unwind(other),
+                // A panic inside jaq (`"ab" * 4611686018427387904`: capacity overflow) is the
+                // expression's failure, not sojx's: an `assertion_failed`, or a skipped item.
+                Err(other) => Outputs {
+                    values: Vec::new(),
+                    error: Some(format!(
+                        "the expression failed inside jq: {}",
+                        other
+                            .downcast_ref::<&str>()
+                            .map(|s| (*s).to_owned())
+                            .or_else(|| other.downcast_ref::<String>().cloned())
+                            .unwrap_or_else(|| "it panicked".to_owned())
+                    )),
+                },
             },
         }
     }

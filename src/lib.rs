@@ -457,7 +457,6 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
             Err(f) => return fail_all("extract", &a.files, &f, io, style),
         };
         for s in &sources {
-            let _watchdog = pump::Watchdog::arm(a.live.timeout);
             let name = s.name();
             let env = {
                 let stderr = &mut *io.stderr;

@@ -131,9 +131,11 @@ impl Tee {
 pub const WATCHDOG_GRACE: Duration = Duration::from_secs(1);
 
 /// Ends the process with status 2 (timeout) when an input's `--timeout` has passed by
-/// [`WATCHDOG_GRACE`] and sojx is still on that input. The read loop enforces the deadline
-/// itself; this covers the writes it cannot interrupt: `--activity` into a pipe nobody reads,
-/// an envelope into a full stdout. Disarmed when dropped.
+/// [`WATCHDOG_GRACE`] and sojx is still reading that input. The read loop enforces the deadline
+/// itself; this covers the writes it cannot interrupt while reading: `--activity` into a pipe
+/// nobody reads (extract), an envelope per document into a full stdout (validate). Armed for
+/// the read only: the work after it (validation, `--assert`) has its own budgets. Disarmed when
+/// dropped.
 pub struct Watchdog {
     _disarm: Option<Sender<()>>,
 }

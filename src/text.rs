@@ -95,11 +95,9 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
             || f.lang.eq_ignore_ascii_case("json5");
         let looks = looks_like_json_start(trimmed.as_bytes());
         if !json_label && !looks {
-            // A bare fence holding `npm test` or `hello` is code, not a broken answer: it is
-            // blanked out of the prose scan. Another language's block is left to the scan.
-            if f.lang.is_empty() {
-                masked.get_or_insert_with(|| text.as_bytes().to_vec())[f.whole.clone()].fill(b' ');
-            }
+            // A bare fence holding `npm test` or `hello` is not a broken answer: like another
+            // language's block, it is left to the prose scan (which finds `{"a": 1}` after a
+            // `Result:` line in it, and nothing in `npm test`).
             continue;
         }
         let bytes = masked.get_or_insert_with(|| text.as_bytes().to_vec());
@@ -442,6 +440,9 @@ mod tests {
         let m = mine("```\nnpm test\n```\nThen: {\"ok\": true}", 100);
         assert_eq!(m.candidates.len(), 1);
         assert_eq!(m.candidates[0].value, serde_json::json!({"ok": true}));
+        // A bare fence with prose before its JSON: the scan finds the value.
+        let m = mine("```\nResult:\n{\"a\": 1}\n```", 100);
+        assert_eq!(m.candidates.len(), 1);
         // A bare fence that does look like JSON is still a broken answer.
         assert_eq!(mine("```\n{\"a\": 1,}\n```", 100).broken.len(), 1);
         // Prose that opens with a complete value is not a broken document.

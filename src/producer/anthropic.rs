@@ -35,6 +35,9 @@ pub(super) struct Anthropic {
     error: Option<Value>,
     line: Option<u64>,
     session: Session,
+    /// Bytes of block text and tool JSON received (a running count: summing the blocks at
+    /// every event was quadratic in their number).
+    held: usize,
 }
 
 impl Anthropic {
@@ -99,10 +102,7 @@ impl Anthropic {
 
 impl Extractor for Anthropic {
     fn held(&self) -> usize {
-        self.blocks
-            .values()
-            .map(|b| b.text.len() + b.json.len())
-            .sum()
+        self.held
     }
 
     fn feed(&mut self, item: &Item) -> bool {
@@ -122,6 +122,7 @@ impl Extractor for Anthropic {
             }
             Some("content_block_start") => {
                 if let Some(b) = v.get("content_block") {
+                    self.held += str_at(b, "text").map_or(0, str::len);
                     self.start_block(idx, b);
                 }
                 self.line = Some(*line);
@@ -130,9 +131,15 @@ impl Extractor for Anthropic {
                 let block = self.blocks.entry(idx).or_default();
                 if let Some(d) = v.get("delta") {
                     match str_at(d, "type") {
-                        Some("text_delta") => block.text.push_str(str_at(d, "text").unwrap_or("")),
+                        Some("text_delta") => {
+                            let t = str_at(d, "text").unwrap_or("");
+                            self.held += t.len();
+                            block.text.push_str(t);
+                        }
                         Some("input_json_delta") => {
-                            block.json.push_str(str_at(d, "partial_json").unwrap_or(""))
+                            let j = str_at(d, "partial_json").unwrap_or("");
+                            self.held += j.len();
+                            block.json.push_str(j);
                         }
                         _ => {}
                     }

@@ -346,9 +346,11 @@ pub fn detect_output(v: &Value) -> Option<Producer> {
                 .get("type")
                 .and_then(Value::as_str)
                 .is_some_and(|t| t.contains('.'));
-            let error_object = o
-                .get("error")
-                .is_some_and(|e| e.get("message").is_some_and(Value::is_string));
+            // An HTTP error body is `{"error": {…, "message"}}` and nothing else; an answer
+            // such as `{"ok": false, "error": {"message": "3 tests failed"}}` is an answer.
+            let error_object = o.len() == 1
+                && o.get("error")
+                    .is_some_and(|e| e.get("message").is_some_and(Value::is_string));
             (dotted || error_object || IDENTITY.iter().any(|k| o.contains_key(*k))).then_some(p)
         }
         _ => None,
@@ -466,7 +468,9 @@ fn detect_error(o: &Map<String, Value>) -> Option<Producer> {
     if o.contains_key("errorText") {
         return None;
     }
-    if o.get("message").is_some_and(Value::is_string) {
+    // Codex's bare error event is `{"type": "error", "message": …}` and nothing else
+    // (`ThreadErrorEvent`).
+    if o.get("message").is_some_and(Value::is_string) && o.len() == 2 {
         return Some(Producer::Codex);
     }
     None
@@ -769,6 +773,11 @@ mod tests {
             (json!({"type":"error","message":"Disk full"}), None),
             (json!({"type":"result","value":3}), None),
             (json!({"error":"boom"}), None),
+            (
+                json!({"ok":false,"error":{"message":"3 tests failed"}}),
+                None,
+            ),
+            (json!({"type":"error","message":"x","timestamp":"t"}), None),
             (json!([{"type":"user","message":"x"}]), None),
             (
                 json!({"type":"init","timestamp":"t","session_id":"s","model":"m"}),

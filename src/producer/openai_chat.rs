@@ -33,6 +33,9 @@ pub(super) struct Chat {
     error: Option<Value>,
     line: Option<u64>,
     session: Session,
+    /// Bytes of content, refusal and tool-call text received (a running count: summing the
+    /// calls at every event was quadratic in their number).
+    held: usize,
 }
 
 impl Chat {
@@ -44,10 +47,12 @@ impl Chat {
         let part = c.get("message").or_else(|| c.get("delta"));
         if let Some(m) = part {
             if let Some(t) = str_at(m, "content") {
+                self.held += t.len();
                 self.content.push_str(t);
                 self.line = Some(line);
             }
             if let Some(r) = str_at(m, "refusal") {
+                self.held += r.len();
                 self.refusal.push_str(r);
             }
             if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
@@ -55,16 +60,19 @@ impl Chat {
                     let idx = tc.get("index").and_then(Value::as_u64).unwrap_or(i as u64);
                     let call = self.calls.entry(idx).or_default();
                     if let Some(n) = tc.pointer("/function/name").and_then(Value::as_str) {
+                        self.held += n.len();
                         call.name.push_str(n);
                     }
                     if let Some(id) = str_at(tc, "id") {
                         call.id = id.to_owned();
                     }
+                    let before = call.args.len();
                     match tc.pointer("/function/arguments") {
                         Some(Value::String(a)) => call.args.push_str(a),
                         Some(v @ Value::Object(_)) => call.args.push_str(&v.to_string()),
                         _ => {}
                     }
+                    self.held += call.args.len() - before;
                     self.line = Some(line);
                 }
             }
@@ -77,13 +85,7 @@ impl Chat {
 
 impl Extractor for Chat {
     fn held(&self) -> usize {
-        self.content.len()
-            + self.refusal.len()
-            + self
-                .calls
-                .values()
-                .map(|c| c.args.len() + c.name.len())
-                .sum::<usize>()
+        self.held
     }
 
     fn feed(&mut self, item: &Item) -> bool {

@@ -987,3 +987,24 @@ fn timeout_covers_opening_a_fifo_without_a_writer() {
     }
     let _ = std::fs::remove_file(&fifo);
 }
+
+/// The watchdog covers reading only: a slow `--assert` after a quick read is bounded by its own
+/// budget, and still gets its envelope, whatever `--timeout` says.
+#[test]
+fn timeout_does_not_cut_the_work_after_the_read() {
+    let input = root().join("examples/verdict.json");
+    let out = sojx_process()
+        .args(["extract", "--from", "json", "--timeout", "0.2", "--assert"])
+        .arg(r#"("x " * 3000000) | test("\\b\\w+\\b\\s+\\bz") | not"#)
+        .arg(&input)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let e: Value = serde_json::from_str(stdout.trim()).expect("an envelope");
+    assert_eq!(
+        out.status.code(),
+        e["exit_code"].as_i64().map(|c| c as i32),
+        "{e}"
+    );
+    assert_ne!(out.status.code(), Some(2), "{e}");
+}
