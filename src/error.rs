@@ -137,6 +137,19 @@ impl std::fmt::Display for Failure {
 
 impl std::error::Error for Failure {}
 
+/// `n` with thousands separators, for messages that name a bound: `1,000,000`.
+pub(crate) fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod kind_tests {
     use super::ErrorKind;

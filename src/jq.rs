@@ -24,7 +24,7 @@ use jaq_json::Val;
 use jaq_std::ValT as _;
 use serde_json::{Value, json};
 
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, thousands};
 
 /// How long one expression may run on one value. jq can loop forever (`last(range(1e12))`,
 /// `[repeat(1)]`); past this budget the run fails instead of hanging.
@@ -107,18 +107,6 @@ impl Stop {
             ),
         }
     }
-}
-
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The address of a local: where the stack is now.

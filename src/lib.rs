@@ -289,16 +289,11 @@ fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
 }
 
 /// The files sojx reads besides its inputs, which `--tee` must not overwrite: the schema, the
-/// `--resource` files, the `--handoff` file.
-struct FilesRead(Vec<(&'static str, std::path::PathBuf)>);
-
-impl FilesRead {
-    fn list(&self) -> Vec<(&str, &std::path::Path)> {
-        self.0.iter().map(|(f, p)| (*f, p.as_path())).collect()
-    }
-}
-
-fn files_read(s: &cli::SchemaArgs, handoff: Option<&std::path::Path>) -> FilesRead {
+/// `--resource` files, the `--handoff` file, each with its flag.
+fn files_read(
+    s: &cli::SchemaArgs,
+    handoff: Option<&std::path::Path>,
+) -> Vec<(&'static str, std::path::PathBuf)> {
     let mut files = Vec::new();
     if let Some(p) = s.schema.as_deref().and_then(schema::file_of) {
         files.push(("--schema", p));
@@ -311,7 +306,7 @@ fn files_read(s: &cli::SchemaArgs, handoff: Option<&std::path::Path>) -> FilesRe
     if let Some(h) = handoff {
         files.push(("--handoff", h.to_path_buf()));
     }
-    FilesRead(files)
+    files
 }
 
 fn sources(files: &[std::path::PathBuf]) -> Vec<Source> {
@@ -452,7 +447,7 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
         // order (the tee file is one stream; activity lines must not interleave).
         let read = files_read(&a.schema, a.handoff.as_deref());
-        let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read.list()) {
+        let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
             Ok(t) => t,
             Err(f) => return fail_all("extract", &a.files, &f, io, style),
         };
@@ -550,7 +545,7 @@ fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
         return Ok(code);
     }
     let read = files_read(&a.schema, None);
-    let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read.list()) {
+    let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
         Ok(t) => t,
         Err(f) => return fail_all("validate", &a.files, &f, io, style),
     };

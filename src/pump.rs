@@ -44,7 +44,7 @@ impl Tee {
     pub fn for_inputs(
         path: Option<&Path>,
         inputs: &[PathBuf],
-        also_read: &[(&str, &Path)],
+        also_read: &[(&str, PathBuf)],
     ) -> Result<Option<Self>, Failure> {
         let Some(path) = path else {
             return Ok(None);

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 
 use crate::budget::{self, Cost, Graph};
 use crate::cli::{self, SchemaArgs};
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, thousands};
 
 /// A compiled schema.
 pub struct Schema {
@@ -386,19 +386,6 @@ fn retriever(
 
 /// The crate's message for a regex match that passed its backtracking limit.
 const BACKTRACK_LIMIT: &str = "Max limit for backtracking count exceeded";
-
-/// `n` with thousands separators: `1,000,000`.
-fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// `document` with every `$ref` replaced by what it points to (resolved offline); circular
 /// references stay `$ref`s.

@@ -664,16 +664,14 @@ fn failure(r: &Value, subtype: Option<&str>, is_error: bool, api_error: Option<&
             m.insert("api_error".into(), Value::from(e));
         }
     }
-    match agent_error(message, details) {
-        Verdict::Failed(f) if api_error.is_some_and(|e| PERMANENT_API_ERRORS.contains(&e)) => {
-            Verdict::Failed(f.retryable(false).hint(format!(
-                "re-running will not help: the API refused the run ({}); fix the account, \
-                 credentials or request, then run it again",
-                api_error.unwrap_or_default()
-            )))
-        }
-        v => v,
-    }
+    let f = super::agent_failure(message, details);
+    Verdict::Failed(match api_error {
+        Some(e) if PERMANENT_API_ERRORS.contains(&e) => f.retryable(false).hint(format!(
+            "re-running will not help: the API refused the run ({e}); fix the account, \
+             credentials or request, then run it again"
+        )),
+        _ => f,
+    })
 }
 
 fn fill_session(s: &mut Session, r: &Value) {

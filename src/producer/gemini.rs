@@ -16,8 +16,8 @@
 use serde_json::Value;
 
 use super::{
-    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, num, snippet,
-    str_at, truncated_after, u64_at,
+    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, agent_failure,
+    num, snippet, str_at, truncated_after, u64_at,
 };
 use crate::framing::Item;
 
@@ -74,17 +74,17 @@ fn failed(what: &str, e: &Value, details: Value) -> Verdict {
         (None, Some((what, _))) => format!(" ({what})"),
         (None, None) => String::new(),
     };
-    let verdict = agent_error(
+    let f = agent_failure(
         format!("Gemini CLI {what}{label}: {}", snippet(msg, 300)),
         details,
     );
-    match (verdict, cause) {
-        (Verdict::Failed(f), Some((_, false))) => Verdict::Failed(f.retryable(false).hint(
+    Verdict::Failed(match cause {
+        Some((_, false)) => f.retryable(false).hint(
             "re-running the same command will not help: fix the Gemini CLI setup named in the \
              message (credentials, settings, flags, workspace trust), then run it again",
-        )),
-        (v, _) => v,
-    }
+        ),
+        _ => f,
+    })
 }
 
 #[derive(Debug, Default)]

@@ -579,11 +579,15 @@ pub(crate) fn agent_details(
 
 /// An `agent_error` failure with the producer's own words.
 pub(crate) fn agent_error(message: impl Into<String>, details: Value) -> Verdict {
-    Verdict::Failed(
-        Failure::new(crate::error::ErrorKind::AgentError, "extract", message)
-            .details(details)
-            .hint("the agent run failed; fix the cause named in error.details and run it again"),
-    )
+    Verdict::Failed(agent_failure(message, details))
+}
+
+/// The failure of [`agent_error`], for a producer that sets `retryable` or the hint from its
+/// own error codes.
+pub(crate) fn agent_failure(message: impl Into<String>, details: Value) -> Failure {
+    Failure::new(crate::error::ErrorKind::AgentError, "extract", message)
+        .details(details)
+        .hint("the agent run failed; fix the cause named in error.details and run it again")
 }
 
 /// A `truncated` failure: the stream ended without the producer's positive terminal marker.

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::{
-    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, snippet,
+    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_failure, snippet,
     str_at, truncated, u64_at,
 };
 use crate::framing::Item;
@@ -138,7 +138,7 @@ impl Extractor for Opencode {
                 .pointer("/data/statusCode")
                 .or_else(|| e.get("status"))
                 .filter(|s| s.is_number());
-            let verdict = agent_error(
+            let f = agent_failure(
                 format!(
                     "opencode reported an error{}: {}",
                     status.map_or(String::new(), |s| format!(" (status {s})")),
@@ -146,13 +146,12 @@ impl Extractor for Opencode {
                 ),
                 agent_details(name, None, Value::Array(vec![e.clone()])),
             );
-            match (
-                verdict,
-                e.pointer("/data/isRetryable").and_then(Value::as_bool),
-            ) {
-                (Verdict::Failed(f), Some(retry)) => Verdict::Failed(f.retryable(retry)),
-                (v, _) => v,
-            }
+            Verdict::Failed(
+                match e.pointer("/data/isRetryable").and_then(Value::as_bool) {
+                    Some(retry) => f.retryable(retry),
+                    None => f,
+                },
+            )
         } else if !self.finished {
             truncated("a final `step_finish` or `done`")
         } else if let Some(text) = self.final_text.filter(|t| !t.is_empty()) {
