@@ -100,10 +100,30 @@ impl Graph {
             budget,
             fancy: 0,
             refs: Vec::new(),
+            trail: None,
         };
+        self.walk(&mut walk, value);
+        walk.cost()
+    }
+
+    /// Every match of a backtracking pattern that validating `value` could run, with where the
+    /// validator would report it. For a value whose [`Graph::cost`] is within the budget.
+    pub fn sites(&self, value: &Value) -> Vec<Site> {
+        let mut walk = Walk {
+            steps: 0,
+            budget: u64::MAX,
+            fancy: 0,
+            refs: Vec::new(),
+            trail: Some(Trail::default()),
+        };
+        self.walk(&mut walk, value);
+        walk.trail.map(|t| t.sites).unwrap_or_default()
+    }
+
+    fn walk(&self, walk: &mut Walk, value: &Value) {
         let resolver = self.registry.resolver(self.base.clone());
         let Ok(root) = resolver.lookup("") else {
-            return walk.cost();
+            return;
         };
         let (schema, resolver, draft) = root.into_inner();
         let draft = if draft == Draft::Unknown {
@@ -112,8 +132,34 @@ impl Graph {
             draft
         };
         let _ = walk.schema(schema, &resolver, draft, value);
-        walk.cost()
     }
+}
+
+/// A match of a backtracking pattern against a string of the value, located as the validator
+/// locates its errors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Site {
+    /// JSON Pointer to the string (`pattern`) or to the object whose key is matched
+    /// (`patternProperties`).
+    pub instance_location: String,
+    /// JSON Pointer to the keyword along the evaluation path (`$ref`s included).
+    pub keyword_location: String,
+    pub pattern: String,
+    pub subject: String,
+}
+
+/// Where the walk is, when it records [`Site`]s.
+#[derive(Default)]
+struct Trail {
+    instance: String,
+    keyword: String,
+    sites: Vec<Site>,
+}
+
+/// Append one JSON Pointer segment.
+fn push_segment(pointer: &mut String, segment: &dyn std::fmt::Display) {
+    pointer.push('/');
+    pointer.push_str(&segment.to_string().replace('~', "~0").replace('/', "~1"));
 }
 
 /// Nodes of a value: every object, array, key and scalar.
@@ -135,6 +181,8 @@ struct Walk {
     /// `$ref` targets being walked, with the value node each is applied to: a target met again
     /// on the same node is a loop, which the crate cuts too.
     refs: Vec<(usize, usize)>,
+    /// Where the walk is, when it records sites; `None` when it only counts.
+    trail: Option<Trail>,
 }
 
 /// Keywords whose value is a subschema applied to the same node.
@@ -163,6 +211,50 @@ impl Walk {
             Err(Over)
         } else {
             Ok(())
+        }
+    }
+
+    /// Run `f` one level down: `keyword` segments appended to the evaluation path and `instance`
+    /// to the instance location, when the walk records sites.
+    fn within(
+        &mut self,
+        keyword: &[&dyn std::fmt::Display],
+        instance: Option<&dyn std::fmt::Display>,
+        f: impl FnOnce(&mut Self) -> Result<(), Over>,
+    ) -> Result<(), Over> {
+        let Some(t) = self.trail.as_mut() else {
+            return f(self);
+        };
+        let (k, i) = (t.keyword.len(), t.instance.len());
+        for s in keyword {
+            push_segment(&mut t.keyword, *s);
+        }
+        if let Some(s) = instance {
+            push_segment(&mut t.instance, s);
+        }
+        let r = f(self);
+        if let Some(t) = self.trail.as_mut() {
+            t.keyword.truncate(k);
+            t.instance.truncate(i);
+        }
+        r
+    }
+
+    /// Count a match of a backtracking pattern (`keyword` its segments below the current
+    /// evaluation path), and record it when the walk records sites.
+    fn fancy_match(&mut self, keyword: &[&str], pattern: &str, subject: &str) {
+        self.fancy = self.fancy.saturating_add(1);
+        if let Some(t) = self.trail.as_mut() {
+            let mut keyword_location = t.keyword.clone();
+            for s in keyword {
+                push_segment(&mut keyword_location, s);
+            }
+            t.sites.push(Site {
+                instance_location: t.instance.clone(),
+                keyword_location,
+                pattern: pattern.to_owned(),
+                subject: subject.to_owned(),
+            });
         }
     }
 
@@ -209,33 +301,33 @@ impl Walk {
             } else {
                 target_draft
             };
-            let r = self.schema(target, &inner, d, value);
+            let r = self.within(&[&key], None, |w| w.schema(target, &inner, d, value));
             self.refs.pop();
             r?;
         }
         for key in IN_PLACE {
             if let Some(s) = o.get(key) {
-                self.schema(s, resolver, draft, value)?;
+                self.within(&[&key], None, |w| w.schema(s, resolver, draft, value))?;
             }
         }
         for key in IN_PLACE_ALL {
             if let Some(Value::Array(all)) = o.get(key) {
-                for s in all {
-                    self.schema(s, resolver, draft, value)?;
+                for (i, s) in all.iter().enumerate() {
+                    self.within(&[&key, &i], None, |w| w.schema(s, resolver, draft, value))?;
                 }
             }
         }
         for key in IN_PLACE_MAP {
             if let Some(Value::Object(m)) = o.get(key) {
-                for s in m.values().filter(|s| s.is_object() || s.is_boolean()) {
-                    self.schema(s, resolver, draft, value)?;
+                for (name, s) in m.iter().filter(|(_, s)| s.is_object() || s.is_boolean()) {
+                    self.within(&[&key, name], None, |w| w.schema(s, resolver, draft, value))?;
                 }
             }
         }
-        if let (Some(Value::String(p)), Value::String(_)) = (o.get("pattern"), value)
+        if let (Some(Value::String(p)), Value::String(subject)) = (o.get("pattern"), value)
             && backtracks(p)
         {
-            self.fancy = self.fancy.saturating_add(1);
+            self.fancy_match(&["pattern"], p, subject);
         }
         match value {
             Value::Object(members) => self.members(o, members, resolver, draft)?,
@@ -255,28 +347,37 @@ impl Walk {
         let properties = o.get("properties").and_then(Value::as_object);
         let patterns = o.get("patternProperties").and_then(Value::as_object);
         if let Some(p) = patterns {
-            // Each key against each pattern, by `patternProperties` and again by
-            // `additionalProperties`.
-            let fancy = p.keys().filter(|k| backtracks(k)).count() as u64;
-            self.fancy = self
-                .fancy
-                .saturating_add(fancy.saturating_mul(2 * members.len() as u64));
+            let fancy: Vec<&String> = p.keys().filter(|k| backtracks(k)).collect();
+            for k in members.keys() {
+                for &p in &fancy {
+                    // Each key against each pattern, by `patternProperties` and again by
+                    // `additionalProperties` (recorded once: both report it at the former).
+                    self.fancy_match(&["patternProperties", p], p, k);
+                    self.fancy = self.fancy.saturating_add(1);
+                }
+            }
         }
         let names = o.get("propertyNames");
         for (k, v) in members {
             if let Some(s) = properties.and_then(|p| p.get(k)) {
-                self.schema(s, resolver, draft, v)?;
+                self.within(&[&"properties", k], Some(k), |w| {
+                    w.schema(s, resolver, draft, v)
+                })?;
             }
-            for s in patterns.into_iter().flat_map(|p| p.values()) {
-                self.schema(s, resolver, draft, v)?;
+            for (p, s) in patterns.into_iter().flatten() {
+                self.within(&[&"patternProperties", p], Some(k), |w| {
+                    w.schema(s, resolver, draft, v)
+                })?;
             }
             for key in EACH_MEMBER {
                 if let Some(s) = o.get(key) {
-                    self.schema(s, resolver, draft, v)?;
+                    self.within(&[&key], Some(k), |w| w.schema(s, resolver, draft, v))?;
                 }
             }
             if let Some(s) = names {
-                self.schema(s, resolver, draft, &Value::String(k.clone()))?;
+                self.within(&[&"propertyNames"], None, |w| {
+                    w.schema(s, resolver, draft, &Value::String(k.clone()))
+                })?;
             }
         }
         Ok(())
@@ -290,16 +391,19 @@ impl Walk {
         draft: Draft,
     ) -> Result<(), Over> {
         let prefix = match (o.get("prefixItems"), o.get("items")) {
-            (Some(Value::Array(p)), _) | (None, Some(Value::Array(p))) => p.as_slice(),
-            _ => &[],
+            (Some(Value::Array(p)), _) => ("prefixItems", p.as_slice()),
+            (None, Some(Value::Array(p))) => ("items", p.as_slice()),
+            _ => ("", &[][..]),
         };
         for (i, v) in items.iter().enumerate() {
-            if let Some(s) = prefix.get(i) {
-                self.schema(s, resolver, draft, v)?;
+            if let Some(s) = prefix.1.get(i) {
+                self.within(&[&prefix.0, &i], Some(&i), |w| {
+                    w.schema(s, resolver, draft, v)
+                })?;
             }
             for key in EACH_ITEM {
                 if let Some(s) = o.get(key).filter(|s| !s.is_array()) {
-                    self.schema(s, resolver, draft, v)?;
+                    self.within(&[&key], Some(&i), |w| w.schema(s, resolver, draft, v))?;
                 }
             }
         }
@@ -409,6 +513,46 @@ mod tests {
         assert_eq!(c(10).regex_limit(), 100_000);
         assert_eq!(c(11).regex_limit(), 10_000);
         assert_eq!(c(20_000).regex_limit(), 100);
+    }
+
+    #[test]
+    fn sites_are_located_as_the_validator_reports_them() {
+        let schema = json!({
+            "$defs": {"p": {"pattern": "(?!x)a"}},
+            "properties": {"a/b": {"items": {"$ref": "#/$defs/p"}}},
+            "patternProperties": {"(?<=k)y": true},
+            "propertyNames": {"anyOf": [{"pattern": "(a)\\1"}]},
+        });
+        struct Offline;
+        impl Retrieve for Offline {
+            fn retrieve(
+                &self,
+                uri: &jsonschema::Uri<String>,
+            ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+                Err(format!("offline: {uri}").into())
+            }
+        }
+        let graph = Graph::new(&schema, None, Draft::Draft202012, Offline).unwrap();
+        let sites = graph.sites(&json!({"a/b": ["s", 1]}));
+        let located: Vec<(&str, &str, &str)> = sites
+            .iter()
+            .map(|s| {
+                (
+                    s.instance_location.as_str(),
+                    s.keyword_location.as_str(),
+                    s.subject.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            located,
+            [
+                ("", "/patternProperties/(?<=k)y", "a/b"),
+                ("/a~1b/0", "/properties/a~1b/items/$ref/pattern", "s"),
+                ("", "/propertyNames/anyOf/0/pattern", "a/b"),
+            ]
+        );
+        assert_eq!(graph.cost(&json!({"a/b": ["s", 1]})).fancy_matches, 4);
     }
 
     #[test]

@@ -65,7 +65,15 @@ impl Schema {
             return Err(self.too_costly(&cost));
         }
         let limit = cost.regex_limit();
-        Ok(self
+        let note = |message: String| {
+            format!(
+                "{message} (sojx's regex limit for this value: {} backtracking steps per match, out of a budget of {} per value shared by its {} lookaround/backreference matches)",
+                thousands(limit as u64),
+                thousands(budget::REGEX_BUDGET),
+                thousands(cost.fancy_matches.max(1)),
+            )
+        };
+        let mut violations: Vec<Violation> = self
             .validator_for(&cost)
             .iter_errors(value)
             .map(|e| {
@@ -75,13 +83,11 @@ impl Schema {
                 } else {
                     e.masked().to_string()
                 };
-                if message.contains(BACKTRACK_LIMIT) {
-                    message = format!(
-                        "{message} (sojx's regex limit for this value: {} backtracking steps per match, out of a budget of {} per value shared by its {} lookaround/backreference matches)",
-                        thousands(limit as u64),
-                        thousands(budget::REGEX_BUDGET),
-                        thousands(cost.fancy_matches.max(1)),
-                    );
+                if matches!(
+                    e.kind(),
+                    jsonschema::error::ValidationErrorKind::BacktrackLimitExceeded { .. }
+                ) {
+                    message = note(message);
                 }
                 Violation {
                     instance_location: e.instance_path().as_str().to_owned(),
@@ -89,7 +95,60 @@ impl Schema {
                     message,
                 }
             })
-            .collect())
+            .collect();
+        if !violations.is_empty() && cost.fancy_matches > 0 {
+            self.add_undecided(value, limit, &mut violations, note);
+        }
+        Ok(violations)
+    }
+
+    /// Add the regex matches that could not finish within `limit` to the `violations` of an
+    /// invalid value. The crate validates again under each outcome of such a match and reports
+    /// only the errors every outcome shares, so when the value has other violations the match
+    /// itself is dropped; it is named here, once per site, so that the caller (and the model)
+    /// learns that a pattern could not be decided.
+    fn add_undecided(
+        &self,
+        value: &Value,
+        limit: usize,
+        violations: &mut Vec<Violation>,
+        note: impl Fn(String) -> String,
+    ) {
+        let Some(graph) = &self.graph else { return };
+        let mut matchers: std::collections::HashMap<String, Option<Validator>> =
+            std::collections::HashMap::new();
+        for site in graph.sites(value) {
+            let known = violations.iter().any(|v| {
+                v.instance_location == site.instance_location
+                    && v.keyword_location == site.keyword_location
+            });
+            if known {
+                continue;
+            }
+            let matcher = matchers.entry(site.pattern.clone()).or_insert_with(|| {
+                jsonschema::options()
+                    .with_pattern_options(
+                        jsonschema::PatternOptions::fancy_regex().backtrack_limit(limit),
+                    )
+                    .build(&json!({ "pattern": site.pattern }))
+                    .ok()
+            });
+            let Some(matcher) = matcher else { continue };
+            let subject = Value::String(site.subject);
+            let unfinished = matcher.iter_errors(&subject).find(|e| {
+                matches!(
+                    e.kind(),
+                    jsonschema::error::ValidationErrorKind::BacktrackLimitExceeded { .. }
+                )
+            });
+            if let Some(e) = unfinished {
+                violations.push(Violation {
+                    instance_location: site.instance_location,
+                    keyword_location: site.keyword_location,
+                    message: note(e.to_string()),
+                });
+            }
+        }
     }
 
     /// The cost of validating `value`, counted up to the budget.
@@ -383,9 +442,6 @@ fn retriever(
     };
     Ok((retriever, real.as_deref().and_then(file_uri)))
 }
-
-/// The crate's message for a regex match that passed its backtracking limit.
-const BACKTRACK_LIMIT: &str = "Max limit for backtracking count exceeded";
 
 /// `document` with every `$ref` replaced by what it points to (resolved offline); circular
 /// references stay `$ref`s.

@@ -596,6 +596,106 @@ fn a_catastrophic_pattern_costs_a_bounded_total_over_many_keys() {
     }
 }
 
+/// The `(instance_location, keyword_location, message)` of every violation in `r`'s envelope.
+fn violations(r: &Run) -> Vec<(String, String, String)> {
+    let e = r.one();
+    e["error"]["details"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no details: {e}"))
+        .iter()
+        .map(|v| {
+            let s = |k: &str| v[k].as_str().unwrap_or_default().to_owned();
+            (s("instance_location"), s("keyword_location"), s("message"))
+        })
+        .collect()
+}
+
+#[test]
+fn an_undecided_pattern_is_reported_beside_other_violations() {
+    // The crate validates again under both outcomes of a match it could not finish and keeps
+    // only the errors both share: with `/b` wrong too, the undecided `/a` used to vanish.
+    let long = "a".repeat(30) + "b";
+    let schema = r##"{"$defs":{"p":{"pattern":"^(a+(?!x))+$"}},"properties":{"a":{"pattern":"^(a+(?!x))+$"},"r":{"$ref":"#/$defs/p"},"b":{"type":"integer"},"k":{"patternProperties":{"^(a+(?!x))+$":true}}}}"##;
+    for (input, expected) in [
+        (
+            format!(r#"{{"a":"{long}","b":"x"}}"#),
+            vec![
+                ("/b", "/properties/b/type"),
+                ("/a", "/properties/a/pattern"),
+            ],
+        ),
+        (
+            format!(r#"{{"r":"{long}","b":"x","k":{{"{long}":1,"{long}c":2}}}}"#),
+            vec![
+                ("/b", "/properties/b/type"),
+                ("/r", "/properties/r/$ref/pattern"),
+                ("/k", "/properties/k/patternProperties/^(a+(?!x))+$"),
+            ],
+        ),
+        // Alone, the crate reports it itself; it is not repeated.
+        (
+            format!(r#"{{"a":"{long}"}}"#),
+            vec![("/a", "/properties/a/pattern")],
+        ),
+        // A pattern that finishes is not a violation.
+        (
+            r#"{"a":"aaa","b":"x"}"#.to_owned(),
+            vec![("/b", "/properties/b/type")],
+        ),
+    ] {
+        let r = run_bounded(&["validate", "--schema", schema], &input);
+        assert_eq!(r.code, 1, "{}", r.stdout);
+        let got = violations(&r);
+        let located: Vec<(&str, &str)> = got
+            .iter()
+            .map(|(i, k, _)| (i.as_str(), k.as_str()))
+            .collect();
+        assert_eq!(located, expected, "{input}");
+        for (_, keyword, message) in &got {
+            if keyword.contains("pattern") {
+                assert!(
+                    message.contains("Max limit for backtracking count exceeded")
+                        && message.contains("sojx's regex limit for this value"),
+                    "{message}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_undecided_match_is_reported_once() {
+    // Past 64 combinations of outcomes the crate reports only the first match it could not
+    // finish; the other strings' matches are named too, each once.
+    let long = serde_json::json!("a".repeat(30) + "b");
+    let value = serde_json::json!({"l": vec![long; 50], "k": serde_json::from_str::<serde_json::Value>(&many_keys()).unwrap()});
+    let schema = r#"{"properties":{"l":{"items":{"pattern":"^(a+(?!x))+$"}},"k":{"patternProperties":{"^(a+(?!x))+$":{"type":"integer"}}}}}"#;
+    let r = bounded(
+        &["validate", "--schema", schema],
+        value.to_string(),
+        Duration::from_secs(20),
+    );
+    let got = violations(&r);
+    let mut located: Vec<(&str, &str)> = got
+        .iter()
+        .map(|(i, k, _)| (i.as_str(), k.as_str()))
+        .collect();
+    located.sort_unstable();
+    let items: Vec<String> = (0..50).map(|i| format!("/l/{i}")).collect();
+    let mut expected: Vec<(&str, &str)> = items
+        .iter()
+        .map(|i| (i.as_str(), "/properties/l/items/pattern"))
+        .collect();
+    expected.push(("/k", "/properties/k/patternProperties/^(a+(?!x))+$"));
+    expected.sort_unstable();
+    assert_eq!(located, expected);
+    assert!(
+        got.iter()
+            .all(|(_, _, m)| m.contains("Max limit for backtracking count exceeded")),
+        "{got:?}"
+    );
+}
+
 #[test]
 fn lookaround_patterns_stay_exact_over_many_keys() {
     // Each key is matched within the smaller per-match share of the budget.
