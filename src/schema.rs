@@ -1,6 +1,7 @@
 //! Schemas: read (`path`, `@path`, inline JSON, wrapper objects), compiled once, resolved
 //! offline, and used to validate values with every violation reported as JSON Pointers.
 
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -115,14 +116,14 @@ impl Schema {
         note: impl Fn(String) -> String,
     ) {
         let Some(graph) = &self.graph else { return };
-        let mut matchers: std::collections::HashMap<String, Option<Validator>> =
-            std::collections::HashMap::new();
+        let mut matchers: HashMap<String, Option<Validator>> = HashMap::new();
+        let mut known: HashSet<(String, String)> = violations
+            .iter()
+            .map(|v| (v.instance_location.clone(), v.keyword_location.clone()))
+            .collect();
         for site in graph.sites(value) {
-            let known = violations.iter().any(|v| {
-                v.instance_location == site.instance_location
-                    && v.keyword_location == site.keyword_location
-            });
-            if known {
+            let place = (site.instance_location, site.keyword_location);
+            if known.contains(&place) {
                 continue;
             }
             let matcher = matchers.entry(site.pattern.clone()).or_insert_with(|| {
@@ -143,10 +144,11 @@ impl Schema {
             });
             if let Some(e) = unfinished {
                 violations.push(Violation {
-                    instance_location: site.instance_location,
-                    keyword_location: site.keyword_location,
+                    instance_location: place.0.clone(),
+                    keyword_location: place.1.clone(),
                     message: note(e.to_string()),
                 });
+                known.insert(place);
             }
         }
     }
