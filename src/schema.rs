@@ -84,10 +84,7 @@ impl Schema {
                 } else {
                     e.masked().to_string()
                 };
-                if matches!(
-                    e.kind(),
-                    jsonschema::error::ValidationErrorKind::BacktrackLimitExceeded { .. }
-                ) {
+                if unfinished(&e) {
                     message = note(message);
                 }
                 Violation {
@@ -136,13 +133,7 @@ impl Schema {
             });
             let Some(matcher) = matcher else { continue };
             let subject = Value::String(site.subject);
-            let unfinished = matcher.iter_errors(&subject).find(|e| {
-                matches!(
-                    e.kind(),
-                    jsonschema::error::ValidationErrorKind::BacktrackLimitExceeded { .. }
-                )
-            });
-            if let Some(e) = unfinished {
+            if let Some(e) = matcher.iter_errors(&subject).find(unfinished) {
                 violations.push(Violation {
                     instance_location: place.0.clone(),
                     keyword_location: place.1.clone(),
@@ -208,6 +199,14 @@ impl Schema {
     pub fn report(&self, valid: bool) -> Value {
         json!({"schema": self.name, "valid": valid, "draft": self.draft()})
     }
+}
+
+/// Whether `e` is a regex match the engine could not finish within its backtracking limit.
+fn unfinished(e: &jsonschema::ValidationError<'_>) -> bool {
+    matches!(
+        e.kind(),
+        jsonschema::error::ValidationErrorKind::BacktrackLimitExceeded { .. }
+    )
 }
 
 pub fn draft_name(d: Draft) -> &'static str {
