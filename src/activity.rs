@@ -13,8 +13,15 @@ use owo_colors::OwoColorize;
 use serde_json::Value;
 
 use crate::envelope::Envelope;
-use crate::extract::Activity;
 use crate::sanitize::sanitize;
+
+/// One `--activity` event: the input line it came from and a short description (model text
+/// inside is not sanitized yet: the writer does that).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Activity {
+    pub line: u64,
+    pub text: String,
+}
 
 /// Write one event line and flush it.
 pub fn event(out: &mut dyn Write, input: &str, a: &Activity, color: bool) -> io::Result<()> {

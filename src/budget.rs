@@ -159,7 +159,7 @@ struct Trail {
 /// Append one JSON Pointer segment.
 fn push_segment(pointer: &mut String, segment: &dyn std::fmt::Display) {
     pointer.push('/');
-    pointer.push_str(&crate::lint::escape(&segment.to_string()));
+    pointer.push_str(&crate::pointer::escape(&segment.to_string()));
 }
 
 /// Nodes of a value: every object, array, key and scalar.

@@ -14,30 +14,30 @@
 //! in `warnings` (`input_failed`).
 
 use std::collections::HashMap;
-use std::io::{self, Read};
+use std::io::Read;
 
 use serde_json::{Map, Value, json};
 
 use crate::cli::CompareArgs;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
+use crate::extract;
 use crate::input::Source;
-use crate::jq::{self, Expr, short};
+use crate::jq::{Expr, short};
 use crate::producer::Warning;
-use crate::{Io, batch, emit, extract, schema, style};
 
 /// The longest `input` name before it is summarized as `<N inputs>`.
 const MAX_INPUT_NAME: usize = 200;
 
 /// The three expressions, compiled before any input is read.
-struct Exprs {
+pub(crate) struct Exprs {
     items: Expr,
     key: Expr,
     field: Expr,
 }
 
 impl Exprs {
-    fn compile(a: &CompareArgs) -> Result<Self, Failure> {
+    pub(crate) fn compile(a: &CompareArgs) -> Result<Self, Failure> {
         Ok(Self {
             items: Expr::compile("--items", &a.items)?,
             key: Expr::compile("--key", &a.key)?,
@@ -47,75 +47,12 @@ impl Exprs {
 }
 
 /// One input's outcome: its data, or its failure (an envelope's `error` object).
-struct Loaded {
+pub(crate) struct Loaded {
     name: String,
     result: Result<Value, Map<String, Value>>,
 }
 
-pub(crate) fn command(a: &CompareArgs, io: &mut Io<'_>) -> io::Result<i32> {
-    let style = style(&a.output, io);
-    let sources = crate::sources(&a.files);
-    let names: Vec<String> = sources.iter().map(Source::name).collect();
-    let input = input_name(&names);
-    let fail = |io: &mut Io<'_>, f: Failure| -> io::Result<i32> {
-        let env = envelope::failure("compare", &input, f, Parts::default());
-        emit(io, &env, style)?;
-        Ok(1)
-    };
-    let exprs = match Exprs::compile(a) {
-        Ok(e) => e,
-        Err(f) => return fail(io, f),
-    };
-    let schema = match schema::load(&a.schema) {
-        Ok(s) => s,
-        Err(f) => return fail(io, f),
-    };
-    if let Some(code) = crate::stdin_guard("compare", &a.files, io, style)? {
-        return Ok(code);
-    }
-    let opts = extract::Options {
-        from: a.from,
-        strict: a.strict,
-        repair: a.repair,
-        max_line_bytes: a.limits.max_line_bytes,
-        max_candidates: a.limits.max_candidates,
-        max_answer_bytes: a.limits.max_answer_bytes,
-        schema: schema.as_ref(),
-        markers: false,
-        handoff: None,
-        assertions: None,
-        read_ahead: false,
-    };
-    let mut loaded = Vec::new();
-    batch::for_each(
-        &sources,
-        batch::parallel_ok(&sources),
-        |s| load(s, &opts),
-        |l| {
-            loaded.extend(l);
-            Ok(())
-        },
-    )?;
-    // On one worker thread, with the stack the expressions' budget assumes (src/jq.rs).
-    let env = match jq::on_worker(|| report(&input, &loaded, &exprs)) {
-        Some(env) => env,
-        None => {
-            return fail(
-                io,
-                Failure::new(
-                    ErrorKind::Internal,
-                    "compare",
-                    "no thread could be started to run the expressions".to_owned(),
-                ),
-            );
-        }
-    };
-    let code = env.exit_code;
-    emit(io, &env, style)?;
-    Ok(code)
-}
-
-fn input_name(names: &[String]) -> String {
+pub(crate) fn input_name(names: &[String]) -> String {
     let joined = names.join(", ");
     if joined.len() <= MAX_INPUT_NAME {
         joined
@@ -125,7 +62,7 @@ fn input_name(names: &[String]) -> String {
 }
 
 /// Read one FILE: printed envelopes give their `data`; anything else is extracted.
-fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Loaded> {
+pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Loaded> {
     let name = source.name();
     let failed = |f: Failure| {
         let env = envelope::failure("extract", &name, f.target(name.clone()), Parts::default());
@@ -232,7 +169,7 @@ struct Group {
     texts: Vec<String>,
 }
 
-fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope {
+pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope {
     let mut warnings = Vec::new();
     let mut inputs = Vec::new();
     let mut failed: Vec<(&str, Map<String, Value>)> = Vec::new();

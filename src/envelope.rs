@@ -156,6 +156,30 @@ pub fn format_utc(secs: u64, millis: u32) -> String {
     )
 }
 
+/// Deepest `data`: one level less than [`framing::MAX_DEPTH`](crate::framing::MAX_DEPTH), so
+/// that the envelope holding it can be read back by serde_json-based tools (sojx included).
+pub const MAX_DATA_DEPTH: usize = crate::framing::MAX_DEPTH - 1;
+
+/// Nesting depth of a value (a scalar is 0, `[]` is 1), without recursion.
+pub fn depth(v: &Value) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(v, 0usize)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            Value::Array(a) => {
+                max = max.max(d + 1);
+                stack.extend(a.iter().map(|x| (x, d + 1)));
+            }
+            Value::Object(o) => {
+                max = max.max(d + 1);
+                stack.extend(o.values().map(|x| (x, d + 1)));
+            }
+            _ => {}
+        }
+    }
+    max
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

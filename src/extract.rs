@@ -8,8 +8,9 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 
+use crate::activity::Activity;
 use crate::cli::From;
-use crate::envelope::{self, Envelope, Parts};
+use crate::envelope::{self, Envelope, MAX_DATA_DEPTH, Parts, depth};
 use crate::error::{ErrorKind, Failure};
 use crate::framing::{Framer, Item, Stats};
 use crate::input::{LineSplitter, Piece, Source};
@@ -17,7 +18,7 @@ use crate::jq::Assertions;
 use crate::producer::{
     self, Extractor, LineFacts, Outcome, Producer, Session, SourceKind, Verdict, Warning,
 };
-use crate::pump::{FactsPolicy, LinePump, Next, NextBatch, Pump, Tee};
+use crate::pump::{FactsPolicy, LinePump, Next, NextBatch, Pump, READ_AHEAD_MIN, Tee};
 use crate::repair;
 use crate::schema::Schema;
 use crate::text;
@@ -49,9 +50,6 @@ pub struct Options<'a> {
     /// Whether an input may be split into lines on a second thread ([`read_ahead`]).
     pub read_ahead: bool,
 }
-
-/// The smallest file read ahead: below it, starting a thread costs more than it saves.
-pub const READ_AHEAD_MIN: u64 = 1 << 20;
 
 /// How one input is read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -112,14 +110,6 @@ pub struct Live<'a> {
     pub timeout: Option<Duration>,
     /// Receives one line per event worth showing, as soon as its input line is read.
     pub activity: Option<&'a mut dyn FnMut(Activity)>,
-}
-
-/// One `--activity` event: the input line it came from and a short description (model text
-/// inside is not sanitized yet: the writer does that).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Activity {
-    pub line: u64,
-    pub text: String,
 }
 
 /// [`run`] with live side effects.
@@ -978,7 +968,7 @@ pub fn decide(
         };
         p.validation = Some(schema.report(violations.is_empty()));
         if !violations.is_empty() {
-            let f = validation_failed(schema, violations, chosen.value);
+            let f = schema.failure(violations, chosen.value);
             return envelope::failure("extract", name, f, p);
         }
     }
@@ -1067,42 +1057,6 @@ fn source_of(kind: SourceKind, line: Option<u64>, detail: &Map<String, Value>) -
     Value::Object(m)
 }
 
-pub fn validation_failed(
-    schema: &Schema,
-    violations: Vec<crate::schema::Violation>,
-    value: Value,
-) -> Failure {
-    let n = violations.len();
-    let first = violations
-        .first()
-        .map(|v| {
-            format!(
-                " (first: {} at {})",
-                v.message,
-                if v.instance_location.is_empty() {
-                    "/"
-                } else {
-                    &v.instance_location
-                }
-            )
-        })
-        .unwrap_or_default();
-    Failure::new(
-        ErrorKind::ValidationFailed,
-        "validate",
-        format!("the output does not match the schema: {n} violation(s){first}"),
-    )
-    .target(schema.name.clone())
-    .hint("feed error.details and candidate back to the model, or fix the schema")
-    .details(serde_json::to_value(violations).unwrap_or(Value::Null))
-    .candidate(if depth(&value) > MAX_DATA_DEPTH {
-        // Too deep to nest in the envelope readably: the candidate as text.
-        Value::from(value.to_string())
-    } else {
-        value
-    })
-}
-
 fn not_found(message: String, producer: Producer, opts: &Options<'_>) -> Failure {
     let hint = if opts.strict {
         "--strict accepts only a structured output, a tool input or an answer that is exactly one JSON value"
@@ -1141,30 +1095,6 @@ fn schema_option(producer: Producer) -> &'static str {
             "ask the agent for structured output (e.g. claude --json-schema, codex --output-schema)"
         }
     }
-}
-
-/// Deepest `data`: one level less than [`framing::MAX_DEPTH`](crate::framing::MAX_DEPTH), so
-/// that the envelope holding it can be read back by serde_json-based tools (sojx included).
-pub const MAX_DATA_DEPTH: usize = crate::framing::MAX_DEPTH - 1;
-
-/// Nesting depth of a value (a scalar is 0, `[]` is 1), without recursion.
-fn depth(v: &Value) -> usize {
-    let mut max = 0;
-    let mut stack = vec![(v, 0usize)];
-    while let Some((v, d)) = stack.pop() {
-        match v {
-            Value::Array(a) => {
-                max = max.max(d + 1);
-                stack.extend(a.iter().map(|x| (x, d + 1)));
-            }
-            Value::Object(o) => {
-                max = max.max(d + 1);
-                stack.extend(o.values().map(|x| (x, d + 1)));
-            }
-            _ => {}
-        }
-    }
-    max
 }
 
 fn too_deep(text: &str, kind: SourceKind, limit: usize) -> Failure {

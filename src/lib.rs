@@ -21,6 +21,7 @@ pub mod jq;
 pub mod lint;
 pub mod lower;
 pub mod markers;
+pub mod pointer;
 pub mod producer;
 pub mod pump;
 pub mod render;
@@ -162,7 +163,7 @@ fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i3
             one(io, &lower::run(&a), style)
         }
         Command::Generate(cli::Lazy(a)) => generate::write(a.what, io.stdout).map(|()| 0),
-        Command::Compare(cli::Lazy(a)) => compare::command(&a, io),
+        Command::Compare(cli::Lazy(a)) => compare(&a, io),
     }
     .context("writing the output failed");
     match result {
@@ -456,7 +457,7 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
             let env = {
                 let stderr = &mut *io.stderr;
                 let color = style.stderr_color;
-                let mut sink = |ev: extract::Activity| {
+                let mut sink = |ev: activity::Activity| {
                     let _ = activity::event(stderr, &name, &ev, color);
                 };
                 let mut live = extract::Live {
@@ -566,4 +567,67 @@ fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
         )?;
     }
     Ok(status.code())
+}
+
+fn compare(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<i32> {
+    let style = style(&a.output, io);
+    let sources = sources(&a.files);
+    let names: Vec<String> = sources.iter().map(Source::name).collect();
+    let input = compare::input_name(&names);
+    let fail = |io: &mut Io<'_>, f: Failure| -> io::Result<i32> {
+        let env = envelope::failure("compare", &input, f, Parts::default());
+        emit(io, &env, style)?;
+        Ok(1)
+    };
+    let exprs = match compare::Exprs::compile(a) {
+        Ok(e) => e,
+        Err(f) => return fail(io, f),
+    };
+    let schema = match schema::load(&a.schema) {
+        Ok(s) => s,
+        Err(f) => return fail(io, f),
+    };
+    if let Some(code) = stdin_guard("compare", &a.files, io, style)? {
+        return Ok(code);
+    }
+    let opts = extract::Options {
+        from: a.from,
+        strict: a.strict,
+        repair: a.repair,
+        max_line_bytes: a.limits.max_line_bytes,
+        max_candidates: a.limits.max_candidates,
+        max_answer_bytes: a.limits.max_answer_bytes,
+        schema: schema.as_ref(),
+        markers: false,
+        handoff: None,
+        assertions: None,
+        read_ahead: false,
+    };
+    let mut loaded = Vec::new();
+    batch::for_each(
+        &sources,
+        batch::parallel_ok(&sources),
+        |s| compare::load(s, &opts),
+        |l| {
+            loaded.extend(l);
+            Ok(())
+        },
+    )?;
+    // On one worker thread, with the stack the expressions' budget assumes (src/jq.rs).
+    let env = match jq::on_worker(|| compare::report(&input, &loaded, &exprs)) {
+        Some(env) => env,
+        None => {
+            return fail(
+                io,
+                Failure::new(
+                    ErrorKind::Internal,
+                    "compare",
+                    "no thread could be started to run the expressions".to_owned(),
+                ),
+            );
+        }
+    };
+    let code = env.exit_code;
+    emit(io, &env, style)?;
+    Ok(code)
 }

@@ -19,6 +19,7 @@ use serde_json::{Map, Value, json};
 use crate::cli::{self, LintProvider, Provider};
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
+use crate::pointer::escape;
 use crate::schema::{self, Loaded};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -192,11 +193,6 @@ pub fn shape(keyword: &str) -> Option<Shape> {
         "items" => Shape::OneOrList,
         _ => return None,
     })
-}
-
-/// JSON Pointer token escaping (RFC 6901).
-pub fn escape(token: &str) -> String {
-    token.replace('~', "~0").replace('/', "~1")
 }
 
 /// The direct subschemas of `v` with their pointers.

@@ -16,9 +16,10 @@ use crate::cli::{self, Compat, Provider};
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::lint::{
-    ANNOTATIONS, Shape, escape, external_refs, formats, is_object_node, needs_object_root,
-    provider_id, shape, unsupported, untyped,
+    ANNOTATIONS, Shape, external_refs, formats, is_object_node, needs_object_root, provider_id,
+    shape, unsupported, untyped,
 };
+use crate::pointer::escape;
 use crate::producer::Warning;
 use crate::schema;
 

@@ -280,16 +280,20 @@ impl<'t> Pump<'t> {
 }
 
 /// The read size for an input of `size` bytes: [`CHUNK`], or [`SMALL_CHUNK`] for a file
-/// known to be smaller than [`crate::extract::READ_AHEAD_MIN`]. Every page of a read buffer is
+/// known to be smaller than [`READ_AHEAD_MIN`]. Every page of a read buffer is
 /// faulted in the first time a read fills it (about 3 µs each on the VM of BENCHMARKS.md), so a
 /// small buffer read again and again costs a short run less than one that holds the whole file;
 /// a long input wants few, large reads.
 pub fn chunk_for(size: Option<u64>) -> usize {
     match size {
-        Some(n) if n < crate::extract::READ_AHEAD_MIN => SMALL_CHUNK,
+        Some(n) if n < READ_AHEAD_MIN => SMALL_CHUNK,
         _ => CHUNK,
     }
 }
+
+/// The smallest file read ahead (on a second thread): below it, starting a thread costs more
+/// than it saves.
+pub const READ_AHEAD_MIN: u64 = 1 << 20;
 
 /// The read size for small files ([`chunk_for`]).
 pub const SMALL_CHUNK: usize = 16 * 1024;
@@ -650,7 +654,7 @@ mod tests {
 
     #[test]
     fn small_files_are_read_in_small_reads() {
-        let min = crate::extract::READ_AHEAD_MIN;
+        let min = READ_AHEAD_MIN;
         assert_eq!(chunk_for(Some(0)), SMALL_CHUNK);
         assert_eq!(chunk_for(Some(80 * 1024)), SMALL_CHUNK);
         assert_eq!(chunk_for(Some(min - 1)), SMALL_CHUNK);

@@ -199,6 +199,41 @@ impl Schema {
     pub fn report(&self, valid: bool) -> Value {
         json!({"schema": self.name, "valid": valid, "draft": self.draft()})
     }
+
+    /// The `validation_failed` failure for `value` and its `violations` (not empty).
+    pub fn failure(&self, violations: Vec<Violation>, value: Value) -> Failure {
+        let n = violations.len();
+        let first = violations
+            .first()
+            .map(|v| {
+                format!(
+                    " (first: {} at {})",
+                    v.message,
+                    if v.instance_location.is_empty() {
+                        "/"
+                    } else {
+                        &v.instance_location
+                    }
+                )
+            })
+            .unwrap_or_default();
+        Failure::new(
+            ErrorKind::ValidationFailed,
+            "validate",
+            format!("the output does not match the schema: {n} violation(s){first}"),
+        )
+        .target(self.name.clone())
+        .hint("feed error.details and candidate back to the model, or fix the schema")
+        .details(serde_json::to_value(violations).unwrap_or(Value::Null))
+        .candidate(
+            if crate::envelope::depth(&value) > crate::envelope::MAX_DATA_DEPTH {
+                // Too deep to nest in the envelope readably: the candidate as text.
+                Value::from(value.to_string())
+            } else {
+                value
+            },
+        )
+    }
 }
 
 /// Whether `e` is a regex match the engine could not finish within its backtracking limit.

@@ -289,7 +289,8 @@ fn document(name: &str, schema: &Schema, line: u64, value: Value) -> Envelope {
             },
         )
     } else {
-        let f = crate::extract::validation_failed(schema, violations, value)
+        let f = schema
+            .failure(violations, value)
             .target(format!("{name}:{line}"));
         envelope::failure(
             "validate",
