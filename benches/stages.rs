@@ -166,9 +166,12 @@ fn detection(b: Bencher) {
 fn extraction(b: Bencher, fast: bool) {
     let s = stream();
     let schema = schema();
-    let opts = options(Some(&schema));
+    let opts = Options {
+        fast_path: fast,
+        ..options(Some(&schema))
+    };
     b.counter(BytesCount::new(s.len())).bench(|| {
-        let mut reading = Reading::new(&opts).fast_path(fast);
+        let mut reading = Reading::new(&opts);
         for chunk in s.chunks(CHUNK) {
             reading.push(chunk);
         }

@@ -5,25 +5,14 @@
 
 use crate::cli::ColorWhen;
 
-/// The environment variables that decide color, read once.
+/// The environment variables that decide color, read once by the command layer
+/// ([`crate::Env::capture`]).
 #[derive(Debug, Clone, Default)]
 pub struct EnvSnapshot {
     pub no_color: Option<String>,
     pub clicolor_force: Option<String>,
     pub force_color: Option<String>,
     pub term: Option<String>,
-}
-
-impl EnvSnapshot {
-    pub fn capture() -> Self {
-        let var = |k: &str| std::env::var(k).ok();
-        Self {
-            no_color: var("NO_COLOR"),
-            clicolor_force: var("CLICOLOR_FORCE"),
-            force_color: var("FORCE_COLOR"),
-            term: var("TERM"),
-        }
-    }
 }
 
 /// Whether to color a stream.

@@ -47,8 +47,23 @@ pub struct Options<'a> {
     pub handoff: Option<&'a Value>,
     /// `--assert`: checks on `data` after validation.
     pub assertions: Option<&'a Assertions>,
-    /// Whether an input may be split into lines on a second thread ([`read_ahead`]).
-    pub read_ahead: bool,
+    /// Whether an input is split into lines on a second thread ([`read_ahead`]).
+    pub read_ahead: ReadAhead,
+    /// The fast path: lines the producer's extractor says cannot matter are not parsed
+    /// (`SOJX_NO_FAST_PATH` turns it off, to compare it with the full parse).
+    pub fast_path: bool,
+}
+
+/// Whether inputs are read ahead, on a second thread (decided by the command layer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadAhead {
+    /// Never (`SOJX_READ_AHEAD=0`, or inputs already read in parallel).
+    Never,
+    /// Files of at least [`READ_AHEAD_MIN`] bytes and pipes.
+    Auto,
+    /// Every input, pre-scanning every line (`SOJX_READ_AHEAD=1`, for tests that compare the
+    /// ways of reading).
+    EveryLine,
 }
 
 /// How one input is read.
@@ -65,16 +80,13 @@ enum Ahead {
 }
 
 impl Ahead {
-    /// For a file of `size` bytes (`None`: a pipe), when `allowed`: files of at least
-    /// [`READ_AHEAD_MIN`] bytes and pipes, unless `SOJX_READ_AHEAD` says otherwise (`0` never,
-    /// `1` always, pre-scanning every line).
-    fn choose(allowed: bool, size: Option<u64>) -> Self {
-        match std::env::var("SOJX_READ_AHEAD").as_deref() {
-            _ if !allowed => Self::Off,
-            Ok("0") => Self::Off,
-            Ok("1") => Self::EveryLine,
-            _ if size.is_none_or(|n| n >= READ_AHEAD_MIN) => Self::Balanced,
-            _ => Self::Off,
+    /// For a file of `size` bytes (`None`: a pipe), as `plan` says.
+    fn choose(plan: ReadAhead, size: Option<u64>) -> Self {
+        match plan {
+            ReadAhead::Never => Self::Off,
+            ReadAhead::EveryLine => Self::EveryLine,
+            ReadAhead::Auto if size.is_none_or(|n| n >= READ_AHEAD_MIN) => Self::Balanced,
+            ReadAhead::Auto => Self::Off,
         }
     }
 }
@@ -93,7 +105,8 @@ impl Default for Options<'_> {
             markers: false,
             handoff: None,
             assertions: None,
-            read_ahead: true,
+            read_ahead: ReadAhead::Auto,
+            fast_path: true,
         }
     }
 }
@@ -300,7 +313,7 @@ impl<'o> Reading<'o> {
             opts,
             splitter: LineSplitter::new(opts.max_line_bytes),
             framer,
-            router: Router::new(forced, opts.max_answer_bytes),
+            router: Router::new(forced, opts.max_answer_bytes, opts.fast_path),
         }
     }
 
@@ -324,12 +337,6 @@ impl<'o> Reading<'o> {
             failure,
             producer: self.router.producer(),
         }
-    }
-
-    /// Turn the fast path on or off for this input (it is on unless `SOJX_NO_FAST_PATH` is set).
-    pub fn fast_path(mut self, on: bool) -> Self {
-        self.router.fast_path = on;
-        self
     }
 
     /// The extractor in use, once the producer is known.
@@ -482,7 +489,7 @@ struct Router {
 }
 
 impl Router {
-    fn new(forced: Option<Producer>, max_answer: usize) -> Self {
+    fn new(forced: Option<Producer>, max_answer: usize, fast_path: bool) -> Self {
         let extractor = forced.and_then(Producer::extractor);
         Self {
             forced,
@@ -495,7 +502,7 @@ impl Router {
             dones: 0,
             activity: false,
             events: Vec::new(),
-            fast_path: fast_path_enabled(),
+            fast_path,
             max_answer,
             answer_over: None,
         }
@@ -682,11 +689,6 @@ fn cut_document(framer: &Framer) -> Option<Outcome> {
         )
         .hint("the producer was stopped before it finished writing; re-run it"),
     ))
-}
-
-/// The fast path is on unless `SOJX_NO_FAST_PATH` is set (to compare it with the full parse).
-fn fast_path_enabled() -> bool {
-    std::env::var_os("SOJX_NO_FAST_PATH").is_none_or(|v| v.is_empty())
 }
 
 fn failed(producer: Producer, f: Failure) -> Outcome {

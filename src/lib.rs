@@ -45,6 +45,47 @@ use crate::error::{ErrorKind, Failure};
 use crate::input::Source;
 use crate::render::Style;
 
+/// The environment variables sojx reads, read once here, at the edge, and passed down: nothing
+/// below the command layer reads the environment.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// `NO_COLOR`, `CLICOLOR_FORCE`, `FORCE_COLOR`, `TERM`.
+    pub color: EnvSnapshot,
+    /// `SOJX_READ_AHEAD` (docs/performance.md): `0` never reads an input ahead on a second
+    /// thread, `1` always does, pre-scanning every line; otherwise sojx chooses.
+    pub read_ahead: Option<String>,
+    /// `SOJX_NO_FAST_PATH` set and not empty: every line is parsed (to compare the fast path
+    /// with the full parse).
+    pub no_fast_path: bool,
+}
+
+impl Env {
+    /// The process's environment.
+    pub fn capture() -> Self {
+        let var = |k: &str| std::env::var(k).ok();
+        Self {
+            color: EnvSnapshot {
+                no_color: var("NO_COLOR"),
+                clicolor_force: var("CLICOLOR_FORCE"),
+                force_color: var("FORCE_COLOR"),
+                term: var("TERM"),
+            },
+            read_ahead: var("SOJX_READ_AHEAD"),
+            no_fast_path: std::env::var_os("SOJX_NO_FAST_PATH").is_some_and(|v| !v.is_empty()),
+        }
+    }
+
+    /// How inputs are read, when reading ahead is `allowed` for this run.
+    fn read_ahead(&self, allowed: bool) -> extract::ReadAhead {
+        match self.read_ahead.as_deref() {
+            _ if !allowed => extract::ReadAhead::Never,
+            Some("0") => extract::ReadAhead::Never,
+            Some("1") => extract::ReadAhead::EveryLine,
+            _ => extract::ReadAhead::Auto,
+        }
+    }
+}
+
 /// The process's streams and terminal facts, injected so that tests can run sojx in-process.
 pub struct Io<'a> {
     pub stdout: &'a mut dyn Write,
@@ -52,7 +93,7 @@ pub struct Io<'a> {
     pub stdin_is_tty: bool,
     pub stdout_is_tty: bool,
     pub stderr_is_tty: bool,
-    pub env: EnvSnapshot,
+    pub env: Env,
 }
 
 /// Exit status of a whole run (contract §7): 2 if any input timed out, else 1 if any failed.
@@ -199,7 +240,7 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
         } else {
             io.stdout_is_tty
         };
-        let text = if color::resolve(color_flag(args), &io.env, tty) {
+        let text = if color::resolve(color_flag(args), &io.env.color, tty) {
             e.render().ansi().to_string()
         } else {
             e.render().to_string()
@@ -216,7 +257,7 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
             0
         };
     }
-    if color::resolve(color_flag(args), &io.env, io.stderr_is_tty) {
+    if color::resolve(color_flag(args), &io.env.color, io.stderr_is_tty) {
         let _ = write!(io.stderr, "{}", e.render().ansi());
     } else {
         let _ = write!(io.stderr, "{}", e.render());
@@ -284,8 +325,8 @@ fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
         pretty: o.pretty || (io.stdout_is_tty && o.output_format == OutputFormat::Json),
         raw: o.raw,
         terminal: io.stdout_is_tty,
-        color: color::resolve(o.color, &io.env, io.stdout_is_tty),
-        stderr_color: color::resolve(o.color, &io.env, io.stderr_is_tty),
+        color: color::resolve(o.color, &io.env.color, io.stdout_is_tty),
+        stderr_color: color::resolve(o.color, &io.env.color, io.stderr_is_tty),
     }
 }
 
@@ -315,6 +356,30 @@ fn sources(files: &[std::path::PathBuf]) -> Vec<Source> {
         vec![Source::Stdin]
     } else {
         files.iter().map(|f| Source::from_arg(f)).collect()
+    }
+}
+
+/// `extract`'s options for a run of `compare` or `extract`: the flags both share, and the plan
+/// the environment sets (the fast path; no reading ahead, which `extract` may turn on).
+fn extract_options<'a>(
+    from: cli::From,
+    strict: bool,
+    repair: bool,
+    limits: &cli::LimitArgs,
+    schema: Option<&'a schema::Schema>,
+    env: &Env,
+) -> extract::Options<'a> {
+    extract::Options {
+        from,
+        strict,
+        repair,
+        max_line_bytes: limits.max_line_bytes,
+        max_candidates: limits.max_candidates,
+        max_answer_bytes: limits.max_answer_bytes,
+        schema,
+        read_ahead: extract::ReadAhead::Never,
+        fast_path: !env.no_fast_path,
+        ..extract::Options::default()
     }
 }
 
@@ -429,18 +494,19 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
     let sources = sources(&a.files);
     let one_by_one = a.activity || a.live.tee.is_some() || a.live.timeout.is_some();
     let opts = extract::Options {
-        from: a.from,
-        strict: a.strict,
-        repair: a.repair,
-        max_line_bytes: a.limits.max_line_bytes,
-        max_candidates: a.limits.max_candidates,
-        max_answer_bytes: a.limits.max_answer_bytes,
-        schema: schema.as_ref(),
         markers: a.markers,
         handoff: handoff.as_ref(),
         assertions: (!assertions.is_empty()).then_some(&assertions),
         // Inputs read in parallel already keep the cores busy.
-        read_ahead: sources.len() <= 1 || one_by_one,
+        read_ahead: io.env.read_ahead(sources.len() <= 1 || one_by_one),
+        ..extract_options(
+            a.from,
+            a.strict,
+            a.repair,
+            &a.limits,
+            schema.as_ref(),
+            &io.env,
+        )
     };
     let mut status = Status::default();
     let mut tally = Tally::default();
@@ -590,19 +656,14 @@ fn compare(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<i32> {
     if let Some(code) = stdin_guard("compare", &a.files, io, style)? {
         return Ok(code);
     }
-    let opts = extract::Options {
-        from: a.from,
-        strict: a.strict,
-        repair: a.repair,
-        max_line_bytes: a.limits.max_line_bytes,
-        max_candidates: a.limits.max_candidates,
-        max_answer_bytes: a.limits.max_answer_bytes,
-        schema: schema.as_ref(),
-        markers: false,
-        handoff: None,
-        assertions: None,
-        read_ahead: false,
-    };
+    let opts = extract_options(
+        a.from,
+        a.strict,
+        a.repair,
+        &a.limits,
+        schema.as_ref(),
+        &io.env,
+    );
     let mut loaded = Vec::new();
     batch::for_each(
         &sources,

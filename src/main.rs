@@ -12,7 +12,7 @@ fn main() -> ExitCode {
         stdin_is_tty: std::io::stdin().is_terminal(),
         stdout_is_tty,
         stderr_is_tty: std::io::stderr().is_terminal(),
-        env: sojx::color::EnvSnapshot::capture(),
+        env: sojx::Env::capture(),
     };
     let code = sojx::run(std::env::args_os(), &mut io);
     // A closed stdout is not an error (`sojx … | head -c0`).
