@@ -1,0 +1,106 @@
+//! A candidate answer chosen from the outcome, and the failures that name what is wrong
+//! with one (`json_invalid`, too deep, `not_found`).
+
+use serde_json::{Map, Value};
+
+use crate::envelope::MAX_DATA_DEPTH;
+use crate::error::{ErrorKind, Failure};
+use crate::producer::{Producer, SourceKind, Warning};
+use crate::repair;
+
+use super::Options;
+
+pub(super) struct Chosen {
+    pub(super) kind: SourceKind,
+    pub(super) value: Value,
+    pub(super) line: Option<u64>,
+    pub(super) detail: Map<String, Value>,
+    pub(super) repaired: bool,
+}
+
+pub(super) fn not_found(message: String, producer: Producer, opts: &Options<'_>) -> Failure {
+    let hint = if opts.strict {
+        "--strict accepts only a structured output, a tool input or an answer that is exactly one JSON value"
+    } else {
+        schema_option(producer)
+    };
+    Failure::new(ErrorKind::NotFound, "extract", message).hint(hint)
+}
+
+/// How to ask `producer` for structured output (`../shared/formats/`, each producer's
+/// "Schema" section), for the `not_found` hint.
+fn schema_option(producer: Producer) -> &'static str {
+    match producer {
+        Producer::ClaudeCode => {
+            "run claude with --json-schema; its answer is then the result's structured_output"
+        }
+        Producer::QwenCode => {
+            "run qwen with --json-schema; its answer is then the result's structured_result"
+        }
+        Producer::Codex => "run codex exec with --output-schema FILE",
+        Producer::Meerkat => "run rkat with --schema; its answer is then structured_output",
+        Producer::GeminiCli | Producer::Amp | Producer::Cursor | Producer::Opencode => {
+            "this CLI has no schema option: ask for one bare JSON object in the prompt"
+        }
+        Producer::OpenaiChat => {
+            "request response_format {\"type\": \"json_schema\", \"json_schema\": {…}} (or a strict function tool)"
+        }
+        Producer::OpenaiResponses => {
+            "request text.format {\"type\": \"json_schema\", …} (or a strict function tool)"
+        }
+        Producer::Anthropic => {
+            "request output_config.format {\"type\": \"json_schema\", …}, or force a tool whose input_schema is the schema"
+        }
+        Producer::Ollama => "request format: the JSON Schema (Ollama structured outputs)",
+        Producer::Json | Producer::Text => {
+            "ask the agent for structured output (e.g. claude --json-schema, codex --output-schema)"
+        }
+    }
+}
+
+pub(super) fn too_deep(text: &str, kind: SourceKind, limit: usize) -> Failure {
+    Failure::new(
+        ErrorKind::JsonInvalid,
+        "parse",
+        format!(
+            "the {} nests deeper than {limit} levels, sojx's fixed nesting limit",
+            what(kind)
+        ),
+    )
+    .hint("ask for a flatter structure; see docs/limits.md")
+    .candidate(Value::from(text))
+}
+
+pub(super) fn json_invalid(err: &str, text: &str, kind: SourceKind) -> Failure {
+    if err.starts_with("recursion limit exceeded") {
+        return too_deep(text, kind, MAX_DATA_DEPTH);
+    }
+    Failure::new(ErrorKind::JsonInvalid, "parse", format!("the {} is not valid JSON: {err}", what(kind)))
+        .hint("the answer looks like JSON but does not parse; --repair fixes cut-off answers and trailing commas")
+        .candidate(Value::from(text))
+}
+
+fn what(kind: SourceKind) -> &'static str {
+    match kind {
+        SourceKind::ToolInput => "tool input",
+        SourceKind::CodeFence => "fenced block",
+        SourceKind::Embedded => "JSON in the answer text",
+        SourceKind::Document => "input",
+        _ => "answer text",
+    }
+}
+
+pub(super) fn try_repair(
+    text: &str,
+    opts: &Options<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Option<Value> {
+    if !opts.repair {
+        return None;
+    }
+    let r = repair::repair(text)?;
+    for (kind, message) in r.repairs {
+        warnings.push(Warning::new(kind, message));
+    }
+    Some(r.value)
+}

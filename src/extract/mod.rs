@@ -1,0 +1,136 @@
+//! `sojx extract`: one input → framed items → producer → verdict → candidate → validation →
+//! envelope. Nothing here prints; the caller renders the envelope.
+//!
+//! - `read`: the input read in chunks (or split ahead on a second thread) into lines,
+//!   framed, with `--tee`, `--timeout` and `--activity` on the way;
+//! - `route`: producer detection, the fast path's choice, items to the extractor;
+//! - `outcome`: what an input no extractor decided comes to (empty, cut off, one document, text);
+//! - `decide`: no I/O; the outcome in, the envelope out;
+//! - `fallback` and `candidate`: JSON from the answer text, and the candidate chosen.
+
+mod candidate;
+mod decide;
+mod fallback;
+mod outcome;
+mod read;
+mod route;
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::activity::Activity;
+use crate::cli::From;
+use crate::envelope::{self, Envelope, Parts};
+use crate::error::Failure;
+use crate::input::Source;
+use crate::jq::Assertions;
+use crate::producer::Producer;
+use crate::pump::Tee;
+use crate::schema::Schema;
+
+pub use decide::decide;
+pub use read::{Reading, read};
+
+use read::{Ahead, read_live};
+
+/// Options of one `extract` run, shared by every input.
+#[derive(Debug)]
+pub struct Options<'a> {
+    pub from: From,
+    pub strict: bool,
+    pub repair: bool,
+    pub max_line_bytes: usize,
+    pub max_candidates: usize,
+    /// `--max-answer-bytes`: most answer bytes accumulated from deltas (OpenAI chat, Ollama,
+    /// Anthropic, Gemini CLI, opencode streams).
+    pub max_answer_bytes: usize,
+    pub schema: Option<&'a Schema>,
+    /// `--markers`: read legacy markers when the answer text holds no JSON value.
+    pub markers: bool,
+    /// `--handoff`: the legacy escalation file's content, added to marker data.
+    pub handoff: Option<&'a Value>,
+    /// `--assert`: checks on `data` after validation.
+    pub assertions: Option<&'a Assertions>,
+    /// Whether an input is split into lines on a second thread.
+    pub read_ahead: ReadAhead,
+    /// The fast path: lines the producer's extractor says cannot matter are not parsed
+    /// (`SOJX_NO_FAST_PATH` turns it off, to compare it with the full parse).
+    pub fast_path: bool,
+}
+
+/// Whether inputs are read ahead, on a second thread (decided by the command layer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadAhead {
+    /// Never (`SOJX_READ_AHEAD=0`, or inputs already read in parallel).
+    Never,
+    /// Files of at least [`READ_AHEAD_MIN`](crate::pump::READ_AHEAD_MIN) bytes and pipes.
+    Auto,
+    /// Every input, pre-scanning every line (`SOJX_READ_AHEAD=1`, for tests that compare the
+    /// ways of reading).
+    EveryLine,
+}
+
+impl Default for Options<'_> {
+    /// The command line's defaults: auto detection, no schema, the default limits.
+    fn default() -> Self {
+        Self {
+            from: From::Auto,
+            strict: false,
+            repair: false,
+            max_line_bytes: 64 << 20,
+            max_candidates: 10_000,
+            max_answer_bytes: 64 << 20,
+            schema: None,
+            markers: false,
+            handoff: None,
+            assertions: None,
+            read_ahead: ReadAhead::Auto,
+            fast_path: true,
+        }
+    }
+}
+
+/// Extract from one input and build its envelope.
+pub fn run(source: &Source, opts: &Options<'_>) -> Envelope {
+    run_live(source, opts, &mut Live::default())
+}
+
+/// What happens while an input is read, besides extraction: `--tee`, `--timeout`, `--activity`.
+#[derive(Default)]
+pub struct Live<'a> {
+    pub tee: Option<&'a mut Tee>,
+    pub timeout: Option<Duration>,
+    /// Receives one line per event worth showing, as soon as its input line is read.
+    pub activity: Option<&'a mut dyn FnMut(Activity)>,
+}
+
+/// [`run`] with live side effects.
+pub fn run_live(source: &Source, opts: &Options<'_>, live: &mut Live<'_>) -> Envelope {
+    let name = source.name();
+    let reader = match source.open_within(live.timeout) {
+        Ok(r) => r,
+        Err(f) => return envelope::failure("extract", &name, f, Parts::default()),
+    };
+    let size = source.size();
+    let ahead = Ahead::choose(opts.read_ahead, size);
+    let (outcome, warnings) = match read_live(reader, size, opts, live, ahead) {
+        Ok(r) => r,
+        Err(Stopped { failure, producer }) => {
+            let parts = Parts {
+                producer,
+                ..Parts::default()
+            };
+            // The target is the input unless the failure names another (the tee file).
+            return envelope::failure("extract", &name, failure, parts);
+        }
+    };
+    decide(&name, outcome, warnings, opts)
+}
+
+/// Reading ended before the input did: why, and the producer if it was known by then.
+#[derive(Debug)]
+pub struct Stopped {
+    pub failure: Failure,
+    pub producer: Option<Producer>,
+}

@@ -1,0 +1,184 @@
+//! The outcome of an input no extractor decided: empty, a cut-off document, one bare JSON
+//! document, raw text, or a `--from` that does not match.
+
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorKind, Failure};
+use crate::framing::{Framer, Item, Stats};
+use crate::producer::{self, Outcome, Producer, Session, SourceKind, Verdict, Warning};
+use crate::repair;
+use crate::text;
+
+use super::Options;
+
+/// The whole input is one JSON document cut off before its end. When what was written is
+/// recognizably a producer's output (closing it tentatively shows whose), the run is
+/// `truncated` for that producer; otherwise the input is read as text (`json_invalid`).
+pub(super) fn cut_document(framer: &Framer) -> Option<Outcome> {
+    let (line, bytes) = framer.cut.as_ref()?;
+    let text = std::str::from_utf8(bytes).ok()?;
+    let closed = repair::repair(text)?;
+    let producer = producer::detect(&closed.value)?;
+    Some(failed(
+        producer,
+        Failure::new(
+            ErrorKind::Truncated,
+            "extract",
+            format!("the input ends inside a JSON document that starts on line {line} (cut off)"),
+        )
+        .hint("the producer was stopped before it finished writing; re-run it"),
+    ))
+}
+
+pub(super) fn failed(producer: Producer, f: Failure) -> Outcome {
+    Outcome {
+        producer,
+        verdict: Verdict::Failed(f),
+        session: Session::default(),
+        warnings: Vec::new(),
+    }
+}
+
+pub(super) fn mismatch(forced: Producer, detected: Option<Producer>, empty: bool) -> Outcome {
+    if empty {
+        return failed(
+            forced,
+            Failure::new(ErrorKind::EmptyInput, "read", "the input is empty"),
+        );
+    }
+    let f = match detected {
+        Some(d) => Failure::new(
+            ErrorKind::Parse,
+            "detect",
+            format!(
+                "--from {} was given, but the input looks like {} output",
+                forced.id(),
+                d.id()
+            ),
+        )
+        .hint(format!("use --from {} or --from auto", d.id())),
+        None => Failure::new(
+            ErrorKind::Parse,
+            "detect",
+            format!(
+                "--from {} was given, but no {} event was found in the input",
+                forced.id(),
+                forced.id()
+            ),
+        )
+        .hint("use --from auto to detect the producer"),
+    };
+    failed(forced, f.retryable(false))
+}
+
+/// The whole input as one bare JSON value (`json` producer, `document`).
+pub(super) fn json_document(
+    mut pending: Vec<Item>,
+    values: u64,
+    framer: &mut Framer,
+    stats: &Stats,
+    opts: &Options<'_>,
+) -> Outcome {
+    let p = Producer::Json;
+    if values == 1 && stats.text_lines == 0 {
+        if let Some(Item::Value { line, value }) =
+            pending.drain(..).find(|i| matches!(i, Item::Value { .. }))
+        {
+            let verdict = Verdict::Value {
+                kind: SourceKind::Document,
+                value,
+                line: Some(line),
+                detail: Map::new(),
+            };
+            return Outcome {
+                producer: p,
+                verdict,
+                session: Session::default(),
+                warnings: Vec::new(),
+            };
+        }
+    }
+    if values > 1 {
+        return failed(
+            p,
+            Failure::new(
+                ErrorKind::Parse,
+                "parse",
+                format!("the input holds {values} JSON values; --from json expects exactly one"),
+            )
+            .hint("use --from auto, or validate JSON Lines with `sojx validate`")
+            .retryable(false),
+        );
+    }
+    // Not one JSON value: read the text as the answer, so that broken JSON is `json_invalid`.
+    let text = framer.take_text().unwrap_or_default();
+    let text = String::from_utf8_lossy(&text).into_owned();
+    if let Some(value) = text::whole(&text) {
+        // A bare scalar (`"plain"`, `42`): lines that do not start with `{` or `[` are not framed.
+        let verdict = Verdict::Value {
+            kind: SourceKind::Document,
+            value,
+            line: Some(1),
+            detail: Map::new(),
+        };
+        return Outcome {
+            producer: p,
+            verdict,
+            session: Session::default(),
+            warnings: Vec::new(),
+        };
+    }
+    if opts.repair || text::looks_like_json(&text) {
+        return Outcome {
+            producer: p,
+            verdict: Verdict::ValueText {
+                kind: SourceKind::Document,
+                text,
+                line: Some(1),
+                detail: Map::new(),
+            },
+            session: Session::default(),
+            warnings: Vec::new(),
+        };
+    }
+    failed(
+        p,
+        Failure::new(ErrorKind::Parse, "parse", "the input is not a JSON value")
+            .hint("use --from text to look for JSON inside text")
+            .candidate(Value::from(text)),
+    )
+}
+
+pub(super) fn text_outcome(framer: &mut Framer) -> Outcome {
+    let p = Producer::Text;
+    match framer.take_text() {
+        Some(bytes) => {
+            let mut warnings = Vec::new();
+            let text = match String::from_utf8(bytes) {
+                Ok(t) => t,
+                Err(e) => {
+                    warnings.push(Warning::new("invalid_utf8", "the input text is not valid UTF-8; invalid bytes were replaced with U+FFFD"));
+                    String::from_utf8_lossy(e.as_bytes()).into_owned()
+                }
+            };
+            Outcome {
+                producer: p,
+                verdict: Verdict::Text {
+                    text,
+                    line: Some(1),
+                },
+                session: Session::default(),
+                warnings,
+            }
+        }
+        None => failed(
+            p,
+            Failure::new(
+                ErrorKind::Parse,
+                "parse",
+                "the input is not a known producer's output and is too large to read as text",
+            )
+            .hint("raise --max-line-bytes, or name the producer with --from"),
+        ),
+    }
+}

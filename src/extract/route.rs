@@ -1,0 +1,251 @@
+//! Routing: producer detection, the fast path's choice of lines not to parse, and the items
+//! handed to the producer's extractor (kept, bounded, while the producer is unknown).
+
+use crate::activity::Activity;
+use crate::error::{ErrorKind, Failure};
+use crate::framing::{Framer, Item, Stats};
+use crate::input::Piece;
+use crate::producer::{self, Extractor, LineFacts, Outcome, Producer};
+
+use super::Options;
+use super::outcome::{cut_document, failed, json_document, mismatch, text_outcome};
+
+/// Most items kept while the producer is still unknown.
+const MAX_PENDING: usize = 100_000;
+
+/// Most bytes of JSON values kept while the producer is still unknown, once there is more than
+/// one (one document alone may be as large as a line).
+const MAX_PENDING_BYTES: u64 = 1 << 20;
+
+pub(super) fn feed_piece(
+    piece: Piece<'_>,
+    facts: Option<LineFacts>,
+    framer: &mut Framer,
+    router: &mut Router,
+    max: usize,
+) {
+    match piece {
+        Piece::Line { bytes, .. } if router.skips(framer, bytes, facts) => {
+            framer.skipped(bytes, facts.and_then(|f| f.utf8));
+        }
+        Piece::Line { no, bytes } => framer.line(no, bytes, &mut |item| router.item(item)),
+        Piece::TooLong { no } => framer.too_long(no),
+    }
+    if router.extractor.is_some() && framer.keeps_text() {
+        framer.drop_text();
+    }
+    // Values kept while the producer is unknown are bounded by bytes too, not only by count:
+    // a long stream of JSON no producer claims must not be held in memory whole.
+    // Past the first value (which may be the one document, up to the line limit), values no
+    // producer claims are kept only up to MAX_PENDING_BYTES: parsed, small values take up to
+    // ~50 times their bytes (a number is a string with arbitrary precision).
+    if router.extractor.is_none()
+        && (framer.stats.value_bytes > max as u64
+            || (router.values > 1 && framer.stats.value_bytes > MAX_PENDING_BYTES))
+    {
+        router.pending_overflow = true;
+    }
+}
+
+/// Sends items to the producer's extractor once the producer is known.
+pub(super) struct Router {
+    pub(super) forced: Option<Producer>,
+    pub(super) extractor: Option<Box<dyn Extractor>>,
+    pub(super) pending: Vec<Item>,
+    pub(super) pending_overflow: bool,
+    pub(super) detected: Option<Producer>,
+    pub(super) recognized: u64,
+    pub(super) values: u64,
+    pub(super) dones: u64,
+    /// Collect `--activity` events.
+    pub(super) activity: bool,
+    pub(super) events: Vec<Activity>,
+    pub(super) fast_path: bool,
+    /// `--max-answer-bytes`, and the bytes the extractor held when it went past it.
+    pub(super) max_answer: usize,
+    pub(super) answer_over: Option<usize>,
+}
+
+impl Router {
+    pub(super) fn new(forced: Option<Producer>, max_answer: usize, fast_path: bool) -> Self {
+        let extractor = forced.and_then(Producer::extractor);
+        Self {
+            forced,
+            extractor,
+            pending: Vec::new(),
+            pending_overflow: false,
+            detected: None,
+            recognized: 0,
+            values: 0,
+            dones: 0,
+            activity: false,
+            events: Vec::new(),
+            fast_path,
+            max_answer,
+            answer_over: None,
+        }
+    }
+
+    /// The producer, forced or detected so far.
+    pub(super) fn producer(&self) -> Option<Producer> {
+        self.forced.or(self.detected)
+    }
+
+    pub(super) fn describe(&mut self, item: &Item) {
+        if !self.activity {
+            return;
+        }
+        let line = item.line();
+        if let Some(text) = self.extractor.as_deref().and_then(|ex| ex.describe(item)) {
+            self.events.push(Activity { line, text });
+        }
+    }
+
+    /// The fast path: whether the extractor said the raw line cannot matter, in which case it
+    /// is counted as a recognized value without being parsed. Only once something was
+    /// recognized (so `--from` mismatch and detection are settled) and between framed items.
+    pub(super) fn skips(&mut self, framer: &Framer, raw: &[u8], facts: Option<LineFacts>) -> bool {
+        let skip = self.fast_path
+            && self.recognized > 0
+            && framer.between_items()
+            && self.extractor.as_ref().is_some_and(|ex| match facts {
+                Some(f) => !ex.wants_with(raw, f),
+                None => !ex.wants(raw),
+            });
+        if skip {
+            self.values += 1;
+            self.recognized += 1;
+        }
+        skip
+    }
+
+    pub(super) fn item(&mut self, item: Item) {
+        match &item {
+            Item::Junk { .. } => return,
+            Item::Value { value, .. } => {
+                self.values += 1;
+                if self.detected.is_none() {
+                    self.detected = producer::detect(value);
+                }
+            }
+            Item::Done { .. } => self.dones += 1,
+        }
+        if let Some(ex) = &mut self.extractor {
+            if self.answer_over.is_some() {
+                // Past --max-answer-bytes: nothing more is accumulated.
+                return;
+            }
+            self.recognized += u64::from(ex.feed(&item));
+            let held = ex.held();
+            if held > self.max_answer {
+                self.answer_over = Some(held);
+            }
+            self.describe(&item);
+            return;
+        }
+        if self.forced.is_none()
+            && let Some(p) = self.detected
+        {
+            let mut ex = p.extractor().expect("detected producers have extractors");
+            let pending = std::mem::take(&mut self.pending);
+            for it in &pending {
+                self.recognized += u64::from(ex.feed(it));
+            }
+            self.recognized += u64::from(ex.feed(&item));
+            self.extractor = Some(ex);
+            if self.activity {
+                self.events.push(Activity {
+                    line: pending.first().unwrap_or(&item).line(),
+                    text: format!("producer: {}", p.id()),
+                });
+                for it in &pending {
+                    self.describe(it);
+                }
+            }
+            self.describe(&item);
+            return;
+        }
+        // `json`/`text`, or still unknown: keep the item (bounded).
+        if self.pending.len() < MAX_PENDING
+            && !self.pending_overflow
+            && !(self.forced == Some(Producer::Json) && self.values > 1)
+        {
+            self.pending.push(item);
+        } else {
+            self.pending_overflow = true;
+        }
+    }
+
+    pub(super) fn finish(self, framer: &mut Framer, stats: &Stats, opts: &Options<'_>) -> Outcome {
+        let empty = stats.values == 0
+            && stats.text_lines == 0
+            && stats.sse_lines == 0
+            && stats.too_long == 0;
+        if let Some(held) = self.answer_over {
+            let p = self.producer().unwrap_or(Producer::Text);
+            return failed(
+                p,
+                Failure::new(
+                    ErrorKind::Parse,
+                    "extract",
+                    format!(
+                        "the answer streamed in deltas grew past --max-answer-bytes {} ({held} bytes held); the rest was not read into memory",
+                        self.max_answer
+                    ),
+                )
+                .hint("raise --max-answer-bytes if the answer is really that large")
+                .retryable(false),
+            );
+        }
+        if let Some(ex) = self.extractor {
+            let forced = self.forced;
+            if let Some(f) = forced
+                && (self.recognized == 0
+                    || self
+                        .detected
+                        .is_some_and(|d| !f.same_family(d, self.recognized)))
+            {
+                return mismatch(f, self.detected, empty);
+            }
+            return ex.finish();
+        }
+        if empty {
+            let p = self.forced.unwrap_or(Producer::Text);
+            return failed(
+                p,
+                Failure::new(ErrorKind::EmptyInput, "read", "the input is empty")
+                    .hint("the producer printed nothing; check that it ran (and its stderr)"),
+            );
+        }
+        if self.forced.is_none()
+            && self.values == 0
+            && let Some(outcome) = cut_document(framer)
+        {
+            return outcome;
+        }
+        match self.forced {
+            Some(Producer::Json) => json_document(self.pending, self.values, framer, stats, opts),
+            Some(_) => text_outcome(framer),
+            None if stats.text_lines > 0 => text_outcome(framer),
+            None if self.values == 1 && self.dones == 0 && !self.pending_overflow => {
+                json_document(self.pending, self.values, framer, stats, opts)
+            }
+            // Only JSON events (or SSE fields), none of a known producer: digging the last event
+            // object out as "the answer" would be a guess.
+            None => failed(
+                Producer::Text,
+                Failure::new(
+                    ErrorKind::Parse,
+                    "detect",
+                    if self.values == 0 {
+                        "the input is a Server-Sent Events stream without data events".to_owned()
+                    } else {
+                        format!("the input holds {} JSON events, none of a known producer", self.values)
+                    },
+                )
+                .hint("name the producer with --from, or use --from text to look for the answer in the raw text")
+                .retryable(false),
+            ),
+        }
+    }
+}
