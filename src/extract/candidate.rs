@@ -7,15 +7,76 @@ use crate::envelope::MAX_DATA_DEPTH;
 use crate::error::{ErrorKind, Failure};
 use crate::producer::{Producer, SourceKind, Warning};
 use crate::repair;
+use crate::schema::Violation;
 
 use super::Options;
 
+/// The value chosen as the answer, and where it came from.
 pub(super) struct Chosen {
     pub(super) kind: SourceKind,
     pub(super) value: Value,
     pub(super) line: Option<u64>,
     pub(super) detail: Map<String, Value>,
+    /// Made valid JSON by `--repair`.
     pub(super) repaired: bool,
+    /// Its validation against `--schema`, when choosing it already took one (the text
+    /// fallback validates candidates to pick one): a value is validated once.
+    pub(super) checked: Option<Checked>,
+}
+
+/// The result of validating a value: its violations (none: valid), or why it was not
+/// validated (sojx's budget).
+pub(super) type Checked = Result<Vec<Violation>, Failure>;
+
+impl Chosen {
+    /// A value taken as it was found (not repaired, not validated yet).
+    pub(super) fn new(
+        kind: SourceKind,
+        value: Value,
+        line: Option<u64>,
+        detail: Map<String, Value>,
+    ) -> Self {
+        Self {
+            kind,
+            value,
+            line,
+            detail,
+            repaired: false,
+            checked: None,
+        }
+    }
+
+    /// The same, made valid JSON by `--repair`.
+    pub(super) fn repaired(kind: SourceKind, value: Value, line: Option<u64>) -> Self {
+        Self {
+            repaired: true,
+            ..Self::new(kind, value, line, Map::new())
+        }
+    }
+
+    /// The envelope's `source` object: kind, line, the producer's details, and `repaired`.
+    pub(super) fn source(&self) -> Value {
+        let mut source = source_of(self.kind, self.line, &self.detail);
+        if self.repaired
+            && let Value::Object(m) = &mut source
+        {
+            m.insert("repaired".into(), Value::Bool(true));
+        }
+        source
+    }
+}
+
+/// The envelope's `source` object for a value of `kind` found on `line`.
+pub(super) fn source_of(kind: SourceKind, line: Option<u64>, detail: &Map<String, Value>) -> Value {
+    let mut m = Map::new();
+    m.insert("kind".into(), Value::from(kind.as_str()));
+    if let Some(l) = line {
+        m.insert("line".into(), Value::from(l));
+    }
+    for (k, v) in detail {
+        m.insert(k.clone(), v.clone());
+    }
+    Value::Object(m)
 }
 
 pub(super) fn not_found(message: String, producer: Producer, opts: &Options<'_>) -> Failure {
@@ -69,6 +130,15 @@ pub(super) fn too_deep(text: &str, kind: SourceKind, limit: usize) -> Failure {
     )
     .hint("ask for a flatter structure; see docs/limits.md")
     .candidate(Value::from(text))
+}
+
+/// The `json_invalid` failure for `text`, which does not parse.
+pub(super) fn not_json(text: &str, kind: SourceKind) -> Failure {
+    let err = serde_json::from_str::<Value>(text)
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    json_invalid(&err, text, kind)
 }
 
 pub(super) fn json_invalid(err: &str, text: &str, kind: SourceKind) -> Failure {

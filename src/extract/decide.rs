@@ -1,19 +1,19 @@
 //! The decision, with no I/O: an extraction's outcome in, the envelope out (the candidate
 //! chosen, parsed or repaired, validated once, `--assert` checked).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::cli::From;
 use crate::envelope::{self, Envelope, MAX_DATA_DEPTH, Parts, depth};
 use crate::error::{ErrorKind, Failure};
 use crate::framing::Item;
-use crate::producer::{self, Outcome, Producer, SourceKind, Verdict, Warning};
+use crate::producer::{self, Outcome, Producer, Verdict, Warning};
 
 use super::Options;
-use super::candidate::{Chosen, json_invalid, not_found, too_deep, try_repair};
-use super::fallback::{from_markers, from_text};
+use super::candidate::{Chosen, json_invalid, not_found, source_of, too_deep, try_repair};
+use super::fallback::from_answer;
 
-/// Turn an outcome into the envelope: choose the candidate, parse, repair, validate.
+/// Turn an outcome into the envelope: choose the candidate, parse, repair, validate, assert.
 pub fn decide(
     name: &str,
     outcome: Outcome,
@@ -34,81 +34,9 @@ pub fn decide(
         warnings,
         validation: None,
     };
-    let chosen = match verdict {
-        Verdict::Failed(f) => return envelope::failure("extract", name, f, parts(None, warnings)),
-        Verdict::Nothing { message } => {
-            return envelope::failure(
-                "extract",
-                name,
-                not_found(message, producer, opts),
-                parts(None, warnings),
-            );
-        }
-        Verdict::Value {
-            kind,
-            value,
-            line,
-            detail,
-        } => Chosen {
-            kind,
-            value,
-            line,
-            detail,
-            repaired: false,
-        },
-        Verdict::ValueText {
-            kind,
-            text,
-            line,
-            detail,
-        } => match serde_json::from_str::<Value>(text.trim()) {
-            Ok(value) => Chosen {
-                kind,
-                value,
-                line,
-                detail,
-                repaired: false,
-            },
-            Err(e) => match try_repair(&text, opts, &mut warnings) {
-                Some(value) => Chosen {
-                    kind,
-                    value,
-                    line,
-                    detail,
-                    repaired: true,
-                },
-                None => {
-                    let f = json_invalid(&e.to_string(), &text, kind);
-                    return envelope::failure(
-                        "extract",
-                        name,
-                        f,
-                        parts(Some(source_of(kind, line, &detail)), warnings),
-                    );
-                }
-            },
-        },
-        Verdict::Text { text, line } => {
-            match from_text(&text, line, producer, opts, &mut warnings) {
-                Ok(c) => c,
-                Err(f) if f.kind == ErrorKind::NotFound && opts.markers => {
-                    match from_markers(&text, line, opts, &mut warnings) {
-                        Some(c) => c,
-                        None => {
-                            let f = Failure {
-                                message: format!(
-                                    "{}, and it has no [EVENT:…] or [MEMORY:…] markers",
-                                    f.message
-                                ),
-                                ..f
-                            };
-                            return envelope::failure("extract", name, f, parts(None, warnings));
-                        }
-                    }
-                }
-                Err(f) => return envelope::failure("extract", name, f, parts(None, warnings)),
-            }
-        }
+    let chosen = match choose(verdict, producer, opts, &mut warnings) {
+        Ok(c) => c,
+        Err((f, source)) => return envelope::failure("extract", name, f, parts(source, warnings)),
     };
     // A value found in text that is itself a producer's output (a Gemini CLI error object after
     // a `[ERROR] ` prefix, an API error body in a log) is that producer's output, never the
@@ -125,30 +53,80 @@ pub fn decide(
         let source = source_of(chosen.kind, chosen.line, &chosen.detail);
         return envelope::failure("extract", name, f, parts(Some(source), warnings));
     }
-    let mut source = source_of(chosen.kind, chosen.line, &chosen.detail);
-    if chosen.repaired
-        && let Value::Object(m) = &mut source
-    {
-        m.insert("repaired".into(), Value::Bool(true));
+    let mut p = parts(Some(chosen.source()), warnings);
+    match check(name, chosen, opts, &mut p) {
+        Ok(data) => envelope::success("extract", name, data, p),
+        Err(f) => envelope::failure("extract", name, f, p),
     }
-    let mut p = parts(Some(source), warnings);
-    if let Some(schema) = opts.schema {
-        let violations = match schema.violations(&chosen.value) {
-            Ok(v) => v,
-            Err(f) => return envelope::failure("extract", name, f, p),
-        };
-        p.validation = Some(schema.report(violations.is_empty()));
-        if !violations.is_empty() {
-            let f = schema.failure(violations, chosen.value);
-            return envelope::failure("extract", name, f, p);
+}
+
+/// The candidate a verdict names, or the failure (with the `source` to report, when the
+/// candidate was found but is not JSON).
+fn choose(
+    verdict: Verdict,
+    producer: Producer,
+    opts: &Options<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Result<Chosen, (Failure, Option<Value>)> {
+    match verdict {
+        Verdict::Failed(f) => Err((f, None)),
+        Verdict::Nothing { message } => Err((not_found(message, producer, opts), None)),
+        Verdict::Value {
+            kind,
+            value,
+            line,
+            detail,
+        } => Ok(Chosen::new(kind, value, line, detail)),
+        Verdict::ValueText {
+            kind,
+            text,
+            line,
+            detail,
+        } => {
+            let err = match serde_json::from_str::<Value>(text.trim()) {
+                Ok(value) => return Ok(Chosen::new(kind, value, line, detail)),
+                Err(e) => e,
+            };
+            match try_repair(&text, opts, warnings) {
+                Some(value) => Ok(Chosen {
+                    detail,
+                    ..Chosen::repaired(kind, value, line)
+                }),
+                None => Err((
+                    json_invalid(&err.to_string(), &text, kind),
+                    Some(source_of(kind, line, &detail)),
+                )),
+            }
+        }
+        Verdict::Text { text, line } => {
+            from_answer(&text, line, producer, opts, warnings).map_err(|f| (f, None))
         }
     }
-    if let Some(a) = opts.assertions
-        && let Err(f) = a.check(&chosen.value)
-    {
-        return envelope::failure("extract", name, f.target(name), p);
+}
+
+/// Validate the chosen value against `--schema` (once: a value the text fallback validated is
+/// not validated again), then check `--assert` (its failure names the input `name`); the
+/// `validation` object goes into `parts`.
+fn check(
+    name: &str,
+    chosen: Chosen,
+    opts: &Options<'_>,
+    parts: &mut Parts,
+) -> Result<Value, Failure> {
+    if let Some(schema) = opts.schema {
+        let violations = match chosen.checked {
+            Some(checked) => checked,
+            None => schema.violations(&chosen.value),
+        }?;
+        parts.validation = Some(schema.report(violations.is_empty()));
+        if !violations.is_empty() {
+            return Err(schema.failure(violations, chosen.value));
+        }
     }
-    envelope::success("extract", name, chosen.value, p)
+    if let Some(a) = opts.assertions {
+        a.check(&chosen.value).map_err(|f| f.target(name))?;
+    }
+    Ok(chosen.value)
 }
 
 /// What a producer's extractor says of `value` alone, when `value` is a complete output of a
@@ -171,14 +149,196 @@ fn as_producer_output(value: &Value, line: Option<u64>) -> Option<Outcome> {
     }
 }
 
-fn source_of(kind: SourceKind, line: Option<u64>, detail: &Map<String, Value>) -> Value {
-    let mut m = Map::new();
-    m.insert("kind".into(), Value::from(kind.as_str()));
-    if let Some(l) = line {
-        m.insert("line".into(), Value::from(l));
+#[cfg(test)]
+mod tests {
+    //! The decision alone, on outcomes built by hand: no input is read.
+
+    use serde_json::{Map, Value, json};
+
+    use super::super::Options;
+    use super::super::tests::schema;
+    use super::decide;
+    use crate::error::ErrorKind;
+    use crate::jq::Assertions;
+    use crate::producer::{Outcome, Producer, Session, SourceKind, Verdict};
+
+    fn outcome(producer: Producer, verdict: Verdict) -> Outcome {
+        Outcome {
+            producer,
+            verdict,
+            session: Session::default(),
+            warnings: Vec::new(),
+        }
     }
-    for (k, v) in detail {
-        m.insert(k.clone(), v.clone());
+
+    fn value(kind: SourceKind, value: Value) -> Verdict {
+        Verdict::Value {
+            kind,
+            value,
+            line: Some(3),
+            detail: Map::new(),
+        }
     }
-    Value::Object(m)
+
+    fn text(t: &str) -> Verdict {
+        Verdict::Text {
+            text: t.to_owned(),
+            line: Some(7),
+        }
+    }
+
+    /// The envelope of `verdict` from `producer`, as JSON.
+    fn run(producer: Producer, verdict: Verdict, opts: &Options<'_>) -> Value {
+        decide("run.ndjson", outcome(producer, verdict), Vec::new(), opts).into_value()
+    }
+
+    #[test]
+    fn a_structured_output_is_validated_and_reported() {
+        let s = schema();
+        let opts = Options {
+            schema: Some(&s),
+            ..Options::default()
+        };
+        let ok = value(SourceKind::StructuredOutput, json!({"verdict": "PASS"}));
+        let env = run(Producer::ClaudeCode, ok, &opts);
+        assert_eq!(env["exit_code"], 0);
+        assert_eq!(env["data"], json!({"verdict": "PASS"}));
+        assert_eq!(
+            env["source"],
+            json!({"kind": "structured_output", "line": 3})
+        );
+        assert_eq!(env["validation"]["valid"], true);
+
+        let bad = value(SourceKind::StructuredOutput, json!({"verdict": "MAYBE"}));
+        let env = run(Producer::ClaudeCode, bad, &opts);
+        assert_eq!(env["error"]["kind"], "validation_failed");
+        assert_eq!(env["error"]["target"], "<inline>");
+        assert_eq!(env["candidate"], json!({"verdict": "MAYBE"}));
+        assert_eq!(env["error"]["details"][0]["instance_location"], "/verdict");
+        assert_eq!(env["validation"]["valid"], false);
+        assert!(env.get("data").is_none());
+    }
+
+    #[test]
+    fn answer_text_that_does_not_parse_is_json_invalid_unless_repaired() {
+        let cut = || Verdict::ValueText {
+            kind: SourceKind::StructuredOutput,
+            text: r#"{"verdict": "PASS""#.to_owned(),
+            line: Some(2),
+            detail: Map::new(),
+        };
+        let env = run(Producer::Codex, cut(), &Options::default());
+        assert_eq!(env["error"]["kind"], "json_invalid");
+        assert_eq!(env["source"]["kind"], "structured_output");
+        let opts = Options {
+            repair: true,
+            ..Options::default()
+        };
+        let env = run(Producer::Codex, cut(), &opts);
+        assert_eq!(env["data"], json!({"verdict": "PASS"}));
+        assert_eq!(env["source"]["repaired"], true);
+        assert!(env["warnings"].as_array().is_some_and(|w| !w.is_empty()));
+    }
+
+    #[test]
+    fn the_last_fence_that_validates_wins_and_a_later_broken_one_fails() {
+        let answer =
+            "First:\n```json\n{\"verdict\": \"PASS\"}\n```\nthen\n```json\n{\"note\": 1}\n```";
+        // Without a schema the last fenced value is the answer.
+        let env = run(Producer::ClaudeCode, text(answer), &Options::default());
+        assert_eq!(env["data"], json!({"note": 1}));
+        assert_eq!(env["source"]["candidate"], 2);
+        // With one, the last fenced value that validates.
+        let s = schema();
+        let opts = Options {
+            schema: Some(&s),
+            ..Options::default()
+        };
+        let env = run(Producer::ClaudeCode, text(answer), &opts);
+        assert_eq!(env["data"], json!({"verdict": "PASS"}));
+        assert_eq!(
+            env["source"],
+            json!({"kind": "code_fence", "line": 7, "candidate": 1, "candidates": 2})
+        );
+        assert_eq!(env["validation"]["valid"], true);
+        // A broken fence after the chosen one: the answer itself is broken.
+        let broken = "```json\n{\"verdict\": \"PASS\"}\n```\n```json\n{\"verdict\": \n```";
+        let env = run(Producer::ClaudeCode, text(broken), &opts);
+        assert_eq!(env["error"]["kind"], "json_invalid");
+    }
+
+    #[test]
+    fn nothing_found_names_the_producers_schema_option() {
+        let nothing = || Verdict::Nothing {
+            message: "the run has no answer".into(),
+        };
+        let env = run(Producer::ClaudeCode, nothing(), &Options::default());
+        assert_eq!(env["error"]["kind"], "not_found");
+        assert!(
+            env["error"]["hint"]
+                .as_str()
+                .is_some_and(|h| h.contains("--json-schema"))
+        );
+        let env = run(Producer::Codex, nothing(), &Options::default());
+        assert!(
+            env["error"]["hint"]
+                .as_str()
+                .is_some_and(|h| h.contains("--output-schema"))
+        );
+        // Prose without JSON is not_found too.
+        let env = run(Producer::Text, text("no JSON here"), &Options::default());
+        assert_eq!(env["error"]["kind"], "not_found");
+    }
+
+    #[test]
+    fn a_failed_verdict_passes_through_with_the_producer() {
+        let f = crate::error::Failure::new(ErrorKind::AgentError, "extract", "the run failed");
+        let env = run(Producer::GeminiCli, Verdict::Failed(f), &Options::default());
+        assert_eq!(env["error"]["kind"], "agent_error");
+        assert_eq!(env["producer"], "gemini-cli");
+        assert_ne!(env["exit_code"], 0);
+    }
+
+    #[test]
+    fn a_value_too_deep_for_the_envelope_is_json_invalid() {
+        let mut deep = json!(1);
+        for _ in 0..crate::envelope::MAX_DATA_DEPTH + 1 {
+            deep = json!([deep]);
+        }
+        let env = run(
+            Producer::ClaudeCode,
+            value(SourceKind::StructuredOutput, deep),
+            &Options::default(),
+        );
+        assert_eq!(env["error"]["kind"], "json_invalid");
+        assert!(
+            env["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("nests deeper"))
+        );
+    }
+
+    #[test]
+    fn a_failed_assertion_names_the_input() {
+        let a = Assertions::compile(&[".verdict == \"PASS\"".to_owned()]).expect("compiles");
+        let opts = Options {
+            assertions: Some(&a),
+            ..Options::default()
+        };
+        let fail = value(SourceKind::StructuredOutput, json!({"verdict": "FAIL"}));
+        let env = run(Producer::ClaudeCode, fail, &opts);
+        assert_eq!(env["error"]["kind"], "assertion_failed");
+        assert_eq!(env["error"]["target"], "run.ndjson");
+        let pass = value(SourceKind::StructuredOutput, json!({"verdict": "PASS"}));
+        assert_eq!(run(Producer::ClaudeCode, pass, &opts)["exit_code"], 0);
+    }
+
+    #[test]
+    fn a_producers_error_object_found_in_text_is_that_producers_failure() {
+        // An OpenAI error body in a log: the API's failure, not the answer.
+        let log = r#"request failed: {"error": {"message": "Rate limit reached", "type": "rate_limit_error", "code": "rate_limit_exceeded"}}"#;
+        let env = run(Producer::Text, text(log), &Options::default());
+        assert_ne!(env["exit_code"], 0, "{env}");
+        assert_ne!(env["producer"], "text", "{env}");
+    }
 }

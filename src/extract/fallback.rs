@@ -1,18 +1,19 @@
 //! The text fallback: JSON from the final answer text (`final_text`, `code_fence`,
 //! `embedded`) and, with `--markers`, the legacy markers.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, json};
 
-use crate::error::Failure;
+use crate::error::{ErrorKind, Failure};
 use crate::producer::{Producer, SourceKind, Warning};
+use crate::schema::Schema;
 use crate::text;
 
 use super::Options;
-use super::candidate::{Chosen, json_invalid, not_found, try_repair};
+use super::candidate::{Checked, Chosen, not_found, not_json, try_repair};
 
 /// `--markers`: the legacy path, when the answer text holds no JSON value. `None` when the text
 /// has no marker and no handoff file was given.
-pub(super) fn from_markers(
+fn from_markers(
     text: &str,
     line: Option<u64>,
     opts: &Options<'_>,
@@ -38,43 +39,53 @@ pub(super) fn from_markers(
     ));
     let markers = m.events.len() + m.memories.len();
     warnings.extend(m.warnings.iter().cloned());
-    Some(Chosen {
-        kind: SourceKind::Markers,
-        value: m.into_data(opts.handoff),
+    let detail = crate::producer::detail(&[("markers", json!(markers))]);
+    Some(Chosen::new(
+        SourceKind::Markers,
+        m.into_data(opts.handoff),
         line,
-        detail: crate::producer::detail(&[("markers", json!(markers))]),
-        repaired: false,
-    })
+        detail,
+    ))
 }
 
-/// JSON from the final answer text (`final_text`, `code_fence`, `embedded`).
-pub(super) fn from_text(
+/// The answer text's JSON ([`from_text`]) or, with `--markers` when it has none, its legacy
+/// markers ([`from_markers`]).
+pub(super) fn from_answer(
     text: &str,
     line: Option<u64>,
     producer: Producer,
     opts: &Options<'_>,
     warnings: &mut Vec<Warning>,
 ) -> Result<Chosen, Failure> {
-    let none = Map::new();
-    // The text is the raw input (`text`): candidates' lines are input lines.
-    let text_lines = producer == Producer::Text;
+    match from_text(text, line, producer, opts, warnings) {
+        Err(f) if f.kind == ErrorKind::NotFound && opts.markers => {
+            from_markers(text, line, opts, warnings).ok_or_else(|| Failure {
+                message: format!(
+                    "{}, and it has no [EVENT:…] or [MEMORY:…] markers",
+                    f.message
+                ),
+                ..f
+            })
+        }
+        other => other,
+    }
+}
+
+/// JSON from the final answer text (`final_text`, `code_fence`, `embedded`).
+fn from_text(
+    text: &str,
+    line: Option<u64>,
+    producer: Producer,
+    opts: &Options<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Result<Chosen, Failure> {
     if let Some(value) = text::whole(text) {
-        return Ok(Chosen {
-            kind: SourceKind::FinalText,
-            value,
-            line,
-            detail: none,
-            repaired: false,
-        });
+        return Ok(Chosen::new(SourceKind::FinalText, value, line, Map::new()));
     }
     let looks = text::looks_like_json(text);
     if opts.strict {
         if looks {
-            let err = serde_json::from_str::<Value>(text.trim())
-                .err()
-                .map(|e| e.to_string())
-                .unwrap_or_default();
-            return Err(json_invalid(&err, text.trim(), SourceKind::FinalText));
+            return Err(not_json(text.trim(), SourceKind::FinalText));
         }
         return Err(not_found(
             "the answer text is not exactly one JSON value".into(),
@@ -92,88 +103,146 @@ pub(super) fn from_text(
             ),
         ));
     }
-    let line_of = |l: usize| {
-        if text_lines {
-            line.map(|b| b + l as u64)
-        } else {
-            line
-        }
+    // The text is the raw input (`text`): candidates' lines are input lines.
+    let line_of = |l: usize| match line {
+        Some(b) if producer == Producer::Text => Some(b + l as u64),
+        _ => line,
     };
     // The text rules in precedence: `code_fence`, then `embedded`; the first that yields
-    // decides. Within it, the last value that validates wins (the last one without a schema),
-    // and a broken value after the chosen one means the answer itself is broken: `json_invalid`,
-    // or repaired with --repair.
+    // decides.
     for kind in [SourceKind::CodeFence, SourceKind::Embedded] {
-        let cands: Vec<&text::Candidate> =
-            mined.candidates.iter().filter(|c| c.kind == kind).collect();
-        let broken: Vec<&text::Broken> = mined.broken.iter().filter(|b| b.kind == kind).collect();
-        if cands.is_empty() && broken.is_empty() {
-            continue;
+        if let Some(found) = by_rule(kind, &mined, &line_of, opts, warnings) {
+            return found;
         }
-        let pick = opts
-            .schema
-            .and_then(|s| cands.iter().rposition(|c| s.is_valid(&c.value)))
-            .or(cands.len().checked_sub(1));
-        let after = pick.map_or(0, |i| cands[i].offset);
-        let later_broken: Vec<&&text::Broken> =
-            broken.iter().filter(|b| b.offset >= after).collect();
-        if let Some(i) = pick
-            && later_broken.is_empty()
-        {
-            let c = cands[i];
-            let detail = crate::producer::detail(&[
-                ("candidate", json!(i + 1)),
-                ("candidates", json!(cands.len())),
-            ]);
-            return Ok(Chosen {
-                kind,
-                value: c.value.clone(),
-                line: line_of(c.line),
-                detail,
-                repaired: false,
-            });
-        }
-        for b in later_broken.iter().rev() {
-            if let Some(value) = try_repair(&b.text, opts, warnings) {
-                return Ok(Chosen {
-                    kind,
-                    value,
-                    line: line_of(b.line),
-                    detail: none,
-                    repaired: true,
-                });
-            }
-        }
-        let last = later_broken
-            .last()
-            .expect("a rule that yields nothing was skipped");
-        let err = serde_json::from_str::<Value>(&last.text)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        return Err(json_invalid(&err, &last.text, kind));
     }
     // Nothing in fences or prose: the whole text may be one broken JSON value.
     if looks {
         let trimmed = text.trim();
         if let Some(value) = try_repair(trimmed, opts, warnings) {
-            return Ok(Chosen {
-                kind: SourceKind::FinalText,
-                value,
-                line,
-                detail: none,
-                repaired: true,
-            });
+            return Ok(Chosen::repaired(SourceKind::FinalText, value, line));
         }
-        let err = serde_json::from_str::<Value>(trimmed)
-            .err()
-            .map(|e| e.to_string())
-            .unwrap_or_default();
-        return Err(json_invalid(&err, trimmed, SourceKind::FinalText));
+        return Err(not_json(trimmed, SourceKind::FinalText));
     }
     Err(not_found(
         "the answer text holds no JSON value".into(),
         producer,
         opts,
     ))
+}
+
+/// The answer by one text rule (`None` when the rule found nothing): the last candidate that
+/// validates (the last one without a schema), unless a broken value follows it, which means
+/// the answer itself is broken: `json_invalid`, or repaired with `--repair`.
+fn by_rule(
+    kind: SourceKind,
+    mined: &text::Mined,
+    line_of: &dyn Fn(usize) -> Option<u64>,
+    opts: &Options<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Option<Result<Chosen, Failure>> {
+    let cands: Vec<&text::Candidate> = mined.candidates.iter().filter(|c| c.kind == kind).collect();
+    let broken: Vec<&text::Broken> = mined.broken.iter().filter(|b| b.kind == kind).collect();
+    if cands.is_empty() && broken.is_empty() {
+        return None;
+    }
+    let pick = pick(&cands, opts.schema);
+    let after = pick.as_ref().map_or(0, |(i, _)| cands[*i].offset);
+    let later_broken: Vec<&text::Broken> =
+        broken.into_iter().filter(|b| b.offset >= after).collect();
+    if let Some((i, checked)) = pick
+        && later_broken.is_empty()
+    {
+        let c = cands[i];
+        let detail = crate::producer::detail(&[
+            ("candidate", json!(i + 1)),
+            ("candidates", json!(cands.len())),
+        ]);
+        return Some(Ok(Chosen {
+            checked,
+            ..Chosen::new(kind, c.value.clone(), line_of(c.line), detail)
+        }));
+    }
+    for b in later_broken.iter().rev() {
+        if let Some(value) = try_repair(&b.text, opts, warnings) {
+            return Some(Ok(Chosen::repaired(kind, value, line_of(b.line))));
+        }
+    }
+    let last = later_broken
+        .last()
+        .expect("a rule that yields nothing was skipped");
+    Some(Err(not_json(&last.text, kind)))
+}
+
+/// The candidate to take: the last one `schema` accepts, or the last one (without a schema, or
+/// when none is accepted), with its validation when it was validated. The last candidate is
+/// validated in full (its violations are the report if it is taken); earlier ones only as far
+/// as it takes to know they are valid.
+fn pick(cands: &[&text::Candidate], schema: Option<&Schema>) -> Option<(usize, Option<Checked>)> {
+    let last = cands.len().checked_sub(1)?;
+    let Some(schema) = schema else {
+        return Some((last, None));
+    };
+    let checked = schema.violations(&cands[last].value);
+    if matches!(&checked, Ok(v) if v.is_empty()) {
+        return Some((last, Some(checked)));
+    }
+    match cands[..last]
+        .iter()
+        .rposition(|c| schema.is_valid(&c.value))
+    {
+        Some(i) => Some((i, Some(Ok(Vec::new())))),
+        None => Some((last, Some(checked))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use crate::producer::SourceKind;
+    use crate::text::Candidate;
+
+    use super::super::tests::schema;
+    use super::pick;
+
+    fn cands(values: &[serde_json::Value]) -> Vec<Candidate> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| Candidate {
+                kind: SourceKind::CodeFence,
+                value: v.clone(),
+                offset: i * 10,
+                line: i,
+                index: i + 1,
+            })
+            .collect()
+    }
+
+    /// The candidate picked carries its validation, so that the decision does not validate it
+    /// again: the last one's full report when it is taken, a pass for an earlier valid one.
+    #[test]
+    fn the_pick_carries_its_validation() {
+        let s = schema();
+        let pass = json!({"verdict": "PASS"});
+        let bad = json!({"verdict": "MAYBE"});
+        let c = cands(&[pass.clone(), bad.clone()]);
+        let refs: Vec<&Candidate> = c.iter().collect();
+        let (i, checked) = pick(&refs, Some(&s)).expect("a pick");
+        assert_eq!(i, 0);
+        assert!(matches!(checked, Some(Ok(ref v)) if v.is_empty()));
+
+        let c = cands(&[bad.clone(), bad.clone()]);
+        let refs: Vec<&Candidate> = c.iter().collect();
+        let (i, checked) = pick(&refs, Some(&s)).expect("a pick");
+        assert_eq!(i, 1);
+        assert!(matches!(checked, Some(Ok(ref v)) if v.len() == 1));
+
+        let c = cands(&[pass.clone(), pass]);
+        let refs: Vec<&Candidate> = c.iter().collect();
+        assert!(matches!(pick(&refs, Some(&s)), Some((1, Some(Ok(_))))));
+        // Without a schema: the last, not validated.
+        assert!(matches!(pick(&refs, None), Some((1, None))));
+        assert!(pick(&[], Some(&s)).is_none());
+    }
 }

@@ -134,3 +134,24 @@ pub struct Stopped {
     pub failure: Failure,
     pub producer: Option<Producer>,
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    use crate::schema::Schema;
+
+    /// `{"verdict": "PASS" | "FAIL"}`, required, as `--schema` inline JSON.
+    const SCHEMA: &str = r#"{"type":"object","required":["verdict"],"properties":{"verdict":{"enum":["PASS","FAIL"]}}}"#;
+
+    /// [`SCHEMA`] loaded as the command line loads it.
+    pub(in crate::extract) fn schema() -> Schema {
+        use clap::Parser;
+        let cli = crate::cli::Cli::try_parse_from(["sojx", "extract", "--schema", SCHEMA])
+            .expect("the arguments parse");
+        let crate::cli::Command::Extract(crate::cli::Lazy(a)) = cli.command else {
+            unreachable!("extract was parsed")
+        };
+        crate::schema::load(&a.schema)
+            .expect("the schema compiles")
+            .expect("a schema was given")
+    }
+}
