@@ -263,7 +263,8 @@ pub fn io_reason(e: &io::Error) -> String {
 }
 
 /// Splits a byte stream into lines. Lines end at `\n`; a trailing `\r` is removed; the last line
-/// may lack its newline. A line longer than `max` bytes is reported once and its bytes dropped.
+/// may lack its newline; the first line loses its UTF-8 byte order mark, if any. A line longer
+/// than `max` bytes (byte order mark included) is reported once and its bytes dropped.
 #[derive(Debug)]
 pub struct LineSplitter {
     carry: Vec<u8>,
@@ -322,7 +323,7 @@ impl LineSplitter {
                 } else {
                     f(Span::Piece(Piece::Line {
                         no: self.line_no,
-                        bytes: strip_cr(head),
+                        bytes: strip_cr(strip_bom(self.line_no, head)),
                     }));
                 }
             } else if self.carry.len() + head.len() > self.max {
@@ -330,10 +331,7 @@ impl LineSplitter {
                 f(Span::Piece(Piece::TooLong { no: self.line_no }));
             } else {
                 self.carry.extend_from_slice(head);
-                f(Span::Carried {
-                    no: self.line_no,
-                    line: &mut self.carry,
-                });
+                self.hand_out_carry(f);
                 self.carry.clear();
             }
         }
@@ -370,12 +368,34 @@ impl LineSplitter {
             f(Span::Piece(Piece::TooLong { no: self.line_no }));
         } else if !self.carry.is_empty() {
             self.line_no += 1;
-            let mut carry = std::mem::take(&mut self.carry);
-            f(Span::Carried {
-                no: self.line_no,
-                line: &mut carry,
-            });
+            self.hand_out_carry(f);
+            self.carry = Vec::new();
         }
+    }
+
+    /// Hand out the line assembled in `carry` (the line numbered `line_no`), its byte order
+    /// mark removed when it is the first line.
+    fn hand_out_carry(&mut self, f: &mut dyn FnMut(Span<'_>)) {
+        if self.line_no == 1 && self.carry.starts_with(BOM) {
+            self.carry.drain(..BOM.len());
+        }
+        f(Span::Carried {
+            no: self.line_no,
+            line: &mut self.carry,
+        });
+    }
+}
+
+/// The UTF-8 byte order mark. The one place sojx removes it: from the first line of every input,
+/// whatever reads it (`extract`, `validate`, `compare`), before any other step sees the line.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// `line` without a byte order mark when it is line 1.
+fn strip_bom(no: u64, line: &[u8]) -> &[u8] {
+    if no == 1 {
+        line.strip_prefix(BOM).unwrap_or(line)
+    } else {
+        line
     }
 }
 
@@ -430,6 +450,24 @@ mod tests {
         }
         s.finish(&mut f);
         out
+    }
+
+    #[test]
+    fn the_byte_order_mark_is_removed_from_the_first_line_only() {
+        let bom = "\u{feff}";
+        let input = format!("{bom}a\n{bom}b\n");
+        assert_eq!(
+            split(&[input.as_bytes()], 100),
+            ["1:a", format!("2:{bom}b").as_str()]
+        );
+        // Across reads, and on a last line without a newline.
+        let bytes = input.as_bytes();
+        assert_eq!(
+            split(&[&bytes[..1], &bytes[1..2], &bytes[2..]], 100),
+            ["1:a", format!("2:{bom}b").as_str()]
+        );
+        assert_eq!(split(&[&bytes[..2], &bytes[2..4]], 100), ["1:a"]);
+        assert_eq!(split(&[b"\xEF\xBB\xBF"], 100), ["1:"]);
     }
 
     #[test]

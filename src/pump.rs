@@ -734,8 +734,12 @@ mod tests {
             sizes in prop::collection::vec(1usize..50, 1..5),
             max in 5usize..60,
             newline_at_end in any::<bool>(),
+            bom in any::<bool>(),
         ) {
             let mut data = Vec::new();
+            if bom {
+                data.extend_from_slice("\u{feff}".as_bytes());
+            }
             for (l, stretch) in &lines {
                 data.extend_from_slice(l.repeat(stretch + 1).as_bytes());
                 data.push(b'\n');

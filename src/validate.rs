@@ -44,11 +44,6 @@ struct Documents {
 
 impl Documents {
     fn line(&mut self, no: u64, bytes: &[u8], out: &mut Vec<Doc>) {
-        let bytes = if no == 1 {
-            bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes)
-        } else {
-            bytes
-        };
         if let Some((start, buf, scan)) = &mut self.open {
             buf.extend_from_slice(bytes);
             buf.push(b'\n');
