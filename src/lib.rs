@@ -23,7 +23,6 @@ pub mod lower;
 pub mod markers;
 pub mod pointer;
 pub mod producer;
-pub mod pump;
 pub mod render;
 pub mod repair;
 pub mod sanitize;
@@ -514,7 +513,7 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
         // order (the tee file is one stream; activity lines must not interleave).
         let read = files_read(&a.schema, a.handoff.as_deref());
-        let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
+        let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
             Ok(t) => t,
             Err(f) => return fail_all("extract", &a.files, &f, io, style),
         };
@@ -612,13 +611,13 @@ fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
         return Ok(code);
     }
     let read = files_read(&a.schema, None);
-    let mut tee = match pump::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
+    let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
         Ok(t) => t,
         Err(f) => return fail_all("validate", &a.files, &f, io, style),
     };
     let mut status = Status::default();
     for s in sources(&a.files) {
-        let _watchdog = pump::Watchdog::arm(a.live.timeout);
+        let _watchdog = input::Watchdog::arm(a.live.timeout);
         let (tee, timeout) = (tee.as_mut(), a.live.timeout);
         validate::run_live(
             &s,

@@ -14,7 +14,7 @@ use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::framing::DepthScan;
 use crate::input::{LineSplitter, Piece, Source};
-use crate::pump::{Next, Pump, Tee};
+use crate::input::{Next, Pump, Tee};
 use crate::schema::Schema;
 
 /// Longest text kept as the `candidate` of a `parse` envelope.

@@ -24,9 +24,9 @@ use crate::cli::From;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::Failure;
 use crate::input::Source;
+use crate::input::Tee;
 use crate::jq::Assertions;
 use crate::producer::Producer;
-use crate::pump::Tee;
 use crate::schema::Schema;
 
 pub use decide::decide;
@@ -64,7 +64,7 @@ pub struct Options<'a> {
 pub enum ReadAhead {
     /// Never (`SOJX_READ_AHEAD=0`, or inputs already read in parallel).
     Never,
-    /// Files of at least [`READ_AHEAD_MIN`](crate::pump::READ_AHEAD_MIN) bytes and pipes.
+    /// Files of at least [`READ_AHEAD_MIN`](crate::input::READ_AHEAD_MIN) bytes and pipes.
     Auto,
     /// Every input, pre-scanning every line (`SOJX_READ_AHEAD=1`, for tests that compare the
     /// ways of reading).

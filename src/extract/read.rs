@@ -12,8 +12,8 @@ use crate::activity::Activity;
 use crate::error::{ErrorKind, Failure};
 use crate::framing::Framer;
 use crate::input::LineSplitter;
+use crate::input::{FactsPolicy, LinePump, Next, NextBatch, Pump, READ_AHEAD_MIN};
 use crate::producer::{self, Extractor, Outcome, Producer, Verdict, Warning};
-use crate::pump::{FactsPolicy, LinePump, Next, NextBatch, Pump, READ_AHEAD_MIN};
 
 use super::route::{Router, feed_piece};
 use super::{Live, Options, ReadAhead, Stopped};
@@ -48,10 +48,10 @@ pub fn read(mut reader: impl Read, opts: &Options<'_>) -> Result<(Outcome, Vec<W
     let mut reading = Reading::new(opts);
     let mut buf = vec![0u8; crate::input::CHUNK];
     loop {
-        match crate::pump::read_some(&mut reader, &mut buf) {
+        match crate::input::read_some(&mut reader, &mut buf) {
             Ok(0) => return Ok(reading.finish()),
             Ok(n) => reading.push(&buf[..n]),
-            Err(e) => return Err(crate::pump::read_failure(&e)),
+            Err(e) => return Err(crate::input::read_failure(&e)),
         }
     }
 }
@@ -68,7 +68,7 @@ pub(super) fn read_live(
 ) -> Result<(Outcome, Vec<Warning>), Stopped> {
     // Reading, and the --activity writes made while reading, must end by the deadline even
     // when stderr blocks; what follows (validation, --assert) has its own budgets.
-    let _watchdog = crate::pump::Watchdog::arm(live.timeout);
+    let _watchdog = crate::input::Watchdog::arm(live.timeout);
     let mut reading = Reading::new(opts);
     reading.router.activity = live.activity.is_some();
     if ahead != Ahead::Off && reading.router.fast_path {
