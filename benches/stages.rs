@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use divan::{Bencher, black_box, counter::BytesCount};
 use serde_json::Value;
 use sojx::cli::SchemaArgs;
-use sojx::extract::{Options, Reading};
+use sojx::extract::Options;
 use sojx::framing::{Framer, Item};
 use sojx::input::{CHUNK, LineSplitter, Piece};
 use sojx::producer;
@@ -170,13 +170,8 @@ fn extraction(b: Bencher, fast: bool) {
         fast_path: fast,
         ..options(Some(&schema))
     };
-    b.counter(BytesCount::new(s.len())).bench(|| {
-        let mut reading = Reading::new(&opts);
-        for chunk in s.chunks(CHUNK) {
-            reading.push(chunk);
-        }
-        reading.finish()
-    });
+    b.counter(BytesCount::new(s.len()))
+        .bench(|| sojx::extract::read(black_box(s), &opts).expect("read"));
 }
 
 /// `extract::read` on the whole stream, with the fast path (the default).

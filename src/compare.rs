@@ -13,18 +13,16 @@
 //! With failed inputs only: the first failed input's error kind. Failed inputs are also listed
 //! in `warnings` (`input_failed`).
 
-use std::collections::HashMap;
-use std::io::Read;
-
 use serde_json::{Map, Value, json};
+use std::collections::HashMap;
 
 use crate::cli::CompareArgs;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::extract;
-use crate::input::Source;
+use crate::input::{Ahead, Ended, LineSink, Piece, Plan, Source, read_lines};
 use crate::jq::{Expr, short};
-use crate::producer::Warning;
+use crate::producer::{LineFacts, Warning};
 
 /// The longest `input` name before it is summarized as `<N inputs>`.
 const MAX_INPUT_NAME: usize = 200;
@@ -68,20 +66,34 @@ pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Loaded> 
         let env = envelope::failure("extract", &name, f.target(name.clone()), Parts::default());
         vec![from_envelope(name.clone(), &env.into_value())]
     };
-    let mut bytes = Vec::new();
-    match source.open() {
-        Ok(mut r) => {
-            if let Err(e) = r.read_to_end(&mut bytes) {
-                return failed(Failure::new(
-                    ErrorKind::Io,
-                    "read",
-                    format!("reading the input failed: {}", crate::input::io_reason(&e)),
-                ));
-            }
-        }
+    let reader = match source.open() {
+        Ok(r) => r,
         Err(f) => return failed(f),
+    };
+    let mut sink = Watch {
+        reading: extract::Reading::new(opts),
+        text: Some(Vec::new()),
+        envelopes: Some(Vec::new()),
+        max: opts.max_line_bytes,
+    };
+    let plan = Plan {
+        max_line: opts.max_line_bytes,
+        size: source.size(),
+        timeout: None,
+        ahead: Ahead::Off,
+    };
+    match read_lines(reader, plan, None, &mut sink) {
+        Ended::End => {}
+        Ended::Failed(f) => return failed(*f),
+        other => {
+            return failed(Failure::new(
+                ErrorKind::Internal,
+                "read",
+                format!("reading stopped before the input ended: {other:?}"),
+            ));
+        }
     }
-    if let Some(envs) = envelopes(&bytes) {
+    if let Some(envs) = sink.envelopes() {
         let several = envs.len() > 1;
         return envs
             .into_iter()
@@ -95,11 +107,65 @@ pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Loaded> 
             })
             .collect();
     }
-    let env = match extract::read(&bytes[..], opts) {
-        Ok((outcome, warnings)) => extract::decide(&name, outcome, warnings, opts),
-        Err(f) => return failed(f),
-    };
+    let (outcome, warnings) = sink.reading.finish();
+    let env = extract::decide(&name, outcome, warnings, opts);
     vec![from_envelope(name, &env.into_value())]
+}
+
+/// One FILE read once: extracted as `sojx extract` would, and watched for printed sojx
+/// envelopes (one document, or one per line), which it is when it holds nothing else.
+struct Watch<'o> {
+    reading: extract::Reading<'o>,
+    /// The lines so far, while the file may be one (pretty-printed) envelope: at most
+    /// `--max-line-bytes`, which bounds any one document.
+    text: Option<Vec<u8>>,
+    /// The envelopes so far with their line numbers, while every non-blank line is one.
+    envelopes: Option<Vec<(u64, Value)>>,
+    max: usize,
+}
+
+impl LineSink for Watch<'_> {
+    fn line(&mut self, piece: Piece<'_>, facts: Option<LineFacts>) {
+        match &piece {
+            Piece::Line { no, bytes } => {
+                if let Some(text) = &mut self.text {
+                    if text.len() + bytes.len() < self.max {
+                        text.extend_from_slice(bytes);
+                        text.push(b'\n');
+                    } else {
+                        self.text = None;
+                    }
+                }
+                let blank = std::str::from_utf8(bytes).is_ok_and(|t| t.trim().is_empty());
+                if let Some(envs) = &mut self.envelopes
+                    && !blank
+                {
+                    match serde_json::from_slice::<Value>(bytes) {
+                        Ok(v) if is_envelope(&v) => envs.push((*no, v)),
+                        _ => self.envelopes = None,
+                    }
+                }
+            }
+            Piece::TooLong { .. } => {
+                self.text = None;
+                self.envelopes = None;
+            }
+        }
+        self.reading.line(piece, facts);
+    }
+}
+
+impl Watch<'_> {
+    /// The file's envelopes, when it holds only sojx envelopes: one document (pretty or not),
+    /// or one per line.
+    fn envelopes(&mut self) -> Option<Vec<(u64, Value)>> {
+        if let Some(text) = &self.text
+            && let Ok(v) = serde_json::from_slice::<Value>(text)
+        {
+            return is_envelope(&v).then(|| vec![(1, v)]);
+        }
+        self.envelopes.take().filter(|e| !e.is_empty())
+    }
 }
 
 fn from_envelope(name: String, env: &Value) -> Loaded {
@@ -128,28 +194,6 @@ fn is_envelope(v: &Value) -> bool {
     ]
     .iter()
     .all(|k| v.get(k).is_some())
-}
-
-/// The envelopes of a file that holds only sojx envelopes (one document, or one per line),
-/// with their 1-based line numbers.
-fn envelopes(bytes: &[u8]) -> Option<Vec<(usize, Value)>> {
-    let text = std::str::from_utf8(bytes).ok()?;
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    if let Ok(v) = serde_json::from_str::<Value>(text) {
-        return is_envelope(&v).then(|| vec![(1, v)]);
-    }
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        let v: Value = serde_json::from_str(line).ok()?;
-        if !is_envelope(&v) {
-            return None;
-        }
-        out.push((i + 1, v));
-    }
-    (!out.is_empty()).then_some(out)
 }
 
 /// One expression's outputs as one value: the value, an array of several, or `None` for none.

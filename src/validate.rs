@@ -6,6 +6,7 @@
 //! document, and a line that is not JSON is a `parse` envelope: the stream goes on.
 
 use std::io;
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -13,8 +14,8 @@ use serde_json::{Value, json};
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::framing::DepthScan;
-use crate::input::{LineSplitter, Piece, Source};
-use crate::input::{Next, Pump, Tee};
+use crate::input::{Ahead, Ended, LineSink, Piece, Plan, Source, Tee, read_lines};
+use crate::producer::LineFacts;
 use crate::schema::Schema;
 
 /// Longest text kept as the `candidate` of a `parse` envelope.
@@ -139,6 +140,53 @@ fn bad(line: u64, reason: String, bytes: &[u8]) -> Doc {
     }
 }
 
+/// Lines → documents → envelopes, emitted after each read.
+struct Emit<'a> {
+    name: &'a str,
+    schema: &'a Schema,
+    docs: Documents,
+    pending: Vec<Doc>,
+    /// Documents emitted so far.
+    count: u64,
+    emit: &'a mut dyn FnMut(Envelope) -> io::Result<()>,
+    /// Why emitting failed (reading stops).
+    failed: Option<io::Error>,
+}
+
+impl Emit<'_> {
+    /// Emit the documents framed so far.
+    fn flush(&mut self) -> io::Result<()> {
+        for d in self.pending.drain(..) {
+            self.count += 1;
+            (self.emit)(envelope_of(self.name, self.schema, d))?;
+        }
+        Ok(())
+    }
+}
+
+impl LineSink for Emit<'_> {
+    fn line(&mut self, piece: Piece<'_>, _facts: Option<LineFacts>) {
+        match piece {
+            Piece::Line { no, bytes } => self.docs.line(no, bytes, &mut self.pending),
+            Piece::TooLong { no } => self.pending.push(Doc::Bad {
+                line: no,
+                reason: format!("the line is longer than --max-line-bytes {}", self.docs.max),
+                text: String::new(),
+            }),
+        }
+    }
+
+    fn read_done(&mut self) -> ControlFlow<()> {
+        match self.flush() {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                self.failed = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    }
+}
+
 /// Validate one input; `emit` receives each envelope in order.
 pub fn run(
     source: &Source,
@@ -163,55 +211,49 @@ pub fn run_live(
         Ok(r) => r,
         Err(f) => return emit(envelope::failure("validate", &name, f, Parts::default())),
     };
-    let mut splitter = LineSplitter::new(max_line_bytes);
-    let mut docs = Documents {
-        open: None,
-        max: max_line_bytes,
-        lines_only: false,
+    let mut sink = Emit {
+        name: &name,
+        schema,
+        docs: Documents {
+            open: None,
+            max: max_line_bytes,
+            lines_only: false,
+        },
+        pending: Vec::new(),
+        count: 0,
+        emit,
+        failed: None,
     };
-    let mut pending: Vec<Doc> = Vec::new();
-    let mut count = 0u64;
-    let on_piece = |p: Piece<'_>, docs: &mut Documents, pending: &mut Vec<Doc>| match p {
-        Piece::Line { no, bytes } => docs.line(no, bytes, pending),
-        Piece::TooLong { no } => pending.push(Doc::Bad {
-            line: no,
-            reason: format!("the line is longer than --max-line-bytes {max_line_bytes}"),
-            text: String::new(),
-        }),
+    let plan = Plan {
+        max_line: max_line_bytes,
+        size: source.size(),
+        timeout,
+        ahead: Ahead::Off,
     };
-    let mut pump = Pump::new(reader, source.size(), timeout, tee);
-    loop {
-        let chunk = match pump.next_chunk() {
-            Next::Data(d) => d,
-            Next::End => break,
-            Next::Failed(f) => {
-                return emit(envelope::failure("validate", &name, *f, Parts::default()));
-            }
-            Next::TimedOut => {
-                let secs = timeout.map_or(0.0, |t| t.as_secs_f64());
-                let lines = splitter.lines();
-                let f = Failure::new(
+    let f = match read_lines(reader, plan, tee, &mut sink) {
+        Ended::End => None,
+        Ended::Failed(f) => Some(*f),
+        Ended::TimedOut { bytes, lines } => {
+            let (secs, count) = (timeout.map_or(0.0, |t| t.as_secs_f64()), sink.count);
+            Some(
+                Failure::new(
                     ErrorKind::Timeout,
                     "read",
                     format!("the input did not end within {secs} s ({lines} line(s) read, {count} document(s) validated)"),
                 )
                 .hint("raise --timeout, or check what writes the input")
-                .details(json!({"timeout_seconds": secs, "bytes": pump.bytes, "lines": lines, "documents": count}));
-                return emit(envelope::failure("validate", &name, f, Parts::default()));
-            }
-        };
-        splitter.push(chunk, &mut |p| on_piece(p, &mut docs, &mut pending));
-        for d in pending.drain(..) {
-            count += 1;
-            emit(envelope_of(&name, schema, d))?;
+                .details(json!({"timeout_seconds": secs, "bytes": bytes, "lines": lines, "documents": count})),
+            )
         }
+        // Writing an envelope failed.
+        Ended::Stopped => return sink.failed.map_or(Ok(()), Err),
+    };
+    if let Some(f) = f {
+        return (sink.emit)(envelope::failure("validate", &name, f, Parts::default()));
     }
-    splitter.finish(&mut |p| on_piece(p, &mut docs, &mut pending));
-    docs.finish(&mut pending);
-    for d in pending.drain(..) {
-        count += 1;
-        emit(envelope_of(&name, schema, d))?;
-    }
+    sink.docs.finish(&mut sink.pending);
+    sink.flush()?;
+    let (count, emit) = (sink.count, sink.emit);
     if count == 0 {
         emit(envelope::failure(
             "validate",

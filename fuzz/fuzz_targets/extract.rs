@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use clap::Parser;
 use libfuzzer_sys::fuzz_target;
 use sojx::cli::{Cli, Command, From};
-use sojx::extract::{Options, Reading, decide};
+use sojx::extract::{Options, decide, read};
 use sojx::schema::Schema;
 
 const SCHEMAS: [&str; 3] = [
@@ -37,11 +37,8 @@ fn schemas() -> &'static Vec<Schema> {
 }
 
 fn envelope(opts: &Options<'_>, chunks: &[&[u8]]) -> serde_json::Value {
-    let mut reading = Reading::new(opts);
-    for c in chunks {
-        reading.push(c);
-    }
-    let (outcome, warnings) = reading.finish();
+    let reads = sojx::input::Pieces::new(chunks.iter().copied());
+    let (outcome, warnings) = read(reads, opts).expect("reading from memory succeeds");
     let env = decide("<fuzz>", outcome, warnings, opts);
     let ok = env.fields.contains_key("data");
     assert!(

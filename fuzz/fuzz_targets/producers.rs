@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use sojx::cli::From;
-use sojx::extract::{Options, Reading, decide};
+use sojx::extract::{Options, decide, read};
 
 const FORCED: [From; 14] = [
     From::ClaudeCode,
@@ -36,9 +36,8 @@ fuzz_target!(|data: &[u8]| {
         schema: None,
         ..Options::default()
     };
-    let mut reading = Reading::new(&opts);
-    reading.push(input);
-    let (outcome, warnings) = reading.finish();
+    let (outcome, warnings) =
+        read(std::io::Cursor::new(input.to_vec()), &opts).expect("reading from memory succeeds");
     let env = decide("<fuzz>", outcome, warnings, &opts);
     sojx_fuzz_check(&env);
 });

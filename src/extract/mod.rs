@@ -32,7 +32,10 @@ use crate::schema::Schema;
 pub use decide::decide;
 pub use read::{Reading, read};
 
-use read::{Ahead, read_live};
+pub use crate::input::ReadAhead;
+
+use crate::input::Ahead;
+use read::read_live;
 
 /// Options of one `extract` run, shared by every input.
 #[derive(Debug)]
@@ -57,18 +60,6 @@ pub struct Options<'a> {
     /// The fast path: lines the producer's extractor says cannot matter are not parsed
     /// (`SOJX_NO_FAST_PATH` turns it off, to compare it with the full parse).
     pub fast_path: bool,
-}
-
-/// Whether inputs are read ahead, on a second thread (decided by the command layer).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadAhead {
-    /// Never (`SOJX_READ_AHEAD=0`, or inputs already read in parallel).
-    Never,
-    /// Files of at least [`READ_AHEAD_MIN`](crate::input::READ_AHEAD_MIN) bytes and pipes.
-    Auto,
-    /// Every input, pre-scanning every line (`SOJX_READ_AHEAD=1`, for tests that compare the
-    /// ways of reading).
-    EveryLine,
 }
 
 impl Default for Options<'_> {

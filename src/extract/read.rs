@@ -2,8 +2,7 @@
 //! framer → the router, with `--tee`, `--timeout` and `--activity` on the way.
 
 use std::io::Read;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::ops::ControlFlow;
 use std::time::Duration;
 
 use serde_json::{Map, Value, json};
@@ -11,56 +10,37 @@ use serde_json::{Map, Value, json};
 use crate::activity::Activity;
 use crate::error::{ErrorKind, Failure};
 use crate::framing::Framer;
-use crate::input::LineSplitter;
-use crate::input::{FactsPolicy, LinePump, Next, NextBatch, Pump, READ_AHEAD_MIN};
-use crate::producer::{self, Extractor, Outcome, Producer, Verdict, Warning};
+use crate::input::{Ahead, Ended, LineSink, Piece, Plan, read_lines};
+use crate::producer::{self, LineFacts, Outcome, Producer, Verdict, Warning};
 
 use super::route::{Router, feed_piece};
-use super::{Live, Options, ReadAhead, Stopped};
-
-/// How one input is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Ahead {
-    /// Read and split in the pipeline's thread.
-    Off,
-    /// Read, split and pre-scan on a second thread, sharing the scan with the pipeline so
-    /// that neither thread waits for the other.
-    Balanced,
-    /// Pre-scan every line on the second thread (`SOJX_READ_AHEAD=1`, for tests that compare
-    /// the ways of reading).
-    EveryLine,
-}
-
-impl Ahead {
-    /// For a file of `size` bytes (`None`: a pipe), as `plan` says.
-    pub(super) fn choose(plan: ReadAhead, size: Option<u64>) -> Self {
-        match plan {
-            ReadAhead::Never => Self::Off,
-            ReadAhead::EveryLine => Self::EveryLine,
-            ReadAhead::Auto if size.is_none_or(|n| n >= READ_AHEAD_MIN) => Self::Balanced,
-            ReadAhead::Auto => Self::Off,
-        }
-    }
-}
+use super::{Live, Options, Stopped};
 
 /// Read a whole input into an outcome. Errors are read failures.
-pub fn read(mut reader: impl Read, opts: &Options<'_>) -> Result<(Outcome, Vec<Warning>), Failure> {
+pub fn read(
+    reader: impl Read + Send + 'static,
+    opts: &Options<'_>,
+) -> Result<(Outcome, Vec<Warning>), Failure> {
     let mut reading = Reading::new(opts);
-    let mut buf = vec![0u8; crate::input::CHUNK];
-    loop {
-        match crate::input::read_some(&mut reader, &mut buf) {
-            Ok(0) => return Ok(reading.finish()),
-            Ok(n) => reading.push(&buf[..n]),
-            Err(e) => return Err(crate::input::read_failure(&e)),
-        }
+    let plan = Plan {
+        max_line: opts.max_line_bytes,
+        size: None,
+        timeout: None,
+        ahead: Ahead::Off,
+    };
+    match read_lines(Box::new(reader), plan, None, &mut reading) {
+        Ended::End => Ok(reading.finish()),
+        Ended::Failed(f) => Err(*f),
+        // Neither happens without a deadline and with a sink that never stops; named anyway.
+        other => Err(stopped_early(&other)),
     }
 }
 
 /// [`read`] with live side effects; a timeout stops reading with what was seen so far.
-/// `ahead`: how the input is read (read ahead only with the fast path, which it speeds up);
+/// `ahead`: how the input is read (ahead only with the fast path, which it speeds up);
 /// `size`: the input's size when known (it sets the size of the reads).
 pub(super) fn read_live(
-    mut reader: Box<dyn Read + Send>,
+    reader: Box<dyn Read + Send>,
     size: Option<u64>,
     opts: &Options<'_>,
     live: &mut Live<'_>,
@@ -71,46 +51,61 @@ pub(super) fn read_live(
     let _watchdog = crate::input::Watchdog::arm(live.timeout);
     let mut reading = Reading::new(opts);
     reading.router.activity = live.activity.is_some();
-    if ahead != Ahead::Off && reading.router.fast_path {
-        let facts = FactsPolicy {
-            on: Arc::new(AtomicBool::new(true)),
-            balanced: ahead == Ahead::Balanced,
-        };
-        let max = opts.max_line_bytes;
-        match LinePump::new(
-            reader,
-            max,
-            facts.clone(),
-            live.timeout,
-            live.tee.as_deref_mut(),
-        ) {
-            Ok(pump) => {
-                return read_ahead(reading, pump, &facts.on, live.timeout, &mut live.activity);
-            }
-            // No thread could be started: read in place.
-            Err(r) => reader = r,
+    let plan = Plan {
+        max_line: opts.max_line_bytes,
+        size,
+        timeout: live.timeout,
+        ahead: if reading.router.fast_path {
+            ahead
+        } else {
+            Ahead::Off
+        },
+    };
+    let mut sink = Reported {
+        reading: &mut reading,
+        activity: &mut live.activity,
+    };
+    let failure = match read_lines(reader, plan, live.tee.as_deref_mut(), &mut sink) {
+        Ended::End => {
+            reading.end_of_input();
+            report(&mut reading.router.events, &mut live.activity);
+            return Ok(reading.finish());
         }
+        Ended::Failed(f) => *f,
+        Ended::TimedOut { bytes, lines } => timed_out(&reading, bytes, lines, live.timeout),
+        other @ Ended::Stopped => stopped_early(&other),
+    };
+    Err(reading.stopped(failure))
+}
+
+/// Reading ended in a way the caller did not ask for (sojx's bug, never a panic).
+fn stopped_early(ended: &Ended) -> Failure {
+    Failure::new(
+        ErrorKind::Internal,
+        "read",
+        format!("reading stopped before the input ended: {ended:?}"),
+    )
+}
+
+/// A [`Reading`] that hands its `--activity` events to `activity` after each read.
+struct Reported<'r, 'o, 'a> {
+    reading: &'r mut Reading<'o>,
+    activity: &'r mut Option<&'a mut dyn FnMut(Activity)>,
+}
+
+impl LineSink for Reported<'_, '_, '_> {
+    fn line(&mut self, piece: Piece<'_>, facts: Option<LineFacts>) {
+        self.reading.line(piece, facts);
     }
-    let mut pump = Pump::new(reader, size, live.timeout, live.tee.as_deref_mut());
-    loop {
-        let failure = match pump.next_chunk() {
-            Next::Data(bytes) => {
-                reading.push(bytes);
-                report(&mut reading.router.events, &mut live.activity);
-                continue;
-            }
-            Next::End => break,
-            Next::Failed(f) => *f,
-            Next::TimedOut => {
-                let lines = reading.splitter.lines();
-                timed_out(&reading, pump.bytes, lines, live.timeout)
-            }
-        };
-        return Err(reading.stopped(failure));
+
+    fn read_done(&mut self) -> ControlFlow<()> {
+        report(&mut self.reading.router.events, self.activity);
+        ControlFlow::Continue(())
     }
-    reading.end_of_input();
-    report(&mut reading.router.events, &mut live.activity);
-    Ok(reading.finish())
+
+    fn wants_facts(&self) -> bool {
+        self.reading.wants_facts()
+    }
 }
 
 /// Hand the `--activity` events gathered so far to the sink.
@@ -120,45 +115,6 @@ fn report(events: &mut Vec<Activity>, sink: &mut Option<&mut dyn FnMut(Activity)
             sink(a);
         }
     }
-}
-
-/// [`read_live`] with the lines split on a second thread ([`LinePump`]); `facts_on` is the
-/// thread's switch for computing [`LineFacts`](crate::producer::LineFacts); `timeout` is the pump's, for the report.
-fn read_ahead(
-    mut reading: Reading<'_>,
-    mut pump: LinePump<'_>,
-    facts_on: &AtomicBool,
-    timeout: Option<Duration>,
-    activity: &mut Option<&mut dyn FnMut(Activity)>,
-) -> Result<(Outcome, Vec<Warning>), Stopped> {
-    let max = reading.opts.max_line_bytes;
-    loop {
-        let failure = match pump.next_batch() {
-            NextBatch::Lines(batch) => {
-                let Reading { framer, router, .. } = &mut reading;
-                for (piece, facts) in batch.pieces() {
-                    feed_piece(piece, facts, framer, router, max);
-                }
-                // Facts only help an extractor that reads them; stop computing them otherwise.
-                if router
-                    .extractor
-                    .as_ref()
-                    .is_some_and(|ex| !ex.reads_facts())
-                {
-                    facts_on.store(false, Ordering::Relaxed);
-                }
-                report(&mut reading.router.events, activity);
-                continue;
-            }
-            NextBatch::End => break,
-            NextBatch::Failed(f) => *f,
-            NextBatch::TimedOut => timed_out(&reading, pump.bytes, pump.lines, timeout),
-        };
-        return Err(reading.stopped(failure));
-    }
-    reading.end_of_input();
-    report(&mut reading.router.events, activity);
-    Ok(reading.finish())
 }
 
 /// The `timeout` failure, with what was seen so far in `details`.
@@ -180,12 +136,27 @@ fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Dura
     .details(Value::Object(details))
 }
 
-/// The streaming state of one input: splitter, framer and router. Feed it bytes as they arrive.
+/// The streaming state of one input: framer and router. The read loop
+/// ([`read_lines`](crate::input::read_lines)) hands it lines as they arrive.
 pub struct Reading<'o> {
     opts: &'o Options<'o>,
-    splitter: LineSplitter,
     framer: Framer,
     router: Router,
+}
+
+impl LineSink for Reading<'_> {
+    fn line(&mut self, piece: Piece<'_>, facts: Option<LineFacts>) {
+        let max = self.opts.max_line_bytes;
+        feed_piece(piece, facts, &mut self.framer, &mut self.router, max);
+    }
+
+    /// Facts only help an extractor that reads them.
+    fn wants_facts(&self) -> bool {
+        self.router
+            .extractor
+            .as_ref()
+            .is_none_or(|ex| ex.reads_facts())
+    }
 }
 
 impl<'o> Reading<'o> {
@@ -199,24 +170,9 @@ impl<'o> Reading<'o> {
         }
         Self {
             opts,
-            splitter: LineSplitter::new(opts.max_line_bytes),
             framer,
             router: Router::new(forced, opts.max_answer_bytes, opts.fast_path),
         }
-    }
-
-    /// Feed bytes.
-    pub fn push(&mut self, bytes: &[u8]) {
-        let max = self.opts.max_line_bytes;
-        let Self {
-            splitter,
-            framer,
-            router,
-            ..
-        } = self;
-        splitter.push(bytes, &mut |piece| {
-            feed_piece(piece, None, framer, router, max)
-        });
     }
 
     /// Reading stopped early with `failure`.
@@ -227,24 +183,11 @@ impl<'o> Reading<'o> {
         }
     }
 
-    /// The extractor in use, once the producer is known.
-    pub fn extractor(&self) -> Option<&dyn Extractor> {
-        self.router.extractor.as_deref()
-    }
-
-    /// The input ended: hand out its last line (one without a newline) and close what is
-    /// open. [`Reading::finish`] does it too; calling it before lets the caller report the
-    /// `--activity` events of that last line.
-    pub fn end_of_input(&mut self) {
-        let max = self.opts.max_line_bytes;
-        let Self {
-            splitter,
-            framer,
-            router,
-            ..
-        } = self;
-        splitter.finish(&mut |piece| feed_piece(piece, None, framer, router, max));
-        framer.finish();
+    /// The input ended (its last line handed out): close what is open. [`Reading::finish`]
+    /// does it too; calling it before lets the caller report the `--activity` events of the
+    /// last line.
+    fn end_of_input(&mut self) {
+        self.framer.finish();
     }
 
     /// End of input: decide.

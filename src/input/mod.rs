@@ -6,12 +6,14 @@
 
 mod ahead;
 mod pump;
+mod read;
 mod source;
 mod split;
 mod tee;
 
 pub use ahead::{Batch, FactsPolicy, LinePump, NextBatch};
-pub use pump::{Next, Pump, READ_AHEAD_MIN, SMALL_CHUNK, chunk_for, read_failure, read_some};
+pub use pump::{Next, Pump, SMALL_CHUNK, chunk_for, read_failure, read_some};
+pub use read::{Ahead, Ended, LineSink, Plan, READ_AHEAD_MIN, ReadAhead, read_lines};
 pub use source::{FileId, MAX_FILE_BYTES, Source, io_reason, read_capped, read_regular};
 pub use split::{LineSplitter, Piece, Span, memchr};
 pub use tee::{Tee, WATCHDOG_GRACE, Watchdog};
@@ -21,3 +23,31 @@ pub use tee::{Tee, WATCHDOG_GRACE, Watchdog};
 /// reads took a third of the kernel time of 256 KiB reads (the copy lands in cached memory)
 /// and 17-26% off the wall time; 32 KiB was no faster.
 pub const CHUNK: usize = 64 * 1024;
+
+/// Bytes in memory handed out in the given pieces, one piece (or less) per read, as a pipe
+/// hands out what its writer wrote: how tests and the fuzz targets show that the way an input
+/// is split across reads changes nothing.
+#[derive(Debug, Default)]
+pub struct Pieces(std::collections::VecDeque<Vec<u8>>);
+
+impl Pieces {
+    pub fn new<'a>(pieces: impl IntoIterator<Item = &'a [u8]>) -> Self {
+        Self(pieces.into_iter().map(<[u8]>::to_vec).collect())
+    }
+}
+
+impl std::io::Read for Pieces {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while let Some(front) = self.0.front_mut() {
+            if front.is_empty() {
+                self.0.pop_front();
+                continue;
+            }
+            let n = front.len().min(buf.len());
+            buf[..n].copy_from_slice(&front[..n]);
+            front.drain(..n);
+            return Ok(n);
+        }
+        Ok(0)
+    }
+}

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use crate::error::{ErrorKind, Failure};
 
-use super::{CHUNK, Tee, io_reason};
+use super::{CHUNK, READ_AHEAD_MIN, Tee, io_reason};
 
 /// Chunks in flight between the reading thread and the pipeline.
 const IN_FLIGHT: usize = 16;
@@ -136,10 +136,6 @@ pub fn chunk_for(size: Option<u64>) -> usize {
         _ => CHUNK,
     }
 }
-
-/// The smallest file read ahead (on a second thread): below it, starting a thread costs more
-/// than it saves.
-pub const READ_AHEAD_MIN: u64 = 1 << 20;
 
 /// The read size for small files ([`chunk_for`]).
 pub const SMALL_CHUNK: usize = 16 * 1024;

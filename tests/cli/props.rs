@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use sojx::extract::{Options, Reading, decide};
+use sojx::extract::{Options, decide, read};
 
 use crate::common::{check_envelope, run_stdin};
 
@@ -37,11 +37,8 @@ fn options(with_schema: bool, repair: bool) -> Options<'static> {
 
 /// The envelope of `chunks` read in order, checked, without its timestamp.
 fn envelope(opts: &Options<'_>, chunks: &[&[u8]]) -> Value {
-    let mut reading = Reading::new(opts);
-    for c in chunks {
-        reading.push(c);
-    }
-    let (outcome, warnings) = reading.finish();
+    let reads = sojx::input::Pieces::new(chunks.iter().copied());
+    let (outcome, warnings) = read(reads, opts).expect("reading from memory succeeds");
     let env = decide("<stdin>", outcome, warnings, opts);
     let code = env.exit_code;
     let mut v = env.into_value();

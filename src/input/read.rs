@@ -1,0 +1,258 @@
+//! The read loop every command uses: one input → chunks (read in place, or split ahead on a
+//! second thread) → lines, copied to `--tee` as read and bounded by `--timeout`, handed to a
+//! [`LineSink`]. What the lines mean (producer events, documents, envelopes) is the sink's.
+
+use std::io::Read;
+use std::ops::ControlFlow;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use crate::error::Failure;
+use crate::producer::LineFacts;
+
+use super::{FactsPolicy, LinePump, LineSplitter, Next, NextBatch, Piece, Pump, Tee};
+
+/// The smallest file read ahead (on a second thread): below it, starting a thread costs more
+/// than it saves.
+pub const READ_AHEAD_MIN: u64 = 1 << 20;
+
+/// Whether inputs may be read ahead, on a second thread (decided by the command layer).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadAhead {
+    /// Never (`SOJX_READ_AHEAD=0`, or inputs already read in parallel).
+    Never,
+    /// Files of at least [`READ_AHEAD_MIN`] bytes and pipes.
+    Auto,
+    /// Every input, pre-scanning every line (`SOJX_READ_AHEAD=1`, for tests that compare the
+    /// ways of reading).
+    EveryLine,
+}
+
+/// How one input is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ahead {
+    /// Read and split in the caller's thread.
+    Off,
+    /// Read, split and pre-scan on a second thread, sharing the scan with the caller so that
+    /// neither thread waits for the other.
+    Balanced,
+    /// Pre-scan every line on the second thread.
+    EveryLine,
+}
+
+impl Ahead {
+    /// For an input of `size` bytes (`None`: a pipe), as `plan` says.
+    pub fn choose(plan: ReadAhead, size: Option<u64>) -> Self {
+        match plan {
+            ReadAhead::Never => Self::Off,
+            ReadAhead::EveryLine => Self::EveryLine,
+            ReadAhead::Auto if size.is_none_or(|n| n >= READ_AHEAD_MIN) => Self::Balanced,
+            ReadAhead::Auto => Self::Off,
+        }
+    }
+}
+
+/// How one input is read: the line limit, the deadline, and whether ahead.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    /// `--max-line-bytes`: a longer line is handed out as [`Piece::TooLong`], never held.
+    pub max_line: usize,
+    /// The input's size when known (it sets the size of the reads).
+    pub size: Option<u64>,
+    /// `--timeout`: the input must end within it, from the start of the read.
+    pub timeout: Option<Duration>,
+    pub ahead: Ahead,
+}
+
+/// What the read loop hands lines to.
+pub trait LineSink {
+    /// One line (the first without its byte order mark, none with its newline) or a line past
+    /// the limit, in order; `facts` when the reading thread computed them.
+    fn line(&mut self, piece: Piece<'_>, facts: Option<LineFacts>);
+
+    /// The lines of one read were handed out: a point to report progress. `Break` stops
+    /// reading ([`Ended::Stopped`]).
+    fn read_done(&mut self) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
+
+    /// Whether [`LineFacts`] still help (asked after each read ahead; once `false`, the reading
+    /// thread stops computing them).
+    fn wants_facts(&self) -> bool {
+        true
+    }
+}
+
+/// How reading ended.
+#[derive(Debug)]
+pub enum Ended {
+    /// The input ended; every line was handed out.
+    End,
+    /// Reading the input, or writing the tee, failed.
+    Failed(Box<Failure>),
+    /// The deadline passed first, after `bytes` bytes and `lines` lines.
+    TimedOut { bytes: u64, lines: u64 },
+    /// The sink asked to stop.
+    Stopped,
+}
+
+/// Read `reader` to its end as `plan` says, handing every line to `sink`.
+pub fn read_lines(
+    mut reader: Box<dyn Read + Send>,
+    plan: Plan,
+    mut tee: Option<&mut Tee>,
+    sink: &mut dyn LineSink,
+) -> Ended {
+    if plan.ahead != Ahead::Off {
+        let facts = FactsPolicy {
+            on: Arc::new(AtomicBool::new(true)),
+            balanced: plan.ahead == Ahead::Balanced,
+        };
+        let tee = tee.as_deref_mut();
+        match LinePump::new(reader, plan.max_line, facts.clone(), plan.timeout, tee) {
+            Ok(pump) => return ahead(pump, &facts.on, sink),
+            // No thread could be started: read in place.
+            Err(r) => reader = r,
+        }
+    }
+    let mut splitter = LineSplitter::new(plan.max_line);
+    let mut pump = Pump::new(reader, plan.size, plan.timeout, tee);
+    loop {
+        match pump.next_chunk() {
+            Next::Data(bytes) => {
+                splitter.push(bytes, &mut |p| sink.line(p, None));
+                if sink.read_done().is_break() {
+                    return Ended::Stopped;
+                }
+            }
+            Next::End => break,
+            Next::Failed(f) => return Ended::Failed(f),
+            Next::TimedOut => {
+                return Ended::TimedOut {
+                    bytes: pump.bytes,
+                    lines: splitter.lines(),
+                };
+            }
+        }
+    }
+    splitter.finish(&mut |p| sink.line(p, None));
+    Ended::End
+}
+
+/// [`read_lines`] with the lines split on a second thread; `facts_on` is its switch for
+/// computing [`LineFacts`].
+fn ahead(mut pump: LinePump<'_>, facts_on: &AtomicBool, sink: &mut dyn LineSink) -> Ended {
+    loop {
+        match pump.next_batch() {
+            NextBatch::Lines(batch) => {
+                for (piece, facts) in batch.pieces() {
+                    sink.line(piece, facts);
+                }
+                if !sink.wants_facts() {
+                    facts_on.store(false, Ordering::Relaxed);
+                }
+                if sink.read_done().is_break() {
+                    return Ended::Stopped;
+                }
+            }
+            NextBatch::End => return Ended::End,
+            NextBatch::Failed(f) => return Ended::Failed(f),
+            NextBatch::TimedOut => {
+                return Ended::TimedOut {
+                    bytes: pump.bytes,
+                    lines: pump.lines,
+                };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every line, as text, and how reading ended.
+    #[derive(Default)]
+    struct Collect {
+        lines: Vec<String>,
+        reads: usize,
+    }
+
+    impl LineSink for Collect {
+        fn line(&mut self, piece: Piece<'_>, _facts: Option<LineFacts>) {
+            self.lines.push(match piece {
+                Piece::Line { no, bytes } => format!("{no}:{}", String::from_utf8_lossy(bytes)),
+                Piece::TooLong { no } => format!("{no}:<too long>"),
+            });
+        }
+
+        fn read_done(&mut self) -> ControlFlow<()> {
+            self.reads += 1;
+            ControlFlow::Continue(())
+        }
+    }
+
+    fn read_all(data: &'static [u8], ahead: Ahead, timeout: Option<Duration>) -> Vec<String> {
+        let plan = Plan {
+            max_line: 8,
+            size: None,
+            timeout,
+            ahead,
+        };
+        let mut sink = Collect::default();
+        let ended = read_lines(Box::new(data), plan, None, &mut sink);
+        assert!(matches!(ended, Ended::End), "{ended:?}");
+        assert!(sink.reads >= 1);
+        sink.lines
+    }
+
+    /// In place, on a deadline thread, or ahead: the same lines, the byte order mark removed
+    /// from the first, a line past the limit reported and not kept.
+    #[test]
+    fn every_way_of_reading_hands_out_the_same_lines() {
+        let data = "\u{feff}a\r\nbb\n0123456789\n\nlast".as_bytes();
+        let want = ["1:a", "2:bb", "3:<too long>", "4:", "5:last"];
+        for ahead in [Ahead::Off, Ahead::Balanced, Ahead::EveryLine] {
+            for timeout in [None, Some(Duration::from_secs(60))] {
+                assert_eq!(
+                    read_all(data, ahead, timeout),
+                    want,
+                    "{ahead:?} {timeout:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_sink_can_stop_reading() {
+        struct Stop;
+        impl LineSink for Stop {
+            fn line(&mut self, _: Piece<'_>, _: Option<LineFacts>) {}
+            fn read_done(&mut self) -> ControlFlow<()> {
+                ControlFlow::Break(())
+            }
+        }
+        let plan = Plan {
+            max_line: 8,
+            size: None,
+            timeout: None,
+            ahead: Ahead::Off,
+        };
+        let ended = read_lines(Box::new(&b"a\nb\n"[..]), plan, None, &mut Stop);
+        assert!(matches!(ended, Ended::Stopped));
+    }
+
+    #[test]
+    fn small_files_are_not_read_ahead() {
+        let min = READ_AHEAD_MIN;
+        assert_eq!(Ahead::choose(ReadAhead::Auto, Some(min - 1)), Ahead::Off);
+        assert_eq!(Ahead::choose(ReadAhead::Auto, Some(min)), Ahead::Balanced);
+        assert_eq!(Ahead::choose(ReadAhead::Auto, None), Ahead::Balanced);
+        assert_eq!(Ahead::choose(ReadAhead::Never, None), Ahead::Off);
+        assert_eq!(
+            Ahead::choose(ReadAhead::EveryLine, Some(0)),
+            Ahead::EveryLine
+        );
+    }
+}
