@@ -74,12 +74,12 @@ pub(super) fn mismatch(forced: Producer, detected: Option<Producer>, empty: bool
 /// The whole input as one bare JSON value (`json` producer, `document`).
 pub(super) fn json_document(
     mut pending: Vec<Item>,
-    values: u64,
     framer: &mut Framer,
     stats: &Stats,
     opts: &Options<'_>,
 ) -> Outcome {
     let p = Producer::Json;
+    let values = stats.values;
     if values == 1 && stats.text_lines == 0 {
         if let Some(Item::Value { line, value }) =
             pending.drain(..).find(|i| matches!(i, Item::Value { .. }))

@@ -125,7 +125,7 @@ fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Dura
     details.insert("timeout_seconds".into(), json!(secs));
     details.insert("bytes".into(), json!(bytes));
     details.insert("lines".into(), json!(lines));
-    details.insert("values".into(), json!(reading.router.values));
+    details.insert("values".into(), json!(reading.framer.stats.values));
     details.insert("producer".into(), json!(producer.map(Producer::id)));
     Failure::new(
         ErrorKind::Timeout,

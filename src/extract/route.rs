@@ -41,7 +41,7 @@ pub(super) fn feed_piece(
     // ~50 times their bytes (a number is a string with arbitrary precision).
     if router.extractor.is_none()
         && (framer.stats.value_bytes > max as u64
-            || (router.values > 1 && framer.stats.value_bytes > MAX_PENDING_BYTES))
+            || (framer.stats.values > 1 && framer.stats.value_bytes > MAX_PENDING_BYTES))
     {
         router.pending_overflow = true;
     }
@@ -55,7 +55,8 @@ pub(super) struct Router {
     pub(super) pending_overflow: bool,
     pub(super) detected: Option<Producer>,
     pub(super) recognized: u64,
-    pub(super) values: u64,
+    /// A JSON value is among the pending items (for `--from json`: the one document).
+    pub(super) pending_value: bool,
     pub(super) dones: u64,
     /// Collect `--activity` events.
     pub(super) activity: bool,
@@ -76,7 +77,7 @@ impl Router {
             pending_overflow: false,
             detected: None,
             recognized: 0,
-            values: 0,
+            pending_value: false,
             dones: 0,
             activity: false,
             events: Vec::new(),
@@ -113,7 +114,6 @@ impl Router {
                 None => !ex.wants(raw),
             });
         if skip {
-            self.values += 1;
             self.recognized += 1;
         }
         skip
@@ -123,7 +123,6 @@ impl Router {
         match &item {
             Item::Junk { .. } => return,
             Item::Value { value, .. } => {
-                self.values += 1;
                 if self.detected.is_none() {
                     self.detected = producer::detect(value);
                 }
@@ -165,11 +164,13 @@ impl Router {
             self.describe(&item);
             return;
         }
-        // `json`/`text`, or still unknown: keep the item (bounded).
+        // `json`/`text`, or still unknown: keep the item (bounded; for `--from json`, one value).
+        let value = matches!(item, Item::Value { .. });
         if self.pending.len() < MAX_PENDING
             && !self.pending_overflow
-            && !(self.forced == Some(Producer::Json) && self.values > 1)
+            && !(self.forced == Some(Producer::Json) && value && self.pending_value)
         {
+            self.pending_value |= value;
             self.pending.push(item);
         } else {
             self.pending_overflow = true;
@@ -218,17 +219,17 @@ impl Router {
             );
         }
         if self.forced.is_none()
-            && self.values == 0
+            && stats.values == 0
             && let Some(outcome) = cut_document(framer)
         {
             return outcome;
         }
         match self.forced {
-            Some(Producer::Json) => json_document(self.pending, self.values, framer, stats, opts),
+            Some(Producer::Json) => json_document(self.pending, framer, stats, opts),
             Some(_) => text_outcome(framer),
             None if stats.text_lines > 0 => text_outcome(framer),
-            None if self.values == 1 && self.dones == 0 && !self.pending_overflow => {
-                json_document(self.pending, self.values, framer, stats, opts)
+            None if stats.values == 1 && self.dones == 0 && !self.pending_overflow => {
+                json_document(self.pending, framer, stats, opts)
             }
             // Only JSON events (or SSE fields), none of a known producer: digging the last event
             // object out as "the answer" would be a guess.
@@ -237,10 +238,10 @@ impl Router {
                 Failure::new(
                     ErrorKind::Parse,
                     "detect",
-                    if self.values == 0 {
+                    if stats.values == 0 {
                         "the input is a Server-Sent Events stream without data events".to_owned()
                     } else {
-                        format!("the input holds {} JSON events, none of a known producer", self.values)
+                        format!("the input holds {} JSON events, none of a known producer", stats.values)
                     },
                 )
                 .hint("name the producer with --from, or use --from text to look for the answer in the raw text")
