@@ -310,25 +310,6 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// A reader that hands out `data` in reads of the given sizes (cycling), as a pipe does.
-    struct Reads {
-        data: Vec<u8>,
-        at: usize,
-        sizes: Vec<usize>,
-        n: usize,
-    }
-
-    impl Read for Reads {
-        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-            let size = self.sizes[self.n % self.sizes.len()].max(1);
-            self.n += 1;
-            let k = size.min(buf.len()).min(self.data.len() - self.at);
-            buf[..k].copy_from_slice(&self.data[self.at..self.at + k]);
-            self.at += k;
-            Ok(k)
-        }
-    }
-
     fn split_whole(data: &[u8], max: usize) -> Vec<String> {
         let mut out = Vec::new();
         let mut splitter = LineSplitter::new(max);
@@ -339,12 +320,18 @@ mod tests {
     }
 
     fn split_ahead_all(data: &[u8], max: usize, sizes: Vec<usize>) -> (Vec<String>, Vec<u8>, u64) {
-        let reader = Reads {
-            data: data.to_vec(),
-            at: 0,
-            sizes,
-            n: 0,
-        };
+        // `data` in reads of the given sizes (cycling), as a pipe hands it out.
+        let mut cuts = Vec::new();
+        let mut rest = data;
+        for size in sizes.iter().cycle() {
+            if rest.is_empty() {
+                break;
+            }
+            let (piece, after) = rest.split_at((*size).max(1).min(rest.len()));
+            cuts.push(piece);
+            rest = after;
+        }
+        let reader = super::super::Pieces::new(cuts);
         let facts = FactsPolicy {
             on: Arc::new(AtomicBool::new(true)),
             balanced: false,

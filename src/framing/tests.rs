@@ -1,0 +1,195 @@
+//! The framer on whole inputs.
+
+use super::*;
+
+fn frame(input: &str) -> (Vec<(u64, String)>, Stats) {
+    let mut f = Framer::new(1 << 20);
+    let mut items = Vec::new();
+    for (i, line) in input.split('\n').enumerate() {
+        f.line(i as u64 + 1, line.as_bytes(), &mut |it| {
+            items.push(match it {
+                Item::Value { line, value } => (line, value.to_string()),
+                Item::Done { line } => (line, "[DONE]".to_owned()),
+                Item::Junk { .. } => return,
+            });
+        });
+    }
+    f.finish();
+    (items, f.stats)
+}
+
+/// [`frame`] with salvage on for objects that have a `type` (a stand-in for detection).
+fn frame_salvaging(input: &str) -> (Vec<(u64, String)>, Framer) {
+    let mut f = Framer::new(1 << 20).salvage(|v| v.get("type").is_some());
+    let mut items = Vec::new();
+    for (i, line) in input.split('\n').enumerate() {
+        f.line(i as u64 + 1, line.as_bytes(), &mut |it| {
+            if let Item::Value { line, value } = it {
+                items.push((line, value.to_string()));
+            }
+        });
+    }
+    f.finish();
+    (items, f)
+}
+
+#[test]
+fn text_glued_to_an_event_is_dropped_and_recorded() {
+    let (items, f) = frame_salvaging(concat!(
+        "MCP issues detected.{\"type\":\"init\"}\n",
+        "{\"type\":\"a\"}Ripgrep is not available.\n",
+        "note {x} then {\"type\":\"b\"} and more\n",
+        "{\n \"type\": \"doc\"\n}trailing\n",
+    ));
+    assert_eq!(
+        items,
+        [
+            (1, r#"{"type":"init"}"#.into()),
+            (2, r#"{"type":"a"}"#.into()),
+            (3, r#"{"type":"b"}"#.into()),
+            (4, r#"{"type":"doc"}"#.into()),
+        ]
+    );
+    assert_eq!(f.stats.text_lines, 0);
+    assert_eq!(f.glued_lines, 4);
+    // Text that starts with a bracket, and a first `{` the rule refuses.
+    let (items, f2) = frame_salvaging(concat!(
+        "[dotenv@17.2.1] injecting env {\"type\":\"result\"}\n",
+        "note {\"a\":1} {\"type\":\"init\"}\n",
+    ));
+    assert_eq!(
+        items,
+        [
+            (1, r#"{"type":"result"}"#.into()),
+            (2, r#"{"type":"init"}"#.into())
+        ]
+    );
+    assert_eq!(f2.glued_lines, 2);
+    let g = |line: u64, before: &str, after: &str| Glued {
+        line,
+        before: before.into(),
+        after: after.into(),
+    };
+    assert_eq!(
+        f.glued,
+        [
+            g(1, "MCP issues detected.", ""),
+            g(2, "", "Ripgrep is not available."),
+            g(3, "note {x} then", "and more"),
+        ]
+    );
+}
+
+#[test]
+fn glued_values_the_rule_refuses_stay_text() {
+    // Prose around a value no producer claims, and salvage off (validate): text.
+    let (items, f) = frame_salvaging("The answer is {\"ok\": true}.\n{\"ok\":1} tail\n");
+    assert!(items.is_empty());
+    assert_eq!((f.stats.text_lines, f.glued_lines), (2, 0));
+    let (items, stats) = frame("x {\"type\":\"a\"}\n{\"type\":\"a\"} y\n");
+    assert!(items.is_empty());
+    assert_eq!(stats.text_lines, 2);
+}
+
+#[test]
+fn lone_surrogates_become_replacement_characters() {
+    let fix = |s: &str| fix_lone_surrogates(s.as_bytes()).map(|b| String::from_utf8(b).unwrap());
+    assert_eq!(fix(r#""ok \ud83d""#).as_deref(), Some(r#""ok \ufffd""#));
+    assert_eq!(
+        fix(r#""\ude00 x \uD83D""#).as_deref(),
+        Some(r#""\ufffd x \ufffd""#)
+    );
+    assert_eq!(fix(r#""\ud83d\ude00""#), None, "a pair is kept");
+    assert_eq!(fix(r#""\\ud83d""#), None, "an escaped backslash is text");
+    assert_eq!(
+        fix(r#""\ud83d\u0041""#).as_deref(),
+        Some(r#""\ufffd\u0041""#)
+    );
+    assert_eq!(fix(r#""\u00e9 \n""#), None);
+    assert_eq!(fix("\\"), None, "a backslash at the end");
+    assert_eq!(fix("x\\u"), None);
+    assert_eq!(
+        fix("\\ud83d"),
+        Some(b"\\ufffd".to_vec()).map(|b| String::from_utf8(b).unwrap())
+    );
+    let (items, stats) = frame("{\"a\":\"x\\ud83d\"}\n{\"b\":1}\n");
+    assert_eq!(
+        items,
+        [(1, "{\"a\":\"x\u{fffd}\"}".into()), (2, "{\"b\":1}".into())]
+    );
+    assert_eq!(stats.surrogate_lines, [1]);
+}
+
+proptest::proptest! {
+    /// A JSON string made of valid escapes, text and lone or paired surrogate escapes
+    /// always parses once the lone ones are replaced, and pairs survive.
+    #[test]
+    fn any_string_with_surrogate_escapes_parses_after_the_fix(
+        pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "a", "é", "\\\\", "\\n", "\\\"", "\\u0041", "\\ud83d", "\\ude00",
+            "\\ud83d\\ude00", "\\\\ud83d", "\\uDBFF", "\\uDC00",
+        ]), 0..12)
+    ) {
+        let json = format!("\"{}\"", pieces.concat());
+        let fixed = fix_lone_surrogates(json.as_bytes());
+        let bytes = fixed.as_deref().unwrap_or(json.as_bytes());
+        let v: Value = serde_json::from_slice(bytes).expect("parses after the fix");
+        let pairs = pieces.iter().filter(|p| **p == "\\ud83d\\ude00").count();
+        let emoji = v.as_str().unwrap().matches('\u{1f600}').count();
+        proptest::prop_assert!(emoji >= pairs);
+    }
+}
+
+#[test]
+fn ndjson_with_noise() {
+    let (items, stats) = frame(">>> {\"a\":1}\n{\"b\":2}\n\n{\"c\":3}\r");
+    assert_eq!(items, [(2, "{\"b\":2}".into()), (4, "{\"c\":3}".into())]);
+    assert_eq!(stats.text_lines, 1);
+}
+
+#[test]
+fn pretty_document() {
+    let (items, _) = frame("{\n  \"a\": [1,\n 2],\n  \"s\": \"}\"\n}\n");
+    assert_eq!(items, [(1, "{\"a\":[1,2],\"s\":\"}\"}".into())]);
+}
+
+#[test]
+fn sse_with_comments_and_done() {
+    let (items, stats) = frame(": ping\nevent: x\ndata: {\"a\":1}\n\ndata: [DONE]\n");
+    assert_eq!(items, [(3, "{\"a\":1}".into()), (5, "[DONE]".into())]);
+    assert_eq!(stats.sse_lines, 4);
+}
+
+#[test]
+fn sse_data_split_over_lines() {
+    let (items, _) = frame("data: {\"a\":\ndata: 1}\n\n");
+    assert_eq!(items, [(1, "{\"a\":1}".into())]);
+}
+
+#[test]
+fn sse_event_that_never_forms_json_is_linear() {
+    // Every `data:` line used to re-parse the growing buffer: quadratic.
+    let input = "data: [\n".to_owned() + &"data: 1,\n".repeat(200_000) + "\ndata: {\"a\":1}\n";
+    let started = std::time::Instant::now();
+    let (items, stats) = frame(&input);
+    assert_eq!(items, [(200_003, "{\"a\":1}".into())]);
+    assert_eq!(stats.text_lines, 1);
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+}
+
+#[test]
+fn sse_data_that_is_balanced_and_not_json_is_dropped_at_once() {
+    let (items, stats) = frame("data: hello {x}\ndata: {\"a\":1}\n\ndata: {\"b\":2}\n");
+    assert_eq!(items, [(4, "{\"b\":2}".into())]);
+    assert_eq!(stats.text_lines, 1);
+}
+
+#[test]
+fn values_past_the_depth_limit_are_counted() {
+    let deep = "[".repeat(MAX_DEPTH + 1) + &"]".repeat(MAX_DEPTH + 1);
+    let ok = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
+    let (items, stats) = frame(&format!("{deep}\n{ok}\n"));
+    assert_eq!(items.len(), 1);
+    assert_eq!(items[0].0, 2);
+    assert_eq!(stats.too_deep, 1);
+}
