@@ -137,7 +137,7 @@ fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Dura
 }
 
 /// The streaming state of one input: framer and router. The read loop
-/// ([`read_lines`](crate::input::read_lines)) hands it lines as they arrive.
+/// ([`read_lines`]) hands it lines as they arrive.
 pub struct Reading<'o> {
     opts: &'o Options<'o>,
     framer: Framer,

@@ -10,7 +10,7 @@ use super::{Framer, Item, trim};
 pub struct Glued {
     pub line: u64,
     /// The text before the value, then the text after it (either may be empty), lossy UTF-8,
-    /// at most [`MAX_GLUED_TEXT`] characters each.
+    /// at most `MAX_GLUED_TEXT` (200) characters each.
     pub before: String,
     pub after: String,
 }

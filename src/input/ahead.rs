@@ -21,9 +21,9 @@ const BATCHES_IN_FLIGHT: usize = 6;
 /// One input split into lines ahead, on a reading thread: it reads, splits and computes each
 /// line's [`LineFacts`] while the pipeline works on earlier lines, so that on a long stream the
 /// fast path's raw-byte scan runs in parallel with the parsing of the lines that matter. The
-/// lines, their numbers and the bytes copied to the tee are exactly those of [`Pump`] with a
+/// lines, their numbers and the bytes copied to the tee are exactly those of [`Pump`](super::pump::Pump) with a
 /// [`LineSplitter`]; only where the work happens differs.
-pub struct LinePump<'t> {
+pub(super) struct LinePump<'t> {
     rx: Receiver<io::Result<Batch>>,
     /// Batches handed back for reuse, so the steady state allocates nothing.
     back: Sender<Batch>,
@@ -42,7 +42,7 @@ pub struct LinePump<'t> {
 
 /// What [`LinePump::next_batch`] gave.
 #[derive(Debug)]
-pub enum NextBatch<'a> {
+pub(super) enum NextBatch<'a> {
     Lines(&'a Batch),
     End,
     Failed(Box<Failure>),
@@ -51,7 +51,7 @@ pub enum NextBatch<'a> {
 
 /// The lines completed by one read.
 #[derive(Debug, Default)]
-pub struct Batch {
+pub(super) struct Batch {
     /// The read's buffer; its first `len` bytes are what was read.
     buf: Vec<u8>,
     len: usize,
@@ -77,12 +77,12 @@ enum Line {
 
 impl Batch {
     /// The bytes of the read, as read.
-    pub fn read(&self) -> &[u8] {
+    pub(super) fn read(&self) -> &[u8] {
         &self.buf[..self.len]
     }
 
     /// The lines, in order, each with its facts when they were computed.
-    pub fn pieces(&self) -> impl Iterator<Item = (Piece<'_>, Option<LineFacts>)> {
+    pub(super) fn pieces(&self) -> impl Iterator<Item = (Piece<'_>, Option<LineFacts>)> {
         self.lines.iter().map(|l| match *l {
             Line::Whole {
                 no,
@@ -149,7 +149,7 @@ impl Batch {
 
 /// Which lines a [`LinePump`]'s thread computes [`LineFacts`] for.
 #[derive(Debug, Clone)]
-pub struct FactsPolicy {
+pub(super) struct FactsPolicy {
     /// Facts are computed while this is set (the pipeline clears it when its extractor does
     /// not read them).
     pub on: Arc<AtomicBool>,
@@ -162,7 +162,7 @@ impl<'t> LinePump<'t> {
     /// Read `reader` on a new thread, splitting lines at `max_line` bytes as [`LineSplitter`]
     /// does, with facts as `facts` says. With `timeout`, the input must end within it (from
     /// now). When no thread can be started, the reader is handed back (read it in place).
-    pub fn new(
+    pub(super) fn new(
         reader: Box<dyn Read + Send>,
         max_line: usize,
         facts: FactsPolicy,
@@ -207,7 +207,7 @@ impl<'t> LinePump<'t> {
 
     /// The next batch of lines (its read already copied to the tee), the end, a failure, or
     /// the deadline.
-    pub fn next_batch(&mut self) -> NextBatch<'_> {
+    pub(super) fn next_batch(&mut self) -> NextBatch<'_> {
         if let Some(done) = self.current.take() {
             // The reading thread may have ended; then the batch is dropped here.
             let _ = self.back.send(done);

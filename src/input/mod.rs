@@ -1,8 +1,15 @@
-//! Input sources and the line splitter.
+//! Input: where it comes from, and the one read loop every command uses ([`read_lines`]).
 //!
 //! Input is read in chunks and split into lines here, so memory is bounded by the longest line
 //! (plus one chunk), whatever the input size, and the result does not depend on how the bytes
-//! were split across reads.
+//! were split across reads. Encoding is handled here only: the byte order mark is removed from
+//! the first line ([`LineSplitter`]); lines are bytes, and the stages after decide what invalid
+//! UTF-8 means for them.
+//!
+//! - `source`: [`Source`] (a file or standard input), files read whole, [`FileId`];
+//! - `read`: [`read_lines`], its [`Plan`] and the [`LineSink`] it hands lines to;
+//! - `split`: bytes → lines; `pump`: chunks, in place or on a deadline thread; `ahead`: lines
+//!   split ahead on a reading thread; `tee`: `--tee` and the watchdog.
 
 mod ahead;
 mod pump;
@@ -11,8 +18,10 @@ mod source;
 mod split;
 mod tee;
 
-pub use ahead::{Batch, FactsPolicy, LinePump, NextBatch};
-pub use pump::{Next, Pump, SMALL_CHUNK, chunk_for, read_failure, read_some};
+use ahead::{FactsPolicy, LinePump, NextBatch};
+use pump::{Next, Pump};
+
+pub use pump::{SMALL_CHUNK, chunk_for, read_failure, read_some};
 pub use read::{Ahead, Ended, LineSink, Plan, READ_AHEAD_MIN, ReadAhead, read_lines};
 pub use source::{FileId, MAX_FILE_BYTES, Source, io_reason, read_capped, read_regular};
 pub use split::{LineSplitter, Piece, Span, memchr};

@@ -19,7 +19,7 @@ const IN_FLIGHT: usize = 16;
 
 /// What the next read gave.
 #[derive(Debug)]
-pub enum Next<'a> {
+pub(super) enum Next<'a> {
     Data(&'a [u8]),
     End,
     /// Reading the input, or writing the tee, failed.
@@ -36,7 +36,7 @@ enum Inner {
 }
 
 /// One input, chunk by chunk.
-pub struct Pump<'t> {
+pub(super) struct Pump<'t> {
     inner: Inner,
     buf: Vec<u8>,
     /// Size of one direct read.
@@ -50,7 +50,7 @@ pub struct Pump<'t> {
 impl<'t> Pump<'t> {
     /// Read `reader`; with `timeout`, the input must end within it (from now). `size`: the
     /// input's size when known ([`chunk_for`]).
-    pub fn new(
+    pub(super) fn new(
         reader: Box<dyn Read + Send>,
         size: Option<u64>,
         timeout: Option<Duration>,
@@ -74,7 +74,7 @@ impl<'t> Pump<'t> {
     }
 
     /// The next chunk (already copied to the tee), the end, a failure, or the deadline.
-    pub fn next_chunk(&mut self) -> Next<'_> {
+    pub(super) fn next_chunk(&mut self) -> Next<'_> {
         let got = match &mut self.inner {
             Inner::Direct(r) => {
                 if self.buf.len() != self.chunk {
