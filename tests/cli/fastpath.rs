@@ -350,7 +350,7 @@ fn activity_is_the_same_every_way_including_a_last_line_without_newline() {
     }
 }
 
-/// A file under 1 MiB is read in place in 16 KiB reads (`pump::chunk_for`), so lines longer
+/// A file under 1 MiB is read in place in 16 KiB reads (`input::chunk_for`), so lines longer
 /// than a read and lines cut by reads are the rule there: the file gives the envelope of the
 /// same bytes piped (read ahead, in 64 KiB reads), in every mode, the too-long line included.
 #[test]
