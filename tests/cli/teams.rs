@@ -381,6 +381,18 @@ fn printed_envelopes_are_compared_by_their_data() {
     let l = path_str(&lines);
     assert_eq!(sources[0]["input"], format!("{l}:1"));
     assert_eq!(sources[1]["input"], format!("{l}:2"));
+    // Saved on Windows: a byte order mark, CRLF line ends, a blank line between (line numbers
+    // are the file's).
+    let text = String::from_utf8(out.stdout.clone()).unwrap();
+    let crlf = format!("\u{feff}{}", text.trim_end().replace('\n', "\r\n\r\n"));
+    let windows = d.join("verdicts-crlf.jsonl");
+    std::fs::write(&windows, crlf).unwrap();
+    let r = compare(&[path_str(&windows)]);
+    assert_eq!(r.kind(), Some("assertion_failed"), "{}", r.stdout);
+    let sources = &r.one()["error"]["details"]["contradictions"][0]["sources"];
+    let w = path_str(&windows);
+    assert_eq!(sources[0]["input"], format!("{w}:1"));
+    assert_eq!(sources[1]["input"], format!("{w}:3"));
     // One pretty-printed envelope per file works too.
     let pretty = sojx()
         .args(["extract", "--pretty"])
