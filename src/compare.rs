@@ -85,13 +85,7 @@ pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Loaded> 
     match read_lines(reader, plan, None, &mut sink) {
         Ended::End => {}
         Ended::Failed(f) => return failed(*f),
-        other => {
-            return failed(Failure::new(
-                ErrorKind::Internal,
-                "read",
-                format!("reading stopped before the input ended: {other:?}"),
-            ));
-        }
+        other => return failed(other.unexpected()),
     }
     if let Some(envs) = sink.envelopes() {
         let several = envs.len() > 1;
@@ -128,21 +122,39 @@ impl LineSink for Watch<'_> {
     fn line(&mut self, piece: Piece<'_>, facts: Option<LineFacts>) {
         match &piece {
             Piece::Line { no, bytes } => {
+                let blank = std::str::from_utf8(bytes).is_ok_and(|t| t.trim().is_empty());
+                let first = !blank
+                    && self
+                        .text
+                        .as_ref()
+                        .is_some_and(|t| t.trim_ascii().is_empty());
+                if let Some(envs) = &mut self.envelopes
+                    && !blank
+                {
+                    match serde_json::from_slice::<Value>(bytes) {
+                        Ok(v) => {
+                            // A first line that is a whole JSON value: the file is one value
+                            // per line (or that value alone), which the lines decide; its text
+                            // need not be kept (an agent's run would be kept whole, up to the
+                            // limit, for nothing).
+                            if first {
+                                self.text = None;
+                            }
+                            if is_envelope(&v) {
+                                envs.push((*no, v));
+                            } else {
+                                self.envelopes = None;
+                            }
+                        }
+                        Err(_) => self.envelopes = None,
+                    }
+                }
                 if let Some(text) = &mut self.text {
                     if text.len() + bytes.len() < self.max {
                         text.extend_from_slice(bytes);
                         text.push(b'\n');
                     } else {
                         self.text = None;
-                    }
-                }
-                let blank = std::str::from_utf8(bytes).is_ok_and(|t| t.trim().is_empty());
-                if let Some(envs) = &mut self.envelopes
-                    && !blank
-                {
-                    match serde_json::from_slice::<Value>(bytes) {
-                        Ok(v) if is_envelope(&v) => envs.push((*no, v)),
-                        _ => self.envelopes = None,
                     }
                 }
             }

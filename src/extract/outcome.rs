@@ -31,11 +31,16 @@ pub(super) fn cut_document(framer: &Framer) -> Option<Outcome> {
 }
 
 pub(super) fn failed(producer: Producer, f: Failure) -> Outcome {
+    decided(producer, Verdict::Failed(f), Vec::new())
+}
+
+/// `producer`'s outcome `verdict`, with no session (none was read) and `warnings`.
+fn decided(producer: Producer, verdict: Verdict, warnings: Vec<Warning>) -> Outcome {
     Outcome {
         producer,
-        verdict: Verdict::Failed(f),
+        verdict,
         session: Session::default(),
-        warnings: Vec::new(),
+        warnings,
     }
 }
 
@@ -90,12 +95,7 @@ pub(super) fn json_document(
                 line: Some(line),
                 detail: Map::new(),
             };
-            return Outcome {
-                producer: p,
-                verdict,
-                session: Session::default(),
-                warnings: Vec::new(),
-            };
+            return decided(p, verdict, Vec::new());
         }
     }
     if values > 1 {
@@ -121,25 +121,16 @@ pub(super) fn json_document(
             line: Some(1),
             detail: Map::new(),
         };
-        return Outcome {
-            producer: p,
-            verdict,
-            session: Session::default(),
-            warnings: Vec::new(),
-        };
+        return decided(p, verdict, Vec::new());
     }
     if opts.repair || text::looks_like_json(&text) {
-        return Outcome {
-            producer: p,
-            verdict: Verdict::ValueText {
-                kind: SourceKind::Document,
-                text,
-                line: Some(1),
-                detail: Map::new(),
-            },
-            session: Session::default(),
-            warnings: Vec::new(),
+        let verdict = Verdict::ValueText {
+            kind: SourceKind::Document,
+            text,
+            line: Some(1),
+            detail: Map::new(),
         };
+        return decided(p, verdict, Vec::new());
     }
     failed(
         p,
@@ -161,15 +152,11 @@ pub(super) fn text_outcome(framer: &mut Framer) -> Outcome {
                     String::from_utf8_lossy(e.as_bytes()).into_owned()
                 }
             };
-            Outcome {
-                producer: p,
-                verdict: Verdict::Text {
-                    text,
-                    line: Some(1),
-                },
-                session: Session::default(),
-                warnings,
-            }
+            let verdict = Verdict::Text {
+                text,
+                line: Some(1),
+            };
+            decided(p, verdict, warnings)
         }
         None => failed(
             p,

@@ -32,7 +32,7 @@ pub fn read(
         Ended::End => Ok(reading.finish()),
         Ended::Failed(f) => Err(*f),
         // Neither happens without a deadline and with a sink that never stops; named anyway.
-        other => Err(stopped_early(&other)),
+        other => Err(other.unexpected()),
     }
 }
 
@@ -73,18 +73,9 @@ pub(super) fn read_live(
         }
         Ended::Failed(f) => *f,
         Ended::TimedOut { bytes, lines } => timed_out(&reading, bytes, lines, live.timeout),
-        other @ Ended::Stopped => stopped_early(&other),
+        other @ Ended::Stopped => other.unexpected(),
     };
     Err(reading.stopped(failure))
-}
-
-/// Reading ended in a way the caller did not ask for (sojx's bug, never a panic).
-fn stopped_early(ended: &Ended) -> Failure {
-    Failure::new(
-        ErrorKind::Internal,
-        "read",
-        format!("reading stopped before the input ended: {ended:?}"),
-    )
 }
 
 /// A [`Reading`] that hands its `--activity` events to `activity` after each read.

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::error::Failure;
+use crate::error::{ErrorKind, Failure};
 use crate::producer::LineFacts;
 
 use super::{FactsPolicy, LinePump, LineSplitter, Next, NextBatch, Piece, Pump, Tee};
@@ -95,6 +95,18 @@ pub enum Ended {
     TimedOut { bytes: u64, lines: u64 },
     /// The sink asked to stop.
     Stopped,
+}
+
+impl Ended {
+    /// The failure for an ending the caller's plan and sink rule out (a timeout without a
+    /// deadline, a stop the sink never asks for): sojx's bug, reported, never a panic.
+    pub fn unexpected(&self) -> Failure {
+        Failure::new(
+            ErrorKind::Internal,
+            "read",
+            format!("reading stopped before the input ended: {self:?}"),
+        )
+    }
 }
 
 /// Read `reader` to its end as `plan` says, handing every line to `sink`.
