@@ -10,7 +10,6 @@
 use std::io::{self, Write};
 
 use owo_colors::OwoColorize;
-use serde_json::Value;
 
 use crate::envelope::Envelope;
 use crate::sanitize::sanitize;
@@ -63,19 +62,12 @@ fn paint(label: &str) -> String {
 
 /// The last line for an input: the verdict, and the session's turns, cost and duration.
 pub fn summary(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
-    let f = &env.fields;
-    let input = f.get("input").and_then(Value::as_str).unwrap_or("");
+    let input = env.input();
     let mut parts = vec![match env.error_kind() {
-        Some(kind) => kind.to_owned(),
-        None => format!(
-            "ok ({})",
-            f.get("source")
-                .and_then(|s| s.get("kind"))
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-        ),
+        Some(kind) => kind.as_str().to_owned(),
+        None => format!("ok ({})", env.source_kind().unwrap_or("?")),
     }];
-    if let Some(s) = f.get("session") {
+    if let Some(s) = env.session() {
         parts.extend(crate::render::session_summary(s));
     }
     let where_ = format!("sojx: {}:", sanitize(input));

@@ -1,50 +1,144 @@
 //! The envelope (contract §6), built in its documented field order. `schemas/envelope.schema.json`
 //! describes every envelope built here.
 
-use serde_json::{Map, Value};
+use serde::Serialize;
+use serde_json::Value;
 
 use crate::error::{ErrorKind, Failure};
+use crate::exit::ExitStatus;
 use crate::producer::{Producer, Session, Warning};
 
 pub const SCHEMA_VERSION: &str = "1.0";
 
-/// One envelope and the exit code it contributes.
-#[derive(Debug, Clone)]
+/// One envelope. Serialized in the contract's field order: the six common fields, then
+/// `error`, `producer`, `source`, `data`, `validation`, `session`, `candidate`, `found`,
+/// `warnings`; a field that is `None` is left out (a success always has `validation`, `null`
+/// when no schema was given).
+#[derive(Debug, Clone, Serialize)]
 pub struct Envelope {
-    pub fields: Map<String, Value>,
-    pub exit_code: i32,
+    timestamp: String,
+    command: &'static str,
+    exit_code: ExitStatus,
+    output_format: &'static str,
+    schema_version: &'static str,
+    input: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    error: Option<Failure>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    producer: Option<Producer>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    validation: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session: Option<Session>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    candidate: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    found: Option<bool>,
+    warnings: Vec<Warning>,
 }
 
 impl Envelope {
+    /// The six common fields, and nothing else yet.
+    fn common(command: &'static str, exit_code: ExitStatus, input: &str) -> Self {
+        Self {
+            timestamp: timestamp(),
+            command,
+            exit_code,
+            output_format: "json",
+            schema_version: SCHEMA_VERSION,
+            input: input.to_owned(),
+            error: None,
+            producer: None,
+            source: None,
+            data: None,
+            validation: None,
+            session: None,
+            candidate: None,
+            found: None,
+            warnings: Vec::new(),
+        }
+    }
+
+    /// The status this envelope contributes to the run's exit status.
+    pub fn exit_status(&self) -> ExitStatus {
+        self.exit_code
+    }
+
+    pub fn command(&self) -> &'static str {
+        self.command
+    }
+
+    /// The input's name as given, or `<stdin>`.
+    pub fn input(&self) -> &str {
+        &self.input
+    }
+
     /// `data` of a success envelope.
     pub fn data(&self) -> Option<&Value> {
-        self.fields.get("data")
+        self.data.as_ref()
     }
 
-    pub fn error_kind(&self) -> Option<&str> {
-        self.fields.get("error")?.get("kind")?.as_str()
+    /// `error` of a failure envelope.
+    pub fn error(&self) -> Option<&Failure> {
+        self.error.as_ref()
     }
 
+    pub fn error_kind(&self) -> Option<ErrorKind> {
+        self.error.as_ref().map(|e| e.kind)
+    }
+
+    pub fn producer(&self) -> Option<Producer> {
+        self.producer
+    }
+
+    /// `source`: where the value came from (`{kind, line, …}`).
+    pub fn source(&self) -> Option<&Value> {
+        self.source.as_ref()
+    }
+
+    /// `source.kind`, the rule the value was found by.
+    pub fn source_kind(&self) -> Option<&str> {
+        self.source.as_ref()?.get("kind")?.as_str()
+    }
+
+    /// `validation`: `{schema, valid, draft}`, or `null` on a success without a schema.
+    pub fn validation(&self) -> Option<&Value> {
+        self.validation.as_ref()
+    }
+
+    pub fn session(&self) -> Option<&Session> {
+        self.session.as_ref()
+    }
+
+    pub fn candidate(&self) -> Option<&Value> {
+        self.candidate.as_ref()
+    }
+
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// The envelope as a JSON value (field order kept).
     pub fn into_value(self) -> Value {
-        Value::Object(self.fields)
+        serde_json::to_value(self).unwrap_or(Value::Null)
     }
-}
 
-/// Exit code of a failure kind (contract §7).
-pub fn exit_code_of(kind: ErrorKind) -> i32 {
-    if kind == ErrorKind::Timeout { 2 } else { 1 }
-}
-
-/// The six common fields, in order.
-fn common(command: &str, exit_code: i32, input: &str) -> Map<String, Value> {
-    let mut m = Map::new();
-    m.insert("timestamp".into(), Value::from(timestamp()));
-    m.insert("command".into(), Value::from(command));
-    m.insert("exit_code".into(), Value::from(exit_code));
-    m.insert("output_format".into(), Value::from("json"));
-    m.insert("schema_version".into(), Value::from(SCHEMA_VERSION));
-    m.insert("input".into(), Value::from(input));
-    m
+    /// Split into the answer or the failure.
+    pub fn into_result(self) -> Result<Value, Failure> {
+        match (self.data, self.error) {
+            (_, Some(e)) => Err(e),
+            (Some(d), None) => Ok(d),
+            (None, None) => Err(Failure::new(
+                ErrorKind::Internal,
+                self.command,
+                "the envelope has neither data nor error",
+            )),
+        }
+    }
 }
 
 /// Optional parts of an envelope.
@@ -58,72 +152,38 @@ pub struct Parts {
     pub validation: Option<Value>,
 }
 
-fn session_value(s: Option<Session>) -> Option<Value> {
-    s.filter(|s| !s.is_empty())
-        .and_then(|s| serde_json::to_value(s).ok())
-}
-
-fn warnings_value(w: Vec<Warning>) -> Value {
-    serde_json::to_value(w).unwrap_or_else(|_| Value::Array(Vec::new()))
-}
-
 /// A success envelope.
-pub fn success(command: &str, input: &str, data: Value, parts: Parts) -> Envelope {
-    let mut m = common(command, 0, input);
-    if let Some(p) = parts.producer {
-        m.insert("producer".into(), Value::from(p.id()));
-    }
-    if let Some(s) = parts.source {
-        m.insert("source".into(), s);
-    }
-    m.insert("data".into(), data);
-    m.insert("validation".into(), parts.validation.unwrap_or(Value::Null));
-    if let Some(s) = session_value(parts.session) {
-        m.insert("session".into(), s);
-    }
-    m.insert("warnings".into(), warnings_value(parts.warnings));
+pub fn success(command: &'static str, input: &str, data: Value, parts: Parts) -> Envelope {
     Envelope {
-        fields: m,
-        exit_code: 0,
+        producer: parts.producer,
+        source: parts.source,
+        data: Some(data),
+        validation: Some(parts.validation.unwrap_or(Value::Null)),
+        session: parts.session.filter(|s| !s.is_empty()),
+        warnings: parts.warnings,
+        ..Envelope::common(command, ExitStatus::Success, input)
     }
 }
 
-/// A failure envelope.
-pub fn failure(command: &str, input: &str, failure: Failure, parts: Parts) -> Envelope {
-    let exit_code = exit_code_of(failure.kind);
-    let mut m = common(command, exit_code, input);
-    let found = failure.kind == ErrorKind::NotFound;
-    let candidate = failure.candidate.clone();
-    let mut error = failure;
-    if error.target.is_empty() {
-        error.target = input.to_owned();
+/// A failure envelope. Its exit status is the one the failure's kind contributes; an error
+/// without a target names the input.
+pub fn failure(command: &'static str, input: &str, mut failure: Failure, parts: Parts) -> Envelope {
+    if failure.target.is_empty() {
+        failure.target = input.to_owned();
     }
-    m.insert(
-        "error".into(),
-        serde_json::to_value(&error).unwrap_or(Value::Null),
-    );
-    if let Some(p) = parts.producer {
-        m.insert("producer".into(), Value::from(p.id()));
-    }
-    if let Some(s) = parts.source {
-        m.insert("source".into(), s);
-    }
-    if let Some(v) = parts.validation {
-        m.insert("validation".into(), v);
-    }
-    if let Some(s) = session_value(parts.session) {
-        m.insert("session".into(), s);
-    }
-    if let Some(c) = candidate {
-        m.insert("candidate".into(), c);
-    }
-    if found {
-        m.insert("found".into(), Value::Bool(false));
-    }
-    m.insert("warnings".into(), warnings_value(parts.warnings));
+    let candidate = failure.candidate.take();
+    let found = (failure.kind == ErrorKind::NotFound).then_some(false);
+    let status = ExitStatus::of(failure.kind);
     Envelope {
-        fields: m,
-        exit_code,
+        error: Some(failure),
+        producer: parts.producer,
+        source: parts.source,
+        validation: parts.validation,
+        session: parts.session.filter(|s| !s.is_empty()),
+        candidate,
+        found,
+        warnings: parts.warnings,
+        ..Envelope::common(command, status, input)
     }
 }
 
@@ -199,19 +259,38 @@ mod tests {
             Failure::new(ErrorKind::NotFound, "extract", "none"),
             Parts::default(),
         );
-        let keys: Vec<&str> = e.fields.keys().map(String::as_str).collect();
+        assert_eq!(e.exit_status(), ExitStatus::Failure);
+        let v = e.into_value();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(
-            &keys[..6],
+            keys,
             [
                 "timestamp",
                 "command",
                 "exit_code",
                 "output_format",
                 "schema_version",
-                "input"
+                "input",
+                "error",
+                "found",
+                "warnings"
             ]
         );
-        assert_eq!(e.fields["found"], Value::Bool(false));
-        assert_eq!(e.exit_code, 1);
+        assert_eq!(v["found"], Value::Bool(false));
+        assert_eq!(v["exit_code"], 1);
+        assert_eq!(v["error"]["target"], "<stdin>");
+    }
+
+    #[test]
+    fn a_success_always_has_validation_and_warnings() {
+        let v = success("extract", "a", Value::from(1), Parts::default()).into_value();
+        let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        assert_eq!(
+            &keys[5..],
+            ["input", "data", "validation", "warnings"],
+            "{v}"
+        );
+        assert_eq!(v["validation"], Value::Null);
+        assert_eq!(v["exit_code"], 0);
     }
 }

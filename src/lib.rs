@@ -13,6 +13,7 @@ pub mod color;
 pub mod compare;
 pub mod envelope;
 pub mod error;
+pub mod exit;
 pub mod extract;
 pub mod framing;
 pub mod generate;
@@ -35,12 +36,12 @@ use std::io::{self, Write};
 
 use anyhow::Context;
 use clap::Parser;
-use serde_json::Value;
 
 use crate::cli::{Cli, Command, OutputArgs, OutputFormat};
 use crate::color::EnvSnapshot;
 use crate::envelope::{Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
+use crate::exit::ExitStatus;
 use crate::input::Source;
 use crate::render::Style;
 
@@ -95,31 +96,6 @@ pub struct Io<'a> {
     pub env: Env,
 }
 
-/// Exit status of a whole run (contract §7): 2 if any input timed out, else 1 if any failed.
-#[derive(Debug, Default, Clone, Copy)]
-struct Status {
-    failed: bool,
-    timed_out: bool,
-}
-
-impl Status {
-    fn note(&mut self, exit_code: i32) {
-        match exit_code {
-            0 => {}
-            2 => self.timed_out = true,
-            _ => self.failed = true,
-        }
-    }
-
-    fn code(self) -> i32 {
-        if self.timed_out {
-            2
-        } else {
-            i32::from(self.failed)
-        }
-    }
-}
-
 /// Standard output that its reader may close (`sojx … | head -c1`): once a write meets a
 /// broken pipe, later writes are dropped, so that every input is still read and the exit status
 /// is the one sojx computed. (Stopping at the first broken write turned a failed extraction
@@ -157,8 +133,8 @@ impl Write for Closable<'_> {
     }
 }
 
-/// Run sojx with `args` (including the program name); returns the exit code.
-pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
+/// Run sojx with `args` (including the program name); returns the exit status.
+pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> ExitStatus {
     // Buffered over `Closable`, so that serde_json's many small writes cost one call each.
     let mut stdout = io::BufWriter::with_capacity(
         64 * 1024,
@@ -175,23 +151,23 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
         stderr_is_tty: io.stderr_is_tty,
         env: io.env.clone(),
     };
-    let code = run_closable(args, &mut io);
+    let status = run_closable(args, &mut io);
     match io.stdout.flush() {
-        Err(e) if code == 0 => {
+        Err(e) if status.is_success() => {
             let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {e}");
-            1
+            ExitStatus::of(ErrorKind::Io)
         }
-        _ => code,
+        _ => status,
     }
 }
 
-fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i32 {
+fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> ExitStatus {
     let args: Vec<OsString> = args.into_iter().collect();
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
         Err(e) => return clap_error(&e, &args, io),
     };
-    let result: anyhow::Result<i32> = match cli.command {
+    let result: anyhow::Result<ExitStatus> = match cli.command {
         Command::Extract(cli::Lazy(a)) => extract(&a, io),
         Command::Validate(cli::Lazy(a)) => validate(&a, io),
         Command::Lint(cli::Lazy(a)) => {
@@ -202,18 +178,20 @@ fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> i3
             let style = style(&a.output, io);
             one(io, &lower::run(&a), style)
         }
-        Command::Generate(cli::Lazy(a)) => generate::write(a.what, io.stdout).map(|()| 0),
+        Command::Generate(cli::Lazy(a)) => {
+            generate::write(a.what, io.stdout).map(|()| ExitStatus::Success)
+        }
         Command::Compare(cli::Lazy(a)) => compare(&a, io),
     }
     .context("writing the output failed");
     match result {
-        Ok(code) => code,
+        Ok(status) => status,
         // Not expected (`Closable` drops writes to a closed stdout), but a broken pipe is the
         // reader's choice, not a failure of sojx.
-        Err(e) if is_broken_pipe(&e) => 0,
+        Err(e) if is_broken_pipe(&e) => ExitStatus::Success,
         Err(e) => {
             let _ = writeln!(io.stderr, "sojx: io: {e:#}");
-            1
+            ExitStatus::of(ErrorKind::Io)
         }
     }
 }
@@ -227,7 +205,7 @@ fn is_broken_pipe(e: &anyhow::Error) -> bool {
 
 /// `--help` / `--version` print and exit 0; usage errors print clap's message on stderr and a
 /// `usage` envelope on stdout, exit 1.
-fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
+fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> ExitStatus {
     use clap::error::ErrorKind as K;
     if matches!(
         e.kind(),
@@ -248,12 +226,12 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
         // `--help > /dev/full` must not claim success.
         if let Err(err) = write!(out, "{text}").and_then(|()| out.flush()) {
             let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {err}");
-            return 1;
+            return ExitStatus::of(ErrorKind::Io);
         }
         return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
-            1
+            ExitStatus::of(ErrorKind::Usage)
         } else {
-            0
+            ExitStatus::Success
         };
     }
     if color::resolve(color_flag(args), &io.env.color, io.stderr_is_tty) {
@@ -265,7 +243,11 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
         .iter()
         .skip(1)
         .filter_map(|a| a.to_str())
-        .find(|a| ["extract", "validate", "lint", "compile", "compare"].contains(a))
+        .find_map(|a| {
+            ["extract", "validate", "lint", "compile", "compare"]
+                .into_iter()
+                .find(|c| *c == a)
+        })
         .unwrap_or("sojx");
     // clap's message up to its usage block, on one line ("… were not provided: --schema <S>").
     let full = e.to_string();
@@ -282,6 +264,7 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
             .replace("  ", " "),
         );
     let env = envelope::failure(command, "", f, Parts::default());
+    let status = env.exit_status();
     let _ = render::render(
         io.stdout,
         &env,
@@ -294,7 +277,7 @@ fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> i32 {
             stderr_color: false,
         },
     );
-    1
+    status
 }
 
 /// `--color` as given, for clap's own output (help, usage errors) before parsing succeeded.
@@ -384,11 +367,11 @@ fn extract_options<'a>(
 
 /// No FILE and stdin a terminal: a one-line hint and a `usage` envelope instead of hanging.
 fn stdin_guard(
-    command: &str,
+    command: &'static str,
     files: &[std::path::PathBuf],
     io: &mut Io<'_>,
     style: Style,
-) -> io::Result<Option<i32>> {
+) -> io::Result<Option<ExitStatus>> {
     if !files.is_empty() || !io.stdin_is_tty {
         return Ok(None);
     }
@@ -407,7 +390,7 @@ fn stdin_guard(
     ));
     let env = envelope::failure(command, "<stdin>", f, Parts::default());
     emit(io, &env, style)?;
-    Ok(Some(1))
+    Ok(Some(env.exit_status()))
 }
 
 /// Render an envelope, and tell people on stderr what went wrong.
@@ -425,15 +408,9 @@ fn emit_rendered(io: &mut Io<'_>, env: &Envelope, rendered: &[u8], style: Style)
 /// The human line on stderr for a failure, then flush stdout (each envelope as it is ready).
 fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
     if style.format == OutputFormat::Json
-        && let Some(Value::Object(err)) = env.fields.get("error")
+        && let Some(err) = env.error()
     {
-        let input = env
-            .fields
-            .get("input")
-            .and_then(Value::as_str)
-            .unwrap_or("");
-        let kind = err.get("kind").and_then(Value::as_str).unwrap_or("error");
-        let msg = err.get("message").and_then(Value::as_str).unwrap_or("");
+        let kind = err.kind.as_str();
         let label = if style.stderr_color {
             format!("\x1b[31m{kind}\x1b[0m")
         } else {
@@ -442,38 +419,40 @@ fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
         let _ = writeln!(
             io.stderr,
             "sojx: {}: {label}: {}",
-            sanitize::sanitize(input),
-            sanitize::sanitize(msg)
+            sanitize::sanitize(env.input()),
+            sanitize::sanitize(&err.message)
         );
-        if let Some(h) = err.get("hint").and_then(Value::as_str) {
+        if let Some(h) = &err.hint {
             let _ = writeln!(io.stderr, "  hint: {}", sanitize::sanitize(h));
         }
     }
     io.stdout.flush()
 }
 
-/// Commands that print one envelope (`lint`, `compile`): its exit code is the run's.
-fn one(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<i32> {
+/// Commands that print one envelope (`lint`, `compile`): its exit status is the run's.
+fn one(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<ExitStatus> {
     emit(io, env, style)?;
-    Ok(env.exit_code)
+    Ok(env.exit_status())
 }
 
 /// A failure before any input is read (a bad schema): one envelope per input, all failing.
 fn fail_all(
-    command: &str,
+    command: &'static str,
     files: &[std::path::PathBuf],
     f: &Failure,
     io: &mut Io<'_>,
     style: Style,
-) -> io::Result<i32> {
+) -> io::Result<ExitStatus> {
+    let mut status = ExitStatus::Success;
     for s in sources(files) {
         let env = envelope::failure(command, &s.name(), f.clone(), Parts::default());
+        status = status.worst(env.exit_status());
         emit(io, &env, style)?;
     }
-    Ok(1)
+    Ok(status)
 }
 
-fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
+fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
     let schema = match schema::load(&a.schema) {
         Ok(s) => s,
@@ -507,7 +486,7 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
             &io.env,
         )
     };
-    let mut status = Status::default();
+    let mut status = ExitStatus::Success;
     let mut tally = Tally::default();
     if one_by_one {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
@@ -535,7 +514,7 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
             if a.activity {
                 let _ = activity::summary(io.stderr, &env, style.stderr_color);
             }
-            status.note(env.exit_code);
+            status = status.worst(env.exit_status());
             tally.note(&env);
             emit(io, &env, style)?;
         }
@@ -551,7 +530,7 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
             },
             |done| {
                 let (env, rendered) = done?;
-                status.note(env.exit_code);
+                status = status.worst(env.exit_status());
                 tally.note(&env);
                 emit_rendered(io, &env, &rendered, style)
             },
@@ -560,7 +539,7 @@ fn extract(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<i32> {
     if sources.len() > 1 && io.stderr_is_tty {
         let _ = writeln!(io.stderr, "sojx: {}", tally.line());
     }
-    Ok(status.code())
+    Ok(status)
 }
 
 /// Counts per outcome for the batch summary line.
@@ -573,7 +552,7 @@ struct Tally {
 impl Tally {
     fn note(&mut self, env: &Envelope) {
         self.inputs += 1;
-        let kind = env.error_kind().unwrap_or("ok").to_owned();
+        let kind = env.error_kind().map_or("ok", ErrorKind::as_str).to_owned();
         *self.kinds.entry(kind).or_default() += 1;
     }
 
@@ -591,7 +570,7 @@ impl Tally {
     }
 }
 
-fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
+fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
     let schema = match schema::load(&a.schema) {
         Ok(Some(s)) => s,
@@ -615,7 +594,7 @@ fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
         Ok(t) => t,
         Err(f) => return fail_all("validate", &a.files, &f, io, style),
     };
-    let mut status = Status::default();
+    let mut status = ExitStatus::Success;
     for s in sources(&a.files) {
         let _watchdog = input::Watchdog::arm(a.live.timeout);
         let (tee, timeout) = (tee.as_mut(), a.live.timeout);
@@ -626,23 +605,23 @@ fn validate(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<i32> {
             tee,
             timeout,
             &mut |env| {
-                status.note(env.exit_code);
+                status = status.worst(env.exit_status());
                 emit(io, &env, style)
             },
         )?;
     }
-    Ok(status.code())
+    Ok(status)
 }
 
-fn compare(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<i32> {
+fn compare(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
     let sources = sources(&a.files);
     let names: Vec<String> = sources.iter().map(Source::name).collect();
     let input = compare::input_name(&names);
-    let fail = |io: &mut Io<'_>, f: Failure| -> io::Result<i32> {
+    let fail = |io: &mut Io<'_>, f: Failure| -> io::Result<ExitStatus> {
         let env = envelope::failure("compare", &input, f, Parts::default());
         emit(io, &env, style)?;
-        Ok(1)
+        Ok(env.exit_status())
     };
     let exprs = match compare::Exprs::compile(a) {
         Ok(e) => e,
@@ -687,7 +666,6 @@ fn compare(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<i32> {
             );
         }
     };
-    let code = env.exit_code;
     emit(io, &env, style)?;
-    Ok(code)
+    Ok(env.exit_status())
 }

@@ -14,8 +14,8 @@ fn main() -> ExitCode {
         stderr_is_tty: std::io::stderr().is_terminal(),
         env: sojx::Env::capture(),
     };
-    let code = sojx::run(std::env::args_os(), &mut io);
+    let status = sojx::run(std::env::args_os(), &mut io);
     // A closed stdout is not an error (`sojx … | head -c0`).
     let _ = out.flush();
-    ExitCode::from(u8::try_from(code).unwrap_or(1))
+    status.into()
 }

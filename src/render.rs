@@ -8,6 +8,8 @@ use serde_json::Value;
 
 use crate::cli::OutputFormat;
 use crate::envelope::Envelope;
+use crate::error::ErrorKind;
+use crate::producer::Session;
 use crate::sanitize::sanitize;
 
 /// How envelopes are printed.
@@ -46,7 +48,7 @@ pub fn render(out: &mut dyn Write, env: &Envelope, style: Style) -> io::Result<(
     }
     match style.format {
         OutputFormat::Json => {
-            json(out, &env.fields, style.pretty, style.terminal)?;
+            json(out, env, style.pretty, style.terminal)?;
             writeln!(out)
         }
         OutputFormat::Text => text(out, env, style.color),
@@ -137,13 +139,13 @@ fn paint(color: bool, s: &str, f: fn(&str) -> String) -> String {
 
 /// The human summary: a verdict line, where the value came from, violations, the data.
 fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
-    let f = &env.fields;
-    let input = f.get("input").and_then(Value::as_str).unwrap_or("?");
-    let producer = f.get("producer").and_then(Value::as_str);
-    let who = producer.map(|p| format!(" ({p})")).unwrap_or_default();
-    if let Some(err) = f.get("error") {
-        let kind = err.get("kind").and_then(Value::as_str).unwrap_or("error");
-        let msg = err.get("message").and_then(Value::as_str).unwrap_or("");
+    let input = env.input();
+    let who = env
+        .producer()
+        .map(|p| format!(" ({})", p.id()))
+        .unwrap_or_default();
+    if let Some(err) = env.error() {
+        let kind = err.kind.as_str();
         writeln!(
             out,
             "{} {}{who}: {}",
@@ -151,10 +153,9 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             sanitize(input),
             paint(color, kind, |s| s.red().to_string())
         )?;
-        writeln!(out, "  {}", sanitize(msg))?;
-        if kind == "validation_failed"
-            && let Some(Value::Array(vs)) = err.get("details")
-        {
+        writeln!(out, "  {}", sanitize(&err.message))?;
+        let validation = err.kind == ErrorKind::ValidationFailed;
+        if validation && let Some(Value::Array(vs)) = &err.details {
             for v in vs {
                 let at = v
                     .get("instance_location")
@@ -175,11 +176,9 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
                 )?;
             }
         }
-        if let Some(Value::Array(fs)) = err.get("details").and_then(|d| d.get("findings")) {
+        if let Some(Value::Array(fs)) = err.details.as_ref().and_then(|d| d.get("findings")) {
             findings(out, fs, color)?;
-        } else if let Some(Value::Object(d)) =
-            err.get("details").filter(|_| kind != "validation_failed")
-        {
+        } else if let Some(Value::Object(d)) = err.details.as_ref().filter(|_| !validation) {
             let pairs: Vec<String> = d
                 .iter()
                 .filter(|(_, v)| !v.is_null())
@@ -196,7 +195,7 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
                     .to_string())
             )?;
         }
-        if let Some(h) = err.get("hint").and_then(Value::as_str) {
+        if let Some(h) = &err.hint {
             writeln!(
                 out,
                 "  {} {}",
@@ -204,24 +203,19 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
                 sanitize(h)
             )?;
         }
-        if let Some(c) = f.get("candidate") {
+        if let Some(c) = env.candidate() {
             writeln!(out, "  candidate:")?;
             pretty_block(out, c, CANDIDATE_LINES)?;
         }
     } else {
-        let kind = f
-            .get("source")
-            .and_then(|s| s.get("kind"))
-            .and_then(Value::as_str)
-            .or_else(|| f.get("command").and_then(Value::as_str))
-            .unwrap_or("?");
-        let line = f
-            .get("source")
+        let kind = env.source_kind().unwrap_or(env.command());
+        let line = env
+            .source()
             .and_then(|s| s.get("line"))
             .and_then(Value::as_u64)
             .map(|l| format!(", line {l}"))
             .unwrap_or_default();
-        let valid = match f.get("validation") {
+        let valid = match env.validation() {
             Some(Value::Object(v)) => format!(
                 ", valid against {}",
                 sanitize(v.get("schema").and_then(Value::as_str).unwrap_or("schema"))
@@ -235,8 +229,8 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             sanitize(input),
             paint(color, kind, |s| s.green().to_string())
         )?;
-        match f.get("data") {
-            Some(d) if f.get("command").is_some_and(|c| c == "lint") => {
+        match env.data() {
+            Some(d) if env.command() == "lint" => {
                 if let Some(Value::Array(fs)) = d.get("findings") {
                     findings(out, fs, color)?;
                 }
@@ -245,7 +239,7 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             None => {}
         }
     }
-    if let Some(s) = f.get("session") {
+    if let Some(s) = env.session() {
         let parts = session_summary(s);
         if !parts.is_empty() {
             writeln!(
@@ -256,17 +250,14 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             )?;
         }
     }
-    if let Some(Value::Array(ws)) = f.get("warnings") {
-        for w in ws {
-            let k = w.get("kind").and_then(Value::as_str).unwrap_or("");
-            let m = w.get("message").and_then(Value::as_str).unwrap_or("");
-            writeln!(
-                out,
-                "  {} {k}: {}",
-                paint(color, "warning:", |s| s.yellow().to_string()),
-                sanitize(m)
-            )?;
-        }
+    for w in env.warnings() {
+        writeln!(
+            out,
+            "  {} {}: {}",
+            paint(color, "warning:", |s| s.yellow().to_string()),
+            w.kind,
+            sanitize(&w.message)
+        )?;
     }
     Ok(())
 }
@@ -315,25 +306,23 @@ fn pretty_block(out: &mut dyn Write, v: &Value, max: usize) -> io::Result<()> {
 }
 
 /// The session for people: model, turns, cost, duration, tokens (those that are known).
-pub fn session_summary(s: &Value) -> Vec<String> {
+pub fn session_summary(s: &Session) -> Vec<String> {
     let mut parts = Vec::new();
-    if let Some(m) = s.get("model").and_then(Value::as_str) {
-        parts.push(m.to_owned());
+    if let Some(m) = &s.model {
+        parts.push(m.clone());
     }
-    if let Some(t) = s.get("turns").and_then(Value::as_u64) {
+    if let Some(t) = s.turns.as_ref().and_then(Value::as_u64) {
         parts.push(format!("{t} turn{}", if t == 1 { "" } else { "s" }));
     }
-    if let Some(c) = s.get("cost_usd").and_then(Value::as_f64) {
+    if let Some(c) = s.cost_usd.as_ref().and_then(Value::as_f64) {
         parts.push(format!("${c:.4}"));
     }
-    if let Some(ms) = s.get("duration_ms").and_then(Value::as_f64) {
+    if let Some(ms) = s.duration_ms.as_ref().and_then(Value::as_f64) {
         parts.push(format!("{:.1} s", ms / 1000.0));
     }
-    if let Some(u) = s.get("usage") {
-        let n = |k: &str| u.get(k).and_then(Value::as_u64);
-        if let (Some(i), Some(o)) = (n("input_tokens"), n("output_tokens")) {
-            parts.push(format!("{i} in / {o} out tokens"));
-        }
+    let n = |v: &Option<Value>| v.as_ref().and_then(Value::as_u64);
+    if let (Some(i), Some(o)) = (n(&s.usage.input_tokens), n(&s.usage.output_tokens)) {
+        parts.push(format!("{i} in / {o} out tokens"));
     }
     parts
 }

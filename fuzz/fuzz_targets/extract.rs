@@ -40,12 +40,12 @@ fn envelope(opts: &Options<'_>, chunks: &[&[u8]]) -> serde_json::Value {
     let reads = sojx::input::Pieces::new(chunks.iter().copied());
     let (outcome, warnings) = read(reads, opts).expect("reading from memory succeeds");
     let env = decide("<fuzz>", outcome, warnings, opts);
-    let ok = env.fields.contains_key("data");
+    let ok = env.data().is_some();
     assert!(
         ok != env.error_kind().is_some(),
         "exactly one of data / error"
     );
-    assert_eq!(env.exit_code == 0, ok);
+    assert_eq!(env.exit_status().is_success(), ok);
     let mut v = env.into_value();
     v.as_object_mut().expect("object").remove("timestamp");
     v

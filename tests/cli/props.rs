@@ -40,7 +40,7 @@ fn envelope(opts: &Options<'_>, chunks: &[&[u8]]) -> Value {
     let reads = sojx::input::Pieces::new(chunks.iter().copied());
     let (outcome, warnings) = read(reads, opts).expect("reading from memory succeeds");
     let env = decide("<stdin>", outcome, warnings, opts);
-    let code = env.exit_code;
+    let code = env.exit_status().code();
     let mut v = env.into_value();
     check_envelope(&v);
     assert_eq!(v["exit_code"], code);
