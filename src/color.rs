@@ -6,7 +6,7 @@
 use crate::cli::ColorWhen;
 
 /// The environment variables that decide color, read once by the command layer
-/// ([`crate::Env::capture`]).
+/// ([`crate::cmd::Env::capture`]).
 #[derive(Debug, Clone, Default)]
 pub struct EnvSnapshot {
     pub no_color: Option<String>,

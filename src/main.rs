@@ -6,15 +6,15 @@ fn main() -> ExitCode {
     let stdout_is_tty = stdout.is_terminal();
     let mut out = BufWriter::new(stdout.lock());
     let mut err = std::io::stderr().lock();
-    let mut io = sojx::Io {
+    let mut io = sojx::cmd::Io {
         stdout: &mut out,
         stderr: &mut err,
         stdin_is_tty: std::io::stdin().is_terminal(),
         stdout_is_tty,
         stderr_is_tty: std::io::stderr().is_terminal(),
-        env: sojx::Env::capture(),
+        env: sojx::cmd::Env::capture(),
     };
-    let status = sojx::run(std::env::args_os(), &mut io);
+    let status = sojx::cmd::run(std::env::args_os(), &mut io);
     // A closed stdout is not an error (`sojx … | head -c0`).
     let _ = out.flush();
     status.into()

@@ -1,0 +1,70 @@
+//! `sojx compare`: every FILE extracted (or read as printed envelopes), then one envelope for
+//! the contradictions between them.
+
+use std::io;
+
+use super::Io;
+use super::extract::extract_options;
+use super::output::{emit, sources, stdin_guard, style};
+use crate::envelope::{self, Parts};
+use crate::error::{ErrorKind, Failure};
+use crate::exit::ExitStatus;
+use crate::input::Source;
+use crate::{batch, cli, compare, jq, schema};
+
+pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
+    let style = style(&a.output, io);
+    let sources = sources(&a.files);
+    let names: Vec<String> = sources.iter().map(Source::name).collect();
+    let input = compare::input_name(&names);
+    let fail = |io: &mut Io<'_>, f: Failure| -> io::Result<ExitStatus> {
+        let env = envelope::failure("compare", &input, f, Parts::default());
+        emit(io, &env, style)?;
+        Ok(env.exit_status())
+    };
+    let exprs = match compare::Exprs::compile(a) {
+        Ok(e) => e,
+        Err(f) => return fail(io, f),
+    };
+    let schema = match schema::load(&a.schema) {
+        Ok(s) => s,
+        Err(f) => return fail(io, f),
+    };
+    if let Some(code) = stdin_guard("compare", &a.files, io, style)? {
+        return Ok(code);
+    }
+    let opts = extract_options(
+        a.from,
+        a.strict,
+        a.repair,
+        &a.limits,
+        schema.as_ref(),
+        &io.env,
+    );
+    let mut loaded = Vec::new();
+    batch::for_each(
+        &sources,
+        batch::parallel_ok(&sources),
+        |s| compare::load(s, &opts),
+        |l| {
+            loaded.extend(l);
+            Ok(())
+        },
+    )?;
+    // On one worker thread, with the stack the expressions' budget assumes (src/jq.rs).
+    let env = match jq::on_worker(|| compare::report(&input, &loaded, &exprs)) {
+        Some(env) => env,
+        None => {
+            return fail(
+                io,
+                Failure::new(
+                    ErrorKind::Internal,
+                    "compare",
+                    "no thread could be started to run the expressions".to_owned(),
+                ),
+            );
+        }
+    };
+    emit(io, &env, style)?;
+    Ok(env.exit_status())
+}

@@ -1,0 +1,173 @@
+//! The command layer: what each subcommand does with its parsed arguments, and the one place
+//! that knows the process (its streams, its environment, its exit status). Below `cmd/`, nothing
+//! reads the environment or writes to the process's streams on its own.
+
+mod compare;
+mod compile;
+mod extract;
+mod generate;
+mod lint;
+mod output;
+mod usage;
+mod validate;
+
+use std::ffi::OsString;
+use std::io::{self, Write};
+
+use anyhow::Context;
+use clap::Parser;
+
+use crate::cli::{Cli, Command, Lazy};
+use crate::color::EnvSnapshot;
+use crate::error::ErrorKind;
+use crate::exit::ExitStatus;
+
+/// The environment variables sojx reads, read once here, at the edge, and passed down: nothing
+/// below the command layer reads the environment.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// `NO_COLOR`, `CLICOLOR_FORCE`, `FORCE_COLOR`, `TERM`.
+    pub color: EnvSnapshot,
+    /// `SOJX_READ_AHEAD` (docs/performance.md): `0` never reads an input ahead on a second
+    /// thread, `1` always does, pre-scanning every line; otherwise sojx chooses.
+    pub read_ahead: Option<String>,
+    /// `SOJX_NO_FAST_PATH` set and not empty: every line is parsed (to compare the fast path
+    /// with the full parse).
+    pub no_fast_path: bool,
+}
+
+impl Env {
+    /// The process's environment.
+    pub fn capture() -> Self {
+        let var = |k: &str| std::env::var(k).ok();
+        Self {
+            color: EnvSnapshot {
+                no_color: var("NO_COLOR"),
+                clicolor_force: var("CLICOLOR_FORCE"),
+                force_color: var("FORCE_COLOR"),
+                term: var("TERM"),
+            },
+            read_ahead: var("SOJX_READ_AHEAD"),
+            no_fast_path: std::env::var_os("SOJX_NO_FAST_PATH").is_some_and(|v| !v.is_empty()),
+        }
+    }
+
+    /// How inputs are read, when reading ahead is `allowed` for this run.
+    pub(super) fn read_ahead(&self, allowed: bool) -> crate::extract::ReadAhead {
+        match self.read_ahead.as_deref() {
+            _ if !allowed => crate::extract::ReadAhead::Never,
+            Some("0") => crate::extract::ReadAhead::Never,
+            Some("1") => crate::extract::ReadAhead::EveryLine,
+            _ => crate::extract::ReadAhead::Auto,
+        }
+    }
+}
+
+/// The process's streams and terminal facts, injected so that tests can run sojx in-process.
+pub struct Io<'a> {
+    pub stdout: &'a mut dyn Write,
+    pub stderr: &'a mut dyn Write,
+    pub stdin_is_tty: bool,
+    pub stdout_is_tty: bool,
+    pub stderr_is_tty: bool,
+    pub env: Env,
+}
+
+/// Standard output that its reader may close (`sojx … | head -c1`): once a write meets a
+/// broken pipe, later writes are dropped, so that every input is still read and the exit status
+/// is the one sojx computed. (Stopping at the first broken write turned a failed extraction
+/// into exit 0 as soon as its envelope outgrew the pipe buffer, and a CI gate passed.)
+struct Closable<'a> {
+    inner: &'a mut dyn Write,
+    closed: bool,
+}
+
+impl Write for Closable<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.closed {
+            return Ok(buf.len());
+        }
+        match self.inner.write(buf) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(buf.len())
+            }
+            r => r,
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.inner.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            r => r,
+        }
+    }
+}
+
+/// Run sojx with `args` (including the program name); returns the exit status.
+pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> ExitStatus {
+    // Buffered over `Closable`, so that serde_json's many small writes cost one call each.
+    let mut stdout = io::BufWriter::with_capacity(
+        64 * 1024,
+        Closable {
+            inner: &mut *io.stdout,
+            closed: false,
+        },
+    );
+    let mut io = Io {
+        stdout: &mut stdout,
+        stderr: &mut *io.stderr,
+        stdin_is_tty: io.stdin_is_tty,
+        stdout_is_tty: io.stdout_is_tty,
+        stderr_is_tty: io.stderr_is_tty,
+        env: io.env.clone(),
+    };
+    let status = run_closable(args, &mut io);
+    match io.stdout.flush() {
+        Err(e) if status.is_success() => {
+            let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {e}");
+            ExitStatus::of(ErrorKind::Io)
+        }
+        _ => status,
+    }
+}
+
+fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> ExitStatus {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(c) => c,
+        Err(e) => return usage::clap_error(&e, &args, io),
+    };
+    let result: anyhow::Result<ExitStatus> = match cli.command {
+        Command::Extract(Lazy(a)) => extract::run(&a, io),
+        Command::Validate(Lazy(a)) => validate::run(&a, io),
+        Command::Compare(Lazy(a)) => compare::run(&a, io),
+        Command::Lint(Lazy(a)) => lint::run(&a, io),
+        Command::Compile(Lazy(a)) => compile::run(&a, io),
+        Command::Generate(Lazy(a)) => generate::run(&a, io),
+    }
+    .context("writing the output failed");
+    match result {
+        Ok(status) => status,
+        // Not expected (`Closable` drops writes to a closed stdout), but a broken pipe is the
+        // reader's choice, not a failure of sojx.
+        Err(e) if is_broken_pipe(&e) => ExitStatus::Success,
+        Err(e) => {
+            let _ = writeln!(io.stderr, "sojx: io: {e:#}");
+            ExitStatus::of(ErrorKind::Io)
+        }
+    }
+}
+
+/// Whether a broken pipe is anywhere in the error's chain (ripgrep, ruff).
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain()
+        .filter_map(|c| c.downcast_ref::<io::Error>())
+        .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+}

@@ -1,0 +1,174 @@
+//! How every command prints: the style its flags ask for, an envelope on stdout with its
+//! failure told on stderr, the inputs to read, and the batch summary.
+
+use std::io;
+
+use super::Io;
+use crate::cli::{self, OutputArgs, OutputFormat};
+use crate::color;
+use crate::envelope::{self, Envelope, Parts};
+use crate::error::{ErrorKind, Failure};
+use crate::exit::ExitStatus;
+use crate::input::Source;
+use crate::render::{self, Style};
+use crate::{sanitize, schema};
+
+pub(super) fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
+    Style {
+        format: o.output_format,
+        pretty: o.pretty || (io.stdout_is_tty && o.output_format == OutputFormat::Json),
+        raw: o.raw,
+        terminal: io.stdout_is_tty,
+        color: color::resolve(o.color, &io.env.color, io.stdout_is_tty),
+        stderr_color: color::resolve(o.color, &io.env.color, io.stderr_is_tty),
+    }
+}
+
+/// The files sojx reads besides its inputs, which `--tee` must not overwrite: the schema, the
+/// `--resource` files, the `--handoff` file, each with its flag.
+pub(super) fn files_read(
+    s: &cli::SchemaArgs,
+    handoff: Option<&std::path::Path>,
+) -> Vec<(&'static str, std::path::PathBuf)> {
+    let mut files = Vec::new();
+    if let Some(p) = s.schema.as_deref().and_then(schema::file_of) {
+        files.push(("--schema", p));
+    }
+    for r in &s.resource {
+        if let Some((_, file)) = r.split_once('=') {
+            files.push(("--resource", file.into()));
+        }
+    }
+    if let Some(h) = handoff {
+        files.push(("--handoff", h.to_path_buf()));
+    }
+    files
+}
+
+pub(super) fn sources(files: &[std::path::PathBuf]) -> Vec<Source> {
+    if files.is_empty() {
+        vec![Source::Stdin]
+    } else {
+        files.iter().map(|f| Source::from_arg(f)).collect()
+    }
+}
+
+/// No FILE and stdin a terminal: a one-line hint and a `usage` envelope instead of hanging.
+pub(super) fn stdin_guard(
+    command: &'static str,
+    files: &[std::path::PathBuf],
+    io: &mut Io<'_>,
+    style: Style,
+) -> io::Result<Option<ExitStatus>> {
+    if !files.is_empty() || !io.stdin_is_tty {
+        return Ok(None);
+    }
+    let _ = writeln!(
+        io.stderr,
+        "sojx: reading from the terminal; pipe an agent's output in, or name a FILE (`sojx {command} --help`)"
+    );
+    let f = Failure::new(
+        ErrorKind::Usage,
+        "read",
+        "no input: standard input is a terminal and no FILE was given",
+    )
+    .retryable(false)
+    .hint(format!(
+        "pipe an agent's output into `sojx {command}`, or pass a FILE ('-' reads stdin anyway)"
+    ));
+    let env = envelope::failure(command, "<stdin>", f, Parts::default());
+    emit(io, &env, style)?;
+    Ok(Some(env.exit_status()))
+}
+
+/// Render an envelope, and tell people on stderr what went wrong.
+pub(super) fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
+    render::render(io.stdout, env, style)?;
+    tell(io, env, style)
+}
+
+/// Print an envelope already rendered (by a batch worker), and tell people what went wrong.
+pub(super) fn emit_rendered(
+    io: &mut Io<'_>,
+    env: &Envelope,
+    rendered: &[u8],
+    style: Style,
+) -> io::Result<()> {
+    io.stdout.write_all(rendered)?;
+    tell(io, env, style)
+}
+
+/// The human line on stderr for a failure, then flush stdout (each envelope as it is ready).
+pub(super) fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
+    if style.format == OutputFormat::Json
+        && let Some(err) = env.error()
+    {
+        let kind = err.kind.as_str();
+        let label = if style.stderr_color {
+            format!("\x1b[31m{kind}\x1b[0m")
+        } else {
+            kind.to_owned()
+        };
+        let _ = writeln!(
+            io.stderr,
+            "sojx: {}: {label}: {}",
+            sanitize::sanitize(env.input()),
+            sanitize::sanitize(&err.message)
+        );
+        if let Some(h) = &err.hint {
+            let _ = writeln!(io.stderr, "  hint: {}", sanitize::sanitize(h));
+        }
+    }
+    io.stdout.flush()
+}
+
+/// Commands that print one envelope (`lint`, `compile`): its exit status is the run's.
+pub(super) fn one(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<ExitStatus> {
+    emit(io, env, style)?;
+    Ok(env.exit_status())
+}
+
+/// A failure before any input is read (a bad schema): one envelope per input, all failing.
+pub(super) fn fail_all(
+    command: &'static str,
+    files: &[std::path::PathBuf],
+    f: &Failure,
+    io: &mut Io<'_>,
+    style: Style,
+) -> io::Result<ExitStatus> {
+    let mut status = ExitStatus::Success;
+    for s in sources(files) {
+        let env = envelope::failure(command, &s.name(), f.clone(), Parts::default());
+        status = status.worst(env.exit_status());
+        emit(io, &env, style)?;
+    }
+    Ok(status)
+}
+
+/// Counts per outcome for the batch summary line.
+#[derive(Debug, Default)]
+pub(super) struct Tally {
+    inputs: usize,
+    kinds: std::collections::BTreeMap<String, usize>,
+}
+
+impl Tally {
+    pub(super) fn note(&mut self, env: &Envelope) {
+        self.inputs += 1;
+        let kind = env.error_kind().map_or("ok", ErrorKind::as_str).to_owned();
+        *self.kinds.entry(kind).or_default() += 1;
+    }
+
+    /// `12 inputs: 10 ok, 1 not_found, 1 validation_failed` (ok first, then kinds by name).
+    pub(super) fn line(&self) -> String {
+        let ok = self.kinds.get("ok").copied().unwrap_or(0);
+        let mut parts = vec![format!("{ok} ok")];
+        parts.extend(
+            self.kinds
+                .iter()
+                .filter(|(k, _)| *k != "ok")
+                .map(|(k, n)| format!("{n} {k}")),
+        );
+        format!("{} inputs: {}", self.inputs, parts.join(", "))
+    }
+}

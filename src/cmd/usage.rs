@@ -1,0 +1,111 @@
+//! What clap says before a command runs: `--help` and `--version`, and usage errors (clap's
+//! message on stderr, a `usage` envelope on stdout).
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use super::Io;
+use crate::cli::{self, OutputFormat};
+use crate::color;
+use crate::envelope::{self, Parts};
+use crate::error::{ErrorKind, Failure};
+use crate::exit::ExitStatus;
+use crate::render::{self, Style};
+
+/// `--help` / `--version` print and exit 0; usage errors print clap's message on stderr and a
+/// `usage` envelope on stdout, exit 1.
+pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> ExitStatus {
+    use clap::error::ErrorKind as K;
+    if matches!(
+        e.kind(),
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let to_stderr = e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand;
+        let tty = if to_stderr {
+            io.stderr_is_tty
+        } else {
+            io.stdout_is_tty
+        };
+        let text = if color::resolve(color_flag(args), &io.env.color, tty) {
+            e.render().ansi().to_string()
+        } else {
+            e.render().to_string()
+        };
+        let out: &mut dyn Write = if to_stderr { io.stderr } else { io.stdout };
+        // `--help > /dev/full` must not claim success.
+        if let Err(err) = write!(out, "{text}").and_then(|()| out.flush()) {
+            let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {err}");
+            return ExitStatus::of(ErrorKind::Io);
+        }
+        return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
+            ExitStatus::of(ErrorKind::Usage)
+        } else {
+            ExitStatus::Success
+        };
+    }
+    if color::resolve(color_flag(args), &io.env.color, io.stderr_is_tty) {
+        let _ = write!(io.stderr, "{}", e.render().ansi());
+    } else {
+        let _ = write!(io.stderr, "{}", e.render());
+    }
+    let command = args
+        .iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .find_map(|a| {
+            ["extract", "validate", "lint", "compile", "compare"]
+                .into_iter()
+                .find(|c| *c == a)
+        })
+        .unwrap_or("sojx");
+    // clap's message up to its usage block, on one line ("… were not provided: --schema <S>").
+    let full = e.to_string();
+    let body = full.split("\nUsage:").next().unwrap_or(&full);
+    let message = body.split_whitespace().collect::<Vec<_>>().join(" ");
+    let message = message.trim_start_matches("error: ").to_owned();
+    let f = Failure::new(ErrorKind::Usage, "parse_arguments", message)
+        .retryable(false)
+        .hint(
+            format!(
+                "run `sojx {} --help`",
+                if command == "sojx" { "" } else { command }
+            )
+            .replace("  ", " "),
+        );
+    let env = envelope::failure(command, "", f, Parts::default());
+    let status = env.exit_status();
+    let _ = render::render(
+        io.stdout,
+        &env,
+        Style {
+            format: OutputFormat::Json,
+            pretty: false,
+            raw: false,
+            terminal: io.stdout_is_tty,
+            color: false,
+            stderr_color: false,
+        },
+    );
+    status
+}
+
+/// `--color` as given, for clap's own output (help, usage errors) before parsing succeeded.
+fn color_flag(args: &[OsString]) -> cli::ColorWhen {
+    let mut when = cli::ColorWhen::Auto;
+    let mut it = args.iter().skip(1).filter_map(|a| a.to_str());
+    while let Some(a) = it.next() {
+        let v = match a.strip_prefix("--color") {
+            Some("") => it.next(),
+            Some(v) => v.strip_prefix('='),
+            None if a == "--" => break,
+            None => None,
+        };
+        match v {
+            Some("always") => when = cli::ColorWhen::Always,
+            Some("never") => when = cli::ColorWhen::Never,
+            Some("auto") => when = cli::ColorWhen::Auto,
+            _ => {}
+        }
+    }
+    when
+}
