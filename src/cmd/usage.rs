@@ -89,23 +89,23 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
     status
 }
 
-/// `--color` as given, for clap's own output (help, usage errors) before parsing succeeded.
+/// `--color` as given, for clap's own output (help, usage errors), when parsing failed: clap
+/// parses the arguments again, this time ignoring what it cannot parse and with no `--help`
+/// to stop at.
 fn color_flag(args: &[OsString]) -> cli::ColorWhen {
-    let mut when = cli::ColorWhen::Auto;
-    let mut it = args.iter().skip(1).filter_map(|a| a.to_str());
-    while let Some(a) = it.next() {
-        let v = match a.strip_prefix("--color") {
-            Some("") => it.next(),
-            Some(v) => v.strip_prefix('='),
-            None if a == "--" => break,
-            None => None,
-        };
-        match v {
-            Some("always") => when = cli::ColorWhen::Always,
-            Some("never") => when = cli::ColorWhen::Never,
-            Some("auto") => when = cli::ColorWhen::Auto,
-            _ => {}
-        }
-    }
-    when
+    use clap::CommandFactory;
+    let lenient = cli::Cli::command()
+        .ignore_errors(true)
+        .disable_help_flag(true)
+        .disable_version_flag(true)
+        .disable_help_subcommand(true)
+        .mut_subcommands(|s| s.disable_help_flag(true));
+    lenient
+        .try_get_matches_from(args)
+        .ok()
+        .and_then(|m| {
+            let (_, sub) = m.subcommand()?;
+            sub.try_get_one::<cli::ColorWhen>("color").ok()?.copied()
+        })
+        .unwrap_or(cli::ColorWhen::Auto)
 }
