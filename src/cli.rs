@@ -1,11 +1,13 @@
-//! The command-line definition. Kept free of crate-internal imports so that it can be read on its
-//! own (and `include!`d by tooling); everything it parses is turned into a `Config` elsewhere.
+//! The command-line definition (clap derive). `src/cmd/` turns what it parses into each
+//! command's options; the producers `--from` accepts come from [`Producer`]'s table.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::builder::Resettable;
 use clap::{ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
+
+use crate::producer::Producer;
 
 const EXTRACT_EXAMPLES: &str = "\
 Examples:
@@ -242,7 +244,7 @@ pub struct ExtractArgs {
     pub files: Vec<PathBuf>,
 
     /// Which producer wrote the input; `auto` detects it from the content.
-    #[arg(long, value_enum, default_value_t = From::Auto, value_name = "PRODUCER")]
+    #[arg(long, value_enum, default_value_t = From::AUTO, value_name = "PRODUCER")]
     pub from: From,
 
     /// Accept only a value that is exactly one JSON document: no code fences, no JSON dug out
@@ -331,7 +333,7 @@ pub struct CompareArgs {
     pub field: String,
 
     /// Which producer wrote the runs; `auto` detects it from the content.
-    #[arg(long, value_enum, default_value_t = From::Auto, value_name = "PRODUCER")]
+    #[arg(long, value_enum, default_value_t = From::AUTO, value_name = "PRODUCER")]
     pub from: From,
 
     /// As for `sojx extract`: only a value that is exactly one JSON document.
@@ -445,39 +447,34 @@ pub struct LimitArgs {
     pub max_answer_bytes: usize,
 }
 
-/// Producer ids (contract §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum From {
-    /// Detect the producer from the content.
-    Auto,
-    /// `claude -p --output-format stream-json|json`, Claude Agent SDK messages.
-    ClaudeCode,
-    /// `codex exec --json` events.
-    Codex,
-    /// `gemini -p --output-format json|stream-json`.
-    GeminiCli,
-    /// `qwen -p --output-format json|stream-json`.
-    QwenCode,
-    /// `amp -x --stream-json`.
-    Amp,
-    /// `cursor-agent -p --output-format json|stream-json`.
-    Cursor,
-    /// `opencode run --format json`.
-    Opencode,
-    /// OpenAI Chat Completions body or SSE stream.
-    OpenaiChat,
-    /// OpenAI Responses body or SSE stream.
-    OpenaiResponses,
-    /// Anthropic Messages body or SSE stream (or bare event lines).
-    Anthropic,
-    /// Ollama `/api/chat` or `/api/generate`, streaming or not.
-    Ollama,
-    /// `rkat run --output json` (a RunResult).
-    Meerkat,
-    /// The whole input is one bare JSON value.
-    Json,
-    /// Plain model text with JSON somewhere in it.
-    Text,
+/// `--from`: a producer, or `auto` (`None`) to detect it from the content. The producers and
+/// their help come from [`Producer`]'s table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct From(pub Option<Producer>);
+
+impl From {
+    pub const AUTO: Self = Self(None);
+}
+
+impl ValueEnum for From {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::LazyLock<Vec<From>> = std::sync::LazyLock::new(|| {
+            std::iter::once(From::AUTO)
+                .chain(Producer::ALL.iter().map(|&p| From(Some(p))))
+                .collect()
+        });
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        match self.0 {
+            None => Some(
+                clap::builder::PossibleValue::new("auto")
+                    .help("Detect the producer from the content"),
+            ),
+            Some(p) => p.to_possible_value(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

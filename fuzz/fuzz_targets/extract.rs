@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use clap::Parser;
 use libfuzzer_sys::fuzz_target;
-use sojx::cli::{Cli, Command, From};
+use sojx::cli::{Cli, Command};
 use sojx::extract::{Options, decide, read};
 use sojx::schema::Schema;
 
@@ -60,7 +60,7 @@ fuzz_target!(|data: &[u8]| {
         i => Some(&schemas()[usize::from(i) - 1]),
     };
     let opts = Options {
-        from: From::Auto,
+        from: None,
         strict: sel & 0x80 != 0,
         repair: sel & 0x40 != 0,
         max_line_bytes: 1 << 16,

@@ -3,32 +3,15 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sojx::cli::From;
 use sojx::extract::{Options, decide, read};
-
-const FORCED: [From; 14] = [
-    From::ClaudeCode,
-    From::Codex,
-    From::GeminiCli,
-    From::QwenCode,
-    From::Amp,
-    From::Cursor,
-    From::Opencode,
-    From::OpenaiChat,
-    From::OpenaiResponses,
-    From::Anthropic,
-    From::Ollama,
-    From::Meerkat,
-    From::Json,
-    From::Text,
-];
+use sojx::producer::Producer;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, input)) = data.split_first() else {
         return;
     };
     let opts = Options {
-        from: FORCED[usize::from(sel) % FORCED.len()],
+        from: Some(Producer::ALL[usize::from(sel) % Producer::ALL.len()]),
         strict: sel & 0x80 != 0,
         repair: sel & 0x40 != 0,
         max_line_bytes: 1 << 16,

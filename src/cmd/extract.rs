@@ -21,7 +21,7 @@ pub(super) fn extract_options<'a>(
     env: &Env,
 ) -> extract::Options<'a> {
     extract::Options {
-        from,
+        from: from.0,
         strict,
         repair,
         max_line_bytes: limits.max_line_bytes,

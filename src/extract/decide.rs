@@ -3,7 +3,6 @@
 
 use serde_json::Value;
 
-use crate::cli::From;
 use crate::envelope::{self, Envelope, MAX_DATA_DEPTH, Parts, depth};
 use crate::error::{ErrorKind, Failure};
 use crate::framing::Item;
@@ -42,7 +41,7 @@ pub fn decide(
     // a `[ERROR] ` prefix, an API error body in a log) is that producer's output, never the
     // answer. (`--from json` and `--from text` take the input literally: the shared corpus
     // expects `--from json` on a Claude Code array to return the array.)
-    if opts.from == From::Auto
+    if opts.from.is_none()
         && matches!(producer, Producer::Json | Producer::Text)
         && let Some(inner) = as_producer_output(&chosen.value, chosen.line)
     {

@@ -20,7 +20,6 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::activity::Activity;
-use crate::cli::From;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::Failure;
 use crate::input::Source;
@@ -40,7 +39,7 @@ use read::read_live;
 /// Options of one `extract` run, shared by every input.
 #[derive(Debug)]
 pub struct Options<'a> {
-    pub from: From,
+    pub from: Option<Producer>,
     pub strict: bool,
     pub repair: bool,
     pub max_line_bytes: usize,
@@ -66,7 +65,7 @@ impl Default for Options<'_> {
     /// The command line's defaults: auto detection, no schema, the default limits.
     fn default() -> Self {
         Self {
-            from: From::Auto,
+            from: None,
             strict: false,
             repair: false,
             max_line_bytes: 64 << 20,

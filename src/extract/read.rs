@@ -152,7 +152,7 @@ impl LineSink for Reading<'_> {
 
 impl<'o> Reading<'o> {
     pub fn new(opts: &'o Options<'o>) -> Self {
-        let forced = Producer::forced(opts.from);
+        let forced = opts.from;
         let mut framer = Framer::new(opts.max_line_bytes);
         // Text glued to a producer's event is noise around that event; for `--from json` and
         // `--from text` the raw input is the answer, and nothing is dropped from it.

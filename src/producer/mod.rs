@@ -9,6 +9,7 @@ mod anthropic;
 mod claude;
 mod codex;
 mod gemini;
+mod id;
 mod meerkat;
 mod ollama;
 mod openai_chat;
@@ -19,82 +20,18 @@ mod raw;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::cli::From;
 use crate::error::Failure;
 use crate::framing::Item;
 
-/// Producer ids (contract §3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Producer {
-    ClaudeCode,
-    Codex,
-    GeminiCli,
-    QwenCode,
-    Amp,
-    Cursor,
-    Opencode,
-    OpenaiChat,
-    OpenaiResponses,
-    Anthropic,
-    Ollama,
-    Meerkat,
-    Json,
-    Text,
-}
+pub use id::{Family, Producer};
 
 impl Producer {
-    pub fn id(self) -> &'static str {
-        match self {
-            Self::ClaudeCode => "claude-code",
-            Self::Codex => "codex",
-            Self::GeminiCli => "gemini-cli",
-            Self::QwenCode => "qwen-code",
-            Self::Amp => "amp",
-            Self::Cursor => "cursor",
-            Self::Opencode => "opencode",
-            Self::OpenaiChat => "openai-chat",
-            Self::OpenaiResponses => "openai-responses",
-            Self::Anthropic => "anthropic",
-            Self::Ollama => "ollama",
-            Self::Meerkat => "meerkat",
-            Self::Json => "json",
-            Self::Text => "text",
-        }
-    }
-
-    /// The producer forced by `--from`, or `None` for `auto`.
-    pub fn forced(from: From) -> Option<Self> {
-        Some(match from {
-            From::Auto => return None,
-            From::ClaudeCode => Self::ClaudeCode,
-            From::Codex => Self::Codex,
-            From::GeminiCli => Self::GeminiCli,
-            From::QwenCode => Self::QwenCode,
-            From::Amp => Self::Amp,
-            From::Cursor => Self::Cursor,
-            From::Opencode => Self::Opencode,
-            From::OpenaiChat => Self::OpenaiChat,
-            From::OpenaiResponses => Self::OpenaiResponses,
-            From::Anthropic => Self::Anthropic,
-            From::Ollama => Self::Ollama,
-            From::Meerkat => Self::Meerkat,
-            From::Json => Self::Json,
-            From::Text => Self::Text,
-        })
-    }
-
     /// Whether input detected as `detected` can be read as this (forced) producer: the
     /// Claude-style producers share one event vocabulary, and an OpenAI HTTP error body is the
     /// same for Chat Completions and Responses (detected as `openai-chat`), so either reads it
     /// when it recognized something.
     pub fn same_family(self, detected: Self, recognized: u64) -> bool {
-        let claude_like = |p| {
-            matches!(
-                p,
-                Self::ClaudeCode | Self::QwenCode | Self::Amp | Self::Cursor
-            )
-        };
+        let claude_like = |p: Self| p.family() == Family::Claude;
         let openai = |p| matches!(p, Self::OpenaiChat | Self::OpenaiResponses);
         self == detected
             || (claude_like(self) && claude_like(detected))
@@ -103,19 +40,17 @@ impl Producer {
 
     /// The extractor for this producer; `None` for `json` and `text`, which read the whole input.
     pub fn extractor(self) -> Option<Box<dyn Extractor>> {
-        Some(match self {
-            Self::ClaudeCode | Self::QwenCode | Self::Amp | Self::Cursor => {
-                Box::new(claude::Claude::new(self))
-            }
-            Self::Codex => Box::new(codex::Codex::default()),
-            Self::GeminiCli => Box::new(gemini::Gemini::default()),
-            Self::Opencode => Box::new(opencode::Opencode::default()),
-            Self::OpenaiChat => Box::new(openai_chat::Chat::default()),
-            Self::OpenaiResponses => Box::new(openai_responses::Responses::default()),
-            Self::Anthropic => Box::new(anthropic::Anthropic::default()),
-            Self::Ollama => Box::new(ollama::Ollama::default()),
-            Self::Meerkat => Box::new(meerkat::Meerkat::default()),
-            Self::Json | Self::Text => return None,
+        Some(match self.family() {
+            Family::Claude => Box::new(claude::Claude::new(self)),
+            Family::Codex => Box::new(codex::Codex::default()),
+            Family::Gemini => Box::new(gemini::Gemini::default()),
+            Family::Opencode => Box::new(opencode::Opencode::default()),
+            Family::OpenaiChat => Box::new(openai_chat::Chat::default()),
+            Family::OpenaiResponses => Box::new(openai_responses::Responses::default()),
+            Family::Anthropic => Box::new(anthropic::Anthropic::default()),
+            Family::Ollama => Box::new(ollama::Ollama::default()),
+            Family::Meerkat => Box::new(meerkat::Meerkat::default()),
+            Family::Json | Family::Text => return None,
         })
     }
 }

@@ -255,3 +255,46 @@ fn sessions_are_normalized() {
         .arg(fixture("producers/qwen-code/json-array.json")));
     assert_eq!(r.one()["session"]["model"], "qwen3-coder");
 }
+
+/// Adding a producer to the table in `src/producer/id.rs` is not done until it has a fixture
+/// that it reads successfully (a case in `cases.json` that expects it and exit 0) and a row in
+/// the README's `--from` table.
+#[test]
+fn every_producer_has_a_fixture_and_a_readme_row() {
+    use sojx::producer::Producer;
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(fixture("producers/cases.json")).unwrap())
+            .unwrap();
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let table: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("| `--from` |"))
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    assert!(!table.is_empty(), "the README's `--from` table is gone");
+    let mut missing = Vec::new();
+    for p in Producer::ALL {
+        let id = p.id();
+        let read = cases.iter().any(|c| {
+            c["expect"]["producer"] == id
+                && c["expect"]["exit_code"] == 0
+                && c["file"]
+                    .as_str()
+                    .is_some_and(|f| fixture(&format!("producers/{f}")).is_file())
+        });
+        if !read {
+            missing.push(format!("{id}: no fixture read successfully in cases.json"));
+        }
+        if !table.iter().any(|l| l.starts_with(&format!("| `{id}` |"))) {
+            missing.push(format!("{id}: no row in the README's `--from` table"));
+        }
+    }
+    // And no row for a producer that does not exist.
+    for row in &table[2..] {
+        let id = row.split('`').nth(1).unwrap_or("");
+        if !Producer::ALL.iter().any(|p| p.id() == id) {
+            missing.push(format!("README row `{id}`: no such producer"));
+        }
+    }
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
