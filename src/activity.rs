@@ -12,6 +12,7 @@ use std::io::{self, Write};
 use owo_colors::OwoColorize;
 
 use crate::envelope::Envelope;
+use crate::producer::EventKind;
 use crate::sanitize::sanitize;
 
 /// One `--activity` event: the input line it came from and a short description (model text
@@ -19,6 +20,7 @@ use crate::sanitize::sanitize;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Activity {
     pub line: u64,
+    pub kind: EventKind,
     pub text: String,
 }
 
@@ -31,7 +33,7 @@ pub fn event(out: &mut dyn Write, input: &str, a: &Activity, color: bool) -> io:
         _ => (text.as_ref(), None),
     };
     if color {
-        write!(out, "{} {}", where_.dimmed(), paint(label))?;
+        write!(out, "{} {}", where_.dimmed(), paint(a.kind, label))?;
     } else {
         write!(out, "{where_} {label}")?;
     }
@@ -42,21 +44,16 @@ pub fn event(out: &mut dyn Write, input: &str, a: &Activity, color: bool) -> io:
     out.flush()
 }
 
-/// The label's color: errors red, retries yellow, tools cyan, results green, text plain.
-fn paint(label: &str) -> String {
-    let l = label.to_ascii_lowercase();
-    if l.contains("error") || l.contains("fail") || l.contains("refus") {
-        label.red().bold().to_string()
-    } else if l.starts_with("retry") || l.contains("warn") {
-        label.yellow().to_string()
-    } else if l.starts_with("tool") || l.starts_with("command") || l.starts_with("function") {
-        label.cyan().to_string()
-    } else if l.starts_with("result") || l.starts_with("turn completed") || l.starts_with("done") {
-        label.green().to_string()
-    } else if l.starts_with("text") {
-        label.to_string()
-    } else {
-        label.blue().to_string()
+/// The label's color, by the event's kind: errors red, retries yellow, tools cyan, results
+/// green, text plain, the rest blue.
+fn paint(kind: EventKind, label: &str) -> String {
+    match kind {
+        EventKind::Error => label.red().bold().to_string(),
+        EventKind::Retry => label.yellow().to_string(),
+        EventKind::Tool => label.cyan().to_string(),
+        EventKind::Result => label.green().to_string(),
+        EventKind::Text => label.to_string(),
+        EventKind::Info => label.blue().to_string(),
     }
 }
 
@@ -83,4 +80,45 @@ pub fn summary(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<(
         writeln!(out, "{where_} done: {body}")?;
     }
     out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Activity, event};
+    use crate::producer::EventKind;
+
+    /// The color comes from the event's kind, whatever its text says.
+    #[test]
+    fn the_label_is_colored_by_the_kind_of_event() {
+        let line = |kind, text: &str| {
+            let mut out = Vec::new();
+            let a = Activity {
+                line: 3,
+                kind,
+                text: text.to_owned(),
+            };
+            event(&mut out, "run", &a, true).unwrap();
+            String::from_utf8(out).unwrap()
+        };
+        // "error" in a tool's name does not make the call an error.
+        assert!(
+            line(EventKind::Tool, "tool error_report: {}").contains("\x1b[36mtool error_report")
+        );
+        assert!(line(EventKind::Error, "turn failed").contains("\x1b[31m"));
+        assert!(line(EventKind::Retry, "retry: attempt 2 of 10").contains("\x1b[33mretry"));
+        assert!(line(EventKind::Result, "result: success").contains("\x1b[32mresult"));
+        let text = line(EventKind::Text, "text: hello");
+        assert!(text.ends_with(" text: hello\n"), "{text:?}");
+        let mut plain = Vec::new();
+        let a = Activity {
+            line: 1,
+            kind: EventKind::Error,
+            text: "error: boom".into(),
+        };
+        event(&mut plain, "run", &a, false).unwrap();
+        assert_eq!(
+            String::from_utf8(plain).unwrap(),
+            "sojx: run:1: error: boom\n"
+        );
+    }
 }

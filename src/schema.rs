@@ -422,16 +422,34 @@ fn compile_with(
         .with_pattern_options(jsonschema::PatternOptions::fancy_regex().backtrack_limit(limit));
     opts.build(document).map_err(|e| {
         let msg = e.to_string();
-        if let Some(f) = not_retrieved(name, &msg) {
+        // Decided on the error's type: the referencing error, and our retriever's own error
+        // inside it.
+        let referencing = match e.kind() {
+            jsonschema::error::ValidationErrorKind::Referencing(r) => Some(r),
+            _ => None,
+        };
+        let ours = match referencing {
+            Some(r @ referencing::Error::Unretrievable { .. }) => Some(retriever_error(r)),
+            _ => None,
+        };
+        if let Some(Some(why)) = ours
+            && let Some(f) = not_retrieved(name, why)
+        {
             return f;
         }
         let mut f = invalid(name, format!("the schema is not a valid JSON Schema: {msg}"));
-        if msg.contains("No base URI is available") {
-            f = f.hint("a relative $ref needs a base: give the schema as a file (its directory is the base), or give the schema an absolute $id and map the references under it with --resource URI/=DIR/");
-        } else if msg.contains("Unknown meta-schema") {
-            f = f.hint("use a standard $schema (drafts 4, 6, 7, 2019-09, 2020-12), or force one with --draft");
-        } else if msg.contains(CANNOT_READ) {
-            f = f.hint("check the file that the $ref (relative to the schema's directory) or the --resource mapping points to");
+        match (referencing, ours) {
+            // Our retriever was not asked: the reference has no base URI to resolve against.
+            (_, Some(None)) => {
+                f = f.hint("a relative $ref needs a base: give the schema as a file (its directory is the base), or give the schema an absolute $id and map the references under it with --resource URI/=DIR/");
+            }
+            (_, Some(Some(NotRetrieved::CannotRead(..)))) => {
+                f = f.hint("check the file that the $ref (relative to the schema's directory) or the --resource mapping points to");
+            }
+            (Some(referencing::Error::UnknownSpecification { .. }), _) => {
+                f = f.hint("use a standard $schema (drafts 4, 6, 7, 2019-09, 2020-12), or force one with --draft");
+            }
+            _ => {}
         }
         f.details(json!([{
             "instance_location": "",
@@ -485,28 +503,42 @@ pub fn dereference(loaded: &Loaded, args: &SchemaArgs) -> Result<Value, Failure>
     options(loaded.base.as_deref(), args)?
         .dereference(&loaded.document)
         .map_err(|e| {
-            let msg = e.to_string();
-            not_retrieved(&loaded.name, &msg).unwrap_or_else(|| {
-                invalid(&loaded.name, format!("cannot resolve a reference: {msg}"))
-            })
+            retriever_error(&e)
+                .and_then(|why| not_retrieved(&loaded.name, why))
+                .unwrap_or_else(|| {
+                    invalid(&loaded.name, format!("cannot resolve a reference: {e}"))
+                })
         })
 }
 
-/// The failure for a reference the retriever refused to fetch or to read, if `msg` is about
-/// one.
-fn not_retrieved(name: &str, msg: &str) -> Option<Failure> {
-    if let Some((uri, _)) = marked(msg, NOT_FETCHED) {
-        return Some(
-            invalid(
-                name,
-                format!("the schema references {uri}, and sojx never fetches remote references"),
-            )
-            .hint(format!(
-                "map it to a local copy with --resource {uri}=FILE (a URI ending in / maps a directory)"
-            )),
-        );
+/// The retriever's own error inside a referencing error, when it is one.
+fn retriever_error(e: &referencing::Error) -> Option<&NotRetrieved> {
+    match e {
+        referencing::Error::Unretrievable { source, .. } => source.downcast_ref(),
+        _ => None,
     }
-    let (uri, reason) = marked(msg, REFUSED)?;
+}
+
+/// The failure for a reference the retriever refused to fetch or to read (`None` for a file it
+/// could not read, which is reported with the compile error).
+fn not_retrieved(name: &str, why: &NotRetrieved) -> Option<Failure> {
+    let (uri, reason) = match why {
+        NotRetrieved::Remote(uri) => {
+            return Some(
+                invalid(
+                    name,
+                    format!(
+                        "the schema references {uri}, and sojx never fetches remote references"
+                    ),
+                )
+                .hint(format!(
+                    "map it to a local copy with --resource {uri}=FILE (a URI ending in / maps a directory)"
+                )),
+            );
+        }
+        NotRetrieved::Refused(uri, reason) => (uri, reason),
+        NotRetrieved::CannotRead(..) => return None,
+    };
     let hint = if reason.starts_with(INLINE) {
         format!(
             "a $ref from an inline schema reads no file: give the schema as a file (a $ref may then read files in its directory), or map this one to a file you trust with --resource {uri}=FILE"
@@ -527,13 +559,6 @@ fn not_retrieved(name: &str, msg: &str) -> Option<Failure> {
         )
         .hint(hint),
     )
-}
-
-/// The URI before `marker` in a retrieval error, and the text after it.
-fn marked<'m>(msg: &'m str, marker: &str) -> Option<(&'m str, &'m str)> {
-    let i = msg.find(marker)?;
-    let uri = msg[..i].trim_end().rsplit(' ').next()?;
-    (!uri.is_empty()).then(|| (uri, msg[i + marker.len()..].trim()))
 }
 
 /// Marks a referenced local file that could not be read.

@@ -134,17 +134,27 @@ pub(super) fn too_deep(text: &str, kind: SourceKind, limit: usize) -> Failure {
 
 /// The `json_invalid` failure for `text`, which does not parse.
 pub(super) fn not_json(text: &str, kind: SourceKind) -> Failure {
-    let err = serde_json::from_str::<Value>(text)
-        .err()
-        .map(|e| e.to_string())
-        .unwrap_or_default();
-    json_invalid(&err, text, kind)
+    match serde_json::from_str::<Value>(text) {
+        Err(e) => json_invalid(&e, text, text, kind),
+        Ok(_) => json_invalid_because("", text, kind),
+    }
 }
 
-pub(super) fn json_invalid(err: &str, text: &str, kind: SourceKind) -> Failure {
-    if err.starts_with("recursion limit exceeded") {
+/// The failure for `text`, whose part `parsed` serde_json refused with `err`: too deep, or not
+/// JSON.
+pub(super) fn json_invalid(
+    err: &serde_json::Error,
+    parsed: &str,
+    text: &str,
+    kind: SourceKind,
+) -> Failure {
+    if crate::framing::is_too_deep(err, parsed.as_bytes()) {
         return too_deep(text, kind, MAX_DATA_DEPTH);
     }
+    json_invalid_because(&err.to_string(), text, kind)
+}
+
+fn json_invalid_because(err: &str, text: &str, kind: SourceKind) -> Failure {
     Failure::new(ErrorKind::JsonInvalid, "parse", format!("the {} is not valid JSON: {err}", what(kind)))
         .hint("the answer looks like JSON but does not parse; --repair fixes cut-off answers and trailing commas")
         .candidate(Value::from(text))

@@ -92,7 +92,7 @@ fn choose(
                     ..Chosen::repaired(kind, value, line)
                 }),
                 None => Err((
-                    json_invalid(&err.to_string(), &text, kind),
+                    json_invalid(&err, text.trim(), &text, kind),
                     Some(source_of(kind, line, &detail)),
                 )),
             }

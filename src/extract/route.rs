@@ -5,7 +5,7 @@ use crate::activity::Activity;
 use crate::error::{ErrorKind, Failure};
 use crate::framing::{Framer, Item, Stats};
 use crate::input::Piece;
-use crate::producer::{self, Extractor, LineFacts, Outcome, Producer};
+use crate::producer::{self, EventKind, Extractor, LineFacts, Outcome, Producer};
 
 use super::Options;
 use super::outcome::{cut_document, failed, json_document, mismatch, text_outcome};
@@ -97,8 +97,8 @@ impl Router {
             return;
         }
         let line = item.line();
-        if let Some(text) = self.extractor.as_deref().and_then(|ex| ex.describe(item)) {
-            self.events.push(Activity { line, text });
+        if let Some((kind, text)) = self.extractor.as_deref().and_then(|ex| ex.describe(item)) {
+            self.events.push(Activity { line, kind, text });
         }
     }
 
@@ -155,6 +155,7 @@ impl Router {
             if self.activity {
                 self.events.push(Activity {
                     line: pending.first().unwrap_or(&item).line(),
+                    kind: EventKind::Info,
                     text: format!("producer: {}", p.id()),
                 });
                 for it in &pending {

@@ -2,12 +2,34 @@
 //! recursion limit.
 
 use serde_json::Value;
+use serde_json::error::Category;
 
-use super::Stats;
+use super::{MAX_DEPTH, Stats};
 
-/// Whether a serde_json error is its recursion limit (past [`MAX_DEPTH`](super::MAX_DEPTH)).
-pub fn is_too_deep(e: &serde_json::Error) -> bool {
-    e.to_string().starts_with("recursion limit exceeded")
+/// Whether serde_json refused `bytes` at its recursion limit: a syntax error where more than
+/// [`MAX_DEPTH`] arrays and objects are open. Decided from where the error is (serde_json's
+/// `Category` cannot tell this syntax error from the others), not from its message.
+pub fn is_too_deep(e: &serde_json::Error, bytes: &[u8]) -> bool {
+    if e.classify() != Category::Syntax {
+        return false;
+    }
+    let Some(at) = offset_of(bytes, e.line(), e.column()) else {
+        return false;
+    };
+    let mut scan = DepthScan::default();
+    let _ = scan.balanced_after(&bytes[..at]);
+    scan.depth() > MAX_DEPTH
+}
+
+/// The byte offset just past the 1-based `line` and `column` (in bytes) of serde_json's
+/// errors, within `bytes`.
+fn offset_of(bytes: &[u8], line: usize, column: usize) -> Option<usize> {
+    let start = if line <= 1 {
+        0
+    } else {
+        memchr::memchr_iter(b'\n', bytes).nth(line - 2)? + 1
+    };
+    Some((start + column).min(bytes.len()))
 }
 
 pub fn trim(b: &[u8]) -> &[u8] {
@@ -30,7 +52,7 @@ pub(super) fn parse_counted(stats: &mut Stats, line: u64, bytes: &[u8]) -> Optio
             Some(v)
         }
         Err(e) => {
-            if is_too_deep(&e) {
+            if is_too_deep(&e, bytes) {
                 stats.too_deep += 1;
                 return None;
             }

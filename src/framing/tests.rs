@@ -193,3 +193,28 @@ fn values_past_the_depth_limit_are_counted() {
     assert_eq!(items[0].0, 2);
     assert_eq!(stats.too_deep, 1);
 }
+
+#[test]
+fn too_deep_is_told_by_where_serde_json_stopped_not_by_its_message() {
+    use super::{MAX_DEPTH, is_too_deep};
+    let err = |s: &str| serde_json::from_str::<serde_json::Value>(s).unwrap_err();
+    let nested = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    assert!(serde_json::from_str::<serde_json::Value>(&nested(MAX_DEPTH)).is_ok());
+    let deep = nested(MAX_DEPTH + 1);
+    assert!(is_too_deep(&err(&deep), deep.as_bytes()));
+    // Deep over several lines, and past the limit inside objects.
+    let lines = "[\n".repeat(300);
+    assert!(is_too_deep(&err(&lines), lines.as_bytes()));
+    let objects = "{\"a\":".repeat(200);
+    assert!(is_too_deep(&err(&objects), objects.as_bytes()));
+    // Other syntax errors, shallow or just under the limit, and brackets inside strings.
+    for s in [
+        "[1,]".to_owned(),
+        format!("[x{}", "[".repeat(300)),
+        format!("{}x", "[".repeat(MAX_DEPTH)),
+        format!("[\"{}\" x]", "[".repeat(300)),
+        "{\"a\" 1}".to_owned(),
+    ] {
+        assert!(!is_too_deep(&err(&s), s.as_bytes()), "{s:.40}");
+    }
+}

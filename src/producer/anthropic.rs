@@ -6,6 +6,7 @@
 //! `stop_reason` `refusal` / `max_tokens` / `model_context_window_exceeded`, an `error` event
 //! or body; a stream without `message_stop` is `truncated`.
 
+use super::EventKind as Kind;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
@@ -167,26 +168,33 @@ impl Extractor for Anthropic {
         true
     }
 
-    fn describe(&self, item: &Item) -> Option<String> {
+    fn describe(&self, item: &Item) -> Option<(Kind, String)> {
         let Item::Value { value, .. } = item else {
             return None;
         };
         match str_at(value, "type")? {
             "content_block_start" => {
                 let b = value.get("content_block")?;
-                (str_at(b, "type") == Some("tool_use"))
-                    .then(|| format!("tool {}", str_at(b, "name").unwrap_or("?")))
+                (str_at(b, "type") == Some("tool_use")).then(|| {
+                    (
+                        Kind::Tool,
+                        format!("tool {}", str_at(b, "name").unwrap_or("?")),
+                    )
+                })
             }
             "message_delta" => value
                 .pointer("/delta/stop_reason")
                 .and_then(Value::as_str)
-                .map(|s| format!("stop: {s}")),
-            "error" => Some(format!(
-                "error: {}",
-                value
-                    .pointer("/error/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("?")
+                .map(|s| (Kind::Info, format!("stop: {s}"))),
+            "error" => Some((
+                Kind::Error,
+                format!(
+                    "error: {}",
+                    value
+                        .pointer("/error/message")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?")
+                ),
             )),
             _ => None,
         }

@@ -8,6 +8,7 @@
 //! `agent_error`, not retryable when the API error before it is permanent (authentication,
 //! billing, …); Qwen Code's `success` result after an `[API Error: …]` text is `agent_error`.
 
+use super::EventKind as Kind;
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value};
@@ -246,40 +247,52 @@ impl Extractor for Claude {
         true
     }
 
-    fn describe(&self, item: &Item) -> Option<String> {
+    fn describe(&self, item: &Item) -> Option<(Kind, String)> {
         let Item::Value { value, .. } = item else {
             return None;
         };
         match str_at(value, "type")? {
-            "system" if str_at(value, "subtype") == Some("init") => Some(format!(
-                "init: model {}",
-                str_at(value, "model").unwrap_or("?")
+            "system" if str_at(value, "subtype") == Some("init") => Some((
+                Kind::Info,
+                format!("init: model {}", str_at(value, "model").unwrap_or("?")),
             )),
-            "system" if str_at(value, "subtype") == Some("api_retry") => Some(format!(
-                "retry: attempt {} of {}",
-                value.get("attempt").map_or("?".into(), Value::to_string),
-                value
-                    .get("max_retries")
-                    .map_or("?".into(), Value::to_string)
+            "system" if str_at(value, "subtype") == Some("api_retry") => Some((
+                Kind::Retry,
+                format!(
+                    "retry: attempt {} of {}",
+                    value.get("attempt").map_or("?".into(), Value::to_string),
+                    value
+                        .get("max_retries")
+                        .map_or("?".into(), Value::to_string)
+                ),
             )),
             "assistant" => {
                 let blocks = value.pointer("/message/content")?.as_array()?;
-                let parts: Vec<String> = blocks
+                let parts: Vec<(Kind, String)> = blocks
                     .iter()
                     .filter_map(|b| match str_at(b, "type")? {
-                        "text" => Some(format!("text: {}", snippet(str_at(b, "text")?, 80))),
-                        "tool_use" => Some(format!(
-                            "tool {}: {}",
-                            str_at(b, "name").unwrap_or("?"),
-                            snippet(
-                                &b.get("input").map(Value::to_string).unwrap_or_default(),
-                                60
-                            )
+                        "text" => Some((
+                            Kind::Text,
+                            format!("text: {}", snippet(str_at(b, "text")?, 80)),
+                        )),
+                        "tool_use" => Some((
+                            Kind::Tool,
+                            format!(
+                                "tool {}: {}",
+                                str_at(b, "name").unwrap_or("?"),
+                                snippet(
+                                    &b.get("input").map(Value::to_string).unwrap_or_default(),
+                                    60
+                                )
+                            ),
                         )),
                         _ => None,
                     })
                     .collect();
-                (!parts.is_empty()).then(|| parts.join("; "))
+                // One line for the message, of the kind of its first part.
+                let kind = parts.first()?.0;
+                let texts: Vec<String> = parts.into_iter().map(|(_, t)| t).collect();
+                Some((kind, texts.join("; ")))
             }
             "user" => {
                 let blocks = value.pointer("/message/content")?.as_array()?;
@@ -288,22 +301,28 @@ impl Extractor for Claude {
                         let c = b
                             .get("content")
                             .map(|c| c.as_str().map_or(c.to_string(), str::to_owned));
-                        format!("tool error: {}", snippet(&c.unwrap_or_default(), 80))
+                        (
+                            Kind::Error,
+                            format!("tool error: {}", snippet(&c.unwrap_or_default(), 80)),
+                        )
                     })
                 })
             }
-            "result" => Some(format!(
-                "result: {}{}, {} turns, ${}",
-                str_at(value, "subtype").unwrap_or("?"),
-                if value.get("is_error").and_then(Value::as_bool) == Some(true) {
-                    " (is_error)"
-                } else {
-                    ""
-                },
-                value.get("num_turns").map_or("?".into(), Value::to_string),
-                value
-                    .get("total_cost_usd")
-                    .map_or("?".into(), Value::to_string),
+            "result" => Some((
+                Kind::Result,
+                format!(
+                    "result: {}{}, {} turns, ${}",
+                    str_at(value, "subtype").unwrap_or("?"),
+                    if value.get("is_error").and_then(Value::as_bool) == Some(true) {
+                        " (is_error)"
+                    } else {
+                        ""
+                    },
+                    value.get("num_turns").map_or("?".into(), Value::to_string),
+                    value
+                        .get("total_cost_usd")
+                        .map_or("?".into(), Value::to_string),
+                ),
             )),
             _ => None,
         }

@@ -6,6 +6,7 @@
 //! `error` events are retry notices unless a `turn.failed` follows. A provider error passed on
 //! as JSON text is shown by its message.
 
+use super::EventKind as Kind;
 use serde_json::Value;
 
 use super::{
@@ -79,7 +80,7 @@ impl Extractor for Codex {
         true
     }
 
-    fn describe(&self, item: &Item) -> Option<String> {
+    fn describe(&self, item: &Item) -> Option<(Kind, String)> {
         let Item::Value { value: v, .. } = item else {
             return None;
         };
@@ -87,22 +88,30 @@ impl Extractor for Codex {
             "item.started" | "item.completed" => {
                 let it = v.get("item")?;
                 match str_at(it, "type")? {
-                    "command_execution" if str_at(v, "type") == Some("item.started") => {
-                        Some(format!("command: {}", snippet(str_at(it, "command")?, 80)))
-                    }
-                    "agent_message" => Some(format!("text: {}", snippet(str_at(it, "text")?, 80))),
-                    "mcp_tool_call" if str_at(v, "type") == Some("item.started") => {
-                        Some(format!("tool {}", str_at(it, "tool").unwrap_or("?")))
-                    }
+                    "command_execution" if str_at(v, "type") == Some("item.started") => Some((
+                        Kind::Tool,
+                        format!("command: {}", snippet(str_at(it, "command")?, 80)),
+                    )),
+                    "agent_message" => Some((
+                        Kind::Text,
+                        format!("text: {}", snippet(str_at(it, "text")?, 80)),
+                    )),
+                    "mcp_tool_call" if str_at(v, "type") == Some("item.started") => Some((
+                        Kind::Tool,
+                        format!("tool {}", str_at(it, "tool").unwrap_or("?")),
+                    )),
                     _ => None,
                 }
             }
-            "error" => Some(format!(
-                "error: {}",
-                snippet(&provider_message(str_at(v, "message")?), 100)
+            "error" => Some((
+                Kind::Error,
+                format!(
+                    "error: {}",
+                    snippet(&provider_message(str_at(v, "message")?), 100)
+                ),
             )),
-            "turn.failed" => Some("turn failed".into()),
-            "turn.completed" => Some("turn completed".into()),
+            "turn.failed" => Some((Kind::Error, "turn failed".into())),
+            "turn.completed" => Some((Kind::Result, "turn completed".into())),
             _ => None,
         }
     }

@@ -13,6 +13,7 @@
 //! `retryable` follows Gemini CLI's fatal error classes and exit codes ([`FATAL`],
 //! `docs/producers.md`), never the wording of a message.
 
+use super::EventKind as Kind;
 use serde_json::Value;
 
 use super::{
@@ -151,17 +152,27 @@ impl Extractor for Gemini {
         self.text.len()
     }
 
-    fn describe(&self, item: &Item) -> Option<String> {
+    fn describe(&self, item: &Item) -> Option<(Kind, String)> {
         let Item::Value { value: v, .. } = item else {
             return None;
         };
         match str_at(v, "type")? {
-            "tool_use" => Some(format!("tool {}", str_at(v, "tool_name").unwrap_or("?"))),
-            "message" if str_at(v, "role") == Some("assistant") => {
-                Some(format!("text: {}", snippet(str_at(v, "content")?, 80)))
-            }
-            "error" => Some(format!("error: {}", snippet(str_at(v, "message")?, 100))),
-            "result" => Some(format!("result: {}", str_at(v, "status").unwrap_or("?"))),
+            "tool_use" => Some((
+                Kind::Tool,
+                format!("tool {}", str_at(v, "tool_name").unwrap_or("?")),
+            )),
+            "message" if str_at(v, "role") == Some("assistant") => Some((
+                Kind::Text,
+                format!("text: {}", snippet(str_at(v, "content")?, 80)),
+            )),
+            "error" => Some((
+                Kind::Error,
+                format!("error: {}", snippet(str_at(v, "message")?, 100)),
+            )),
+            "result" => Some((
+                Kind::Result,
+                format!("result: {}", str_at(v, "status").unwrap_or("?")),
+            )),
             _ => None,
         }
     }

@@ -179,6 +179,23 @@ pub struct Outcome {
     pub warnings: Vec<Warning>,
 }
 
+/// What an `--activity` event is, which its color says: its text is the producer's own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventKind {
+    /// The producer, the model, a stop or finish reason.
+    Info,
+    /// Model text.
+    Text,
+    /// A tool call or a command.
+    Tool,
+    /// The agent retrying its API.
+    Retry,
+    /// An error, a failed turn, a failed tool call.
+    Error,
+    /// A result or a completed turn.
+    Result,
+}
+
 /// A producer family's streaming extractor.
 pub trait Extractor: Send {
     /// Offer one item; returns whether the extractor recognized it as its producer's.
@@ -191,8 +208,9 @@ pub trait Extractor: Send {
     fn held(&self) -> usize {
         0
     }
-    /// A short human line for the event, for `--activity` (None: nothing worth showing).
-    fn describe(&self, _item: &Item) -> Option<String> {
+    /// A short human line for the event and its kind, for `--activity` (None: nothing worth
+    /// showing).
+    fn describe(&self, _item: &Item) -> Option<(EventKind, String)> {
         None
     }
     /// The fast path: `false` when the raw input line (one line that starts a JSON object) is

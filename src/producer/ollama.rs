@@ -5,6 +5,7 @@
 //! `response` joined over the lines. Terminal: `done: true`. Failure: an `{"error": …}` line,
 //! `done_reason: "length"`.
 
+use super::EventKind as Kind;
 use serde_json::{Map, Value};
 
 use super::{
@@ -75,14 +76,15 @@ impl Extractor for Ollama {
         true
     }
 
-    fn describe(&self, item: &Item) -> Option<String> {
+    fn describe(&self, item: &Item) -> Option<(Kind, String)> {
         let Item::Value { value, .. } = item else {
             return None;
         };
         if let Some(e) = value.get("error") {
-            return Some(format!("error: {e}"));
+            return Some((Kind::Error, format!("error: {e}")));
         }
-        (value.get("done").and_then(Value::as_bool) == Some(true)).then(|| "done".to_owned())
+        (value.get("done").and_then(Value::as_bool) == Some(true))
+            .then(|| (Kind::Result, "done".to_owned()))
     }
 
     fn finish(self: Box<Self>) -> Outcome {

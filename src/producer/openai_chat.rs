@@ -6,6 +6,7 @@
 //! `index`. Failure: `refusal`, `finish_reason` `length` / `content_filter`, an `{"error": …}`
 //! body or the flat `{"object": "error", …}` body of OpenAI-compatible servers; a stream with neither `finish_reason` nor `[DONE]` is `truncated`.
 
+use super::EventKind as Kind;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -135,12 +136,12 @@ impl Extractor for Chat {
         true
     }
 
-    fn describe(&self, item: &Item) -> Option<String> {
+    fn describe(&self, item: &Item) -> Option<(Kind, String)> {
         let Item::Value { value, .. } = item else {
             return None;
         };
         let c = value.get("choices")?.get(0)?;
-        str_at(c, "finish_reason").map(|f| format!("finish: {f}"))
+        str_at(c, "finish_reason").map(|f| (Kind::Info, format!("finish: {f}")))
     }
 
     fn finish(self: Box<Self>) -> Outcome {

@@ -6,6 +6,7 @@
 //! terminal `response.completed` / `response.failed` / `response.incomplete` event.
 //! Failure: `status` other than `completed`, a refusal part, an `error` event or body.
 
+use super::EventKind as Kind;
 use serde_json::Value;
 
 use super::{
@@ -90,18 +91,22 @@ impl Extractor for Responses {
         }
     }
 
-    fn describe(&self, item: &Item) -> Option<String> {
+    fn describe(&self, item: &Item) -> Option<(Kind, String)> {
         let Item::Value { value, .. } = item else {
             return None;
         };
         match str_at(value, "type")? {
             "response.output_item.added" => {
                 let it = value.get("item")?;
-                (str_at(it, "type") == Some("function_call"))
-                    .then(|| format!("tool {}", str_at(it, "name").unwrap_or("?")))
+                (str_at(it, "type") == Some("function_call")).then(|| {
+                    (
+                        Kind::Tool,
+                        format!("tool {}", str_at(it, "name").unwrap_or("?")),
+                    )
+                })
             }
-            "response.completed" => Some("completed".into()),
-            "response.failed" | "error" => Some("error".into()),
+            "response.completed" => Some((Kind::Info, "completed".into())),
+            "response.failed" | "error" => Some((Kind::Error, "error".into())),
             _ => None,
         }
     }

@@ -6,6 +6,7 @@
 //! print no `done`), or `done`. Failure: an `error` event (`{name, data: {message, statusCode,
 //! isRetryable}}`, or `{type, message, status}`); `retryable` is its `isRetryable`.
 
+use super::EventKind as Kind;
 use serde_json::Value;
 
 use super::{
@@ -100,23 +101,29 @@ impl Extractor for Opencode {
         true
     }
 
-    fn describe(&self, item: &Item) -> Option<String> {
+    fn describe(&self, item: &Item) -> Option<(Kind, String)> {
         let Item::Value { value, .. } = item else {
             return None;
         };
         match str_at(value, "type")? {
-            "tool_use" => Some(format!(
-                "tool {}",
-                value
-                    .pointer("/part/tool")
-                    .and_then(Value::as_str)
-                    .unwrap_or("?")
+            "tool_use" => Some((
+                Kind::Tool,
+                format!(
+                    "tool {}",
+                    value
+                        .pointer("/part/tool")
+                        .and_then(Value::as_str)
+                        .unwrap_or("?")
+                ),
             )),
-            "text" => Some(format!(
-                "text: {}",
-                snippet(value.pointer("/part/text").and_then(Value::as_str)?, 80)
+            "text" => Some((
+                Kind::Text,
+                format!(
+                    "text: {}",
+                    snippet(value.pointer("/part/text").and_then(Value::as_str)?, 80)
+                ),
             )),
-            "error" => Some("error".into()),
+            "error" => Some((Kind::Error, "error".into())),
             _ => None,
         }
     }

@@ -721,3 +721,26 @@ fn lookaround_patterns_stay_exact_over_many_keys() {
     assert_eq!(e["error"]["kind"], "validation_failed", "{e}");
     assert_eq!(e["error"]["details"][0]["instance_location"], "/k77");
 }
+
+/// Each way a schema fails to compile gets the hint for its cause, told by the error's type
+/// (the retriever's own error, the referencing error), not by jsonschema's wording.
+#[test]
+fn a_schema_that_does_not_compile_gets_the_hint_for_its_cause() {
+    let dir = scratch("hints");
+    std::fs::write(dir.join("a.json"), r#"{"$ref":"missing.json"}"#).unwrap();
+    let file = dir.join("a.json");
+    for (schema, hint) in [
+        (r#"{"$ref":"other.json"}"#, "a relative $ref needs a base"),
+        (
+            r#"{"$schema":"http://example.com/nope","type":"object"}"#,
+            "use a standard $schema",
+        ),
+        (path_str(&file), "check the file that the $ref"),
+    ] {
+        let r = run_stdin(&["validate", "--schema", schema], "{}");
+        let e = r.one();
+        assert_eq!(e["error"]["kind"], "schema_invalid", "{schema}: {e}");
+        let got = e["error"]["hint"].as_str().unwrap_or("");
+        assert!(got.starts_with(hint), "{schema}: {got}");
+    }
+}
