@@ -6,11 +6,11 @@
 //! `stop_reason` `refusal` / `max_tokens` / `model_context_window_exceeded`, an `error` event
 //! or body; a stream without `message_stop` is `truncated`.
 
-use super::EventKind as Kind;
 use std::collections::BTreeMap;
 
 use serde_json::{Map, Value};
 
+use super::EventKind as Kind;
 use super::{
     Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
     num, snippet, str_at, truncated,

@@ -6,9 +6,9 @@
 //! `error` events are retry notices unless a `turn.failed` follows. A provider error passed on
 //! as JSON text is shown by its message.
 
-use super::EventKind as Kind;
 use serde_json::Value;
 
+use super::EventKind as Kind;
 use super::{
     Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error,
     provider_message, snippet, str_at, truncated_after, u64_at,

@@ -13,9 +13,9 @@
 //! `retryable` follows Gemini CLI's fatal error classes and exit codes ([`FATAL`],
 //! `docs/producers.md`), never the wording of a message.
 
-use super::EventKind as Kind;
 use serde_json::Value;
 
+use super::EventKind as Kind;
 use super::{
     Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, agent_failure,
     num, snippet, str_at, truncated_after, u64_at,

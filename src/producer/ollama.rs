@@ -5,9 +5,9 @@
 //! `response` joined over the lines. Terminal: `done: true`. Failure: an `{"error": …}` line,
 //! `done_reason: "length"`.
 
-use super::EventKind as Kind;
 use serde_json::{Map, Value};
 
+use super::EventKind as Kind;
 use super::{
     Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
     num, snippet, str_at, truncated,

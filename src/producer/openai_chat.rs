@@ -6,11 +6,11 @@
 //! `index`. Failure: `refusal`, `finish_reason` `length` / `content_filter`, an `{"error": …}`
 //! body or the flat `{"object": "error", …}` body of OpenAI-compatible servers; a stream with neither `finish_reason` nor `[DONE]` is `truncated`.
 
-use super::EventKind as Kind;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
 
+use super::EventKind as Kind;
 use super::{
     Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
     num, snippet, str_at, truncated,

@@ -6,9 +6,9 @@
 //! terminal `response.completed` / `response.failed` / `response.incomplete` event.
 //! Failure: `status` other than `completed`, a refusal part, an `error` event or body.
 
-use super::EventKind as Kind;
 use serde_json::Value;
 
+use super::EventKind as Kind;
 use super::{
     Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
     field, num, snippet, str_at, truncated,

@@ -6,9 +6,9 @@
 //! print no `done`), or `done`. Failure: an `error` event (`{name, data: {message, statusCode,
 //! isRetryable}}`, or `{type, message, status}`); `retryable` is its `isRetryable`.
 
-use super::EventKind as Kind;
 use serde_json::Value;
 
+use super::EventKind as Kind;
 use super::{
     Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_failure, snippet,
     str_at, truncated, u64_at,
