@@ -1,0 +1,256 @@
+//! `sojx lint SCHEMA [--provider P]`: is SCHEMA a valid JSON Schema, and will a provider's
+//! structured-output feature accept it as written?
+//!
+//! Meta-validation against the schema's draft comes first, then sojx's own compile (offline
+//! references, regexes), then traps that silently disable enforcement, then each provider's
+//! documented limits. Every finding has a JSON Pointer into the schema, the provider it concerns
+//! (`all` for rules that hold everywhere), a severity, a rule id, a message and a fix.
+//!
+//! Sources (each rule below names the one it relies on):
+//! - OpenAI: <https://platform.openai.com/docs/guides/structured-outputs#supported-schemas>
+//! - Anthropic: <https://docs.claude.com/en/docs/build-with-claude/structured-outputs#json-schema-limitations>
+//!   and tool use <https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use>
+//! - Gemini: <https://ai.google.dev/gemini-api/docs/structured-output#json-schema>
+
+use jsonschema::Draft;
+use serde::Serialize;
+use serde_json::{Value, json};
+
+use crate::cli::{self, LintProvider, Provider};
+use crate::envelope::{self, Envelope, Parts};
+use crate::error::{ErrorKind, Failure};
+use crate::schema::{self, Loaded};
+
+mod keywords;
+mod rules;
+mod walk;
+
+pub use keywords::*;
+pub use walk::*;
+
+use rules::Lint;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Error,
+    Warning,
+    Info,
+}
+
+/// One finding.
+#[derive(Debug, Clone, Serialize)]
+pub struct Finding {
+    /// JSON Pointer into the (unwrapped) schema; `""` is the root.
+    pub pointer: String,
+    /// `anthropic`, `openai`, `gemini`, or `all`.
+    pub provider: &'static str,
+    pub severity: Severity,
+    pub rule: &'static str,
+    pub message: String,
+    pub fix: String,
+}
+
+pub fn provider_id(p: Provider) -> &'static str {
+    match p {
+        Provider::Anthropic => "anthropic",
+        Provider::Openai => "openai",
+        Provider::Gemini => "gemini",
+    }
+}
+
+fn providers(p: LintProvider) -> Vec<Provider> {
+    match p {
+        LintProvider::Anthropic => vec![Provider::Anthropic],
+        LintProvider::Openai => vec![Provider::Openai],
+        LintProvider::Gemini => vec![Provider::Gemini],
+        LintProvider::All => vec![Provider::Anthropic, Provider::Openai, Provider::Gemini],
+    }
+}
+
+/// The counts of a finding list, by severity.
+fn counts(findings: &[Finding]) -> Value {
+    let n = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+    json!({"error": n(Severity::Error), "warning": n(Severity::Warning), "info": n(Severity::Info)})
+}
+
+/// The draft a schema is read with: `--draft`, else its `$schema`, else 2020-12.
+pub fn draft_of(doc: &Value, forced: Option<cli::Draft>) -> Draft {
+    match forced {
+        Some(d) => schema::to_draft(d),
+        None => match Draft::default().detect(doc) {
+            Draft::Unknown => Draft::default(),
+            d => d,
+        },
+    }
+}
+
+/// Meta-validation: every violation of the draft's meta-schema, as findings.
+fn meta(doc: &Value, draft: Draft) -> Vec<Finding> {
+    let v = match draft {
+        Draft::Draft4 => jsonschema::draft4::meta::validator(),
+        Draft::Draft6 => jsonschema::draft6::meta::validator(),
+        Draft::Draft7 => jsonschema::draft7::meta::validator(),
+        Draft::Draft201909 => jsonschema::draft201909::meta::validator(),
+        _ => jsonschema::draft202012::meta::validator(),
+    };
+    v.iter_errors(doc)
+        .map(|e| Finding {
+            pointer: e.instance_path().as_str().to_owned(),
+            provider: "all",
+            severity: Severity::Error,
+            rule: "meta_schema",
+            message: format!(
+                "not valid JSON Schema (draft {}): {e}",
+                schema::draft_name(draft)
+            ),
+            fix: format!(
+                "fix the keyword at this pointer (see {} at the meta-schema)",
+                e.evaluation_path().as_str()
+            ),
+        })
+        .collect()
+}
+
+/// Lint a schema document for the given providers.
+pub fn lint(loaded: &Loaded, args: &cli::SchemaArgs, which: LintProvider) -> Vec<Finding> {
+    let doc = &loaded.document;
+    let mut l = Lint {
+        findings: meta(doc, draft_of(doc, args.draft)),
+    };
+    if l.findings.is_empty()
+        && let Err(f) = schema::compile(doc, &loaded.name, loaded.base.as_deref(), args)
+    {
+        // The compile error's location in the schema, when the library gives one.
+        let at = f
+            .details
+            .as_ref()
+            .and_then(|d| d.pointer("/0/keyword_location"))
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        l.add(
+            &at,
+            "all",
+            Severity::Error,
+            "schema_compile",
+            f.message,
+            f.hint
+                .unwrap_or_else(|| "fix the keyword at this pointer".to_owned()),
+        );
+    }
+    l.generic(doc);
+    for p in providers(which) {
+        l.provider(doc, p);
+    }
+    l.findings
+}
+
+/// `sojx lint`: one envelope.
+pub fn run(a: &cli::LintArgs) -> Envelope {
+    let args = a.refs.schema_args(&a.schema);
+    let loaded = match schema::read(&a.schema) {
+        Ok(l) => l,
+        Err(f) => return envelope::failure("lint", &a.schema, f, Parts::default()),
+    };
+    let findings = lint(&loaded, &args, a.provider);
+    let errors = findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    let meta_valid = !findings.iter().any(|f| f.rule == "meta_schema");
+    let draft = schema::draft_name(draft_of(&loaded.document, args.draft));
+    let validation = json!({"schema": loaded.name, "valid": meta_valid, "draft": draft});
+    let data = json!({"findings": findings, "counts": counts(&findings)});
+    if errors == 0 {
+        return envelope::success(
+            "lint",
+            &loaded.name,
+            data,
+            Parts {
+                validation: Some(validation),
+                ..Parts::default()
+            },
+        );
+    }
+    let first = findings
+        .iter()
+        .find(|f| f.severity == Severity::Error)
+        .map(|f| {
+            format!(
+                " (first: {} at {}: {})",
+                f.rule,
+                if f.pointer.is_empty() {
+                    "/"
+                } else {
+                    &f.pointer
+                },
+                f.message
+            )
+        })
+        .unwrap_or_default();
+    let f = Failure::new(
+        ErrorKind::SchemaInvalid,
+        "lint",
+        format!("{errors} error finding(s){first}"),
+    )
+    .target(loaded.name.clone())
+    .retryable(false)
+    .hint("error.details.findings lists each finding with its fix")
+    .details(data);
+    envelope::failure(
+        "lint",
+        &loaded.name,
+        f,
+        Parts {
+            validation: Some(validation),
+            ..Parts::default()
+        },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typos_are_recognised() {
+        assert_eq!(did_you_mean("requried"), Some("required"));
+        assert_eq!(
+            did_you_mean("additionalproperties"),
+            Some("additionalProperties")
+        );
+        assert_eq!(did_you_mean("maxLenght"), Some("maxLength"));
+        assert_eq!(did_you_mean("widget"), None);
+        assert_eq!(did_you_mean("ui"), None);
+        assert_eq!(did_you_mean("ref"), Some("$ref"));
+    }
+
+    #[test]
+    fn regex_features_claude_lacks() {
+        assert_eq!(unsupported_regex(r"^a(?=b)"), Some("lookaround"));
+        assert_eq!(unsupported_regex(r"(a)\1"), Some("a backreference"));
+        assert_eq!(unsupported_regex(r"\bword"), Some("a word boundary"));
+        assert_eq!(unsupported_regex(r"^[A-Z]{3}-\d+\\b$"), None);
+    }
+
+    #[test]
+    fn walk_visits_every_subschema() {
+        let s = json!({"properties": {"a/b": {"items": [{"type": "string"}]}},
+                       "$defs": {"x": {"anyOf": [true, {"not": {}}]}}});
+        let mut seen = Vec::new();
+        walk(&s, "", &mut |_, p| seen.push(p.to_owned()));
+        assert_eq!(
+            seen,
+            [
+                "",
+                "/properties/a~1b",
+                "/properties/a~1b/items/0",
+                "/$defs/x",
+                "/$defs/x/anyOf/0",
+                "/$defs/x/anyOf/1",
+                "/$defs/x/anyOf/1/not"
+            ]
+        );
+    }
+}
