@@ -13,6 +13,7 @@ mod extract;
 mod fastpath;
 mod golden;
 mod jq_budget;
+mod layout;
 mod pipelines;
 mod producers;
 mod props;
