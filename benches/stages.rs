@@ -213,6 +213,6 @@ fn extract_validate_envelope(b: Bencher) {
     b.counter(BytesCount::new(s.len())).bench(|| {
         let (outcome, warnings) = sojx::extract::read(Cursor::new(s), &opts).expect("read");
         let env = sojx::extract::decide("<bench>", outcome, warnings, &opts);
-        serde_json::to_vec(&env).map(|v| v.len()).unwrap_or(0)
+        serde_json::to_vec(&env).map_or(0, |v| v.len())
     });
 }

@@ -169,7 +169,7 @@ pub fn success(command: &'static str, input: &str, data: Value, parts: Parts) ->
 /// without a target names the input.
 pub fn failure(command: &'static str, input: &str, mut failure: Failure, parts: Parts) -> Envelope {
     if failure.target.is_empty() {
-        failure.target = input.to_owned();
+        input.clone_into(&mut failure.target);
     }
     let candidate = failure.candidate.take();
     let found = (failure.kind == ErrorKind::NotFound).then_some(false);
@@ -197,7 +197,8 @@ pub fn timestamp() -> String {
 
 /// Format seconds since the epoch as ISO 8601 UTC (days-to-civil, Howard Hinnant's algorithm).
 pub fn format_utc(secs: u64, millis: u32) -> String {
-    let days = (secs / 86_400) as i64;
+    // Below 2^47 days for any u64: the conversion cannot fail.
+    let days = i64::try_from(secs / 86_400).unwrap_or_default();
     let rem = secs % 86_400;
     let z = days + 719_468;
     let era = z.div_euclid(146_097);

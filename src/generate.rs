@@ -25,14 +25,14 @@ pub fn path(what: Generated) -> &'static str {
 
 /// Write one generated file.
 pub fn write(what: Generated, out: &mut dyn Write) -> io::Result<()> {
-    let mut cmd = public(Cli::command());
+    let mut cmd = public(&Cli::command());
     let shell = match what {
         Generated::Bash => Shell::Bash,
         Generated::Zsh => Shell::Zsh,
         Generated::Fish => Shell::Fish,
         Generated::Powershell => Shell::PowerShell,
         Generated::Elvish => Shell::Elvish,
-        Generated::Man => return man(cmd, out),
+        Generated::Man => return man(&cmd, out),
     };
     let mut buf = Vec::new();
     clap_complete::generate(shell, &mut cmd, "sojx", &mut buf);
@@ -40,7 +40,7 @@ pub fn write(what: Generated, out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// The command without its hidden subcommands (this one), for completions and the man page.
-fn public(full: clap::Command) -> clap::Command {
+fn public(full: &clap::Command) -> clap::Command {
     let subs: Vec<clap::Command> = full
         .get_subcommands()
         .filter(|c| !c.is_hide_set())
@@ -108,7 +108,7 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ),
 ];
 
-fn man(cmd: clap::Command, out: &mut dyn Write) -> io::Result<()> {
+fn man(cmd: &clap::Command, out: &mut dyn Write) -> io::Result<()> {
     let man = Man::new(cmd.clone());
     man.render_title(out)?;
     man.render_name_section(out)?;

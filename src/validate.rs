@@ -148,7 +148,7 @@ struct Emit<'a> {
     pending: Vec<Doc>,
     /// Documents emitted so far.
     count: u64,
-    emit: &'a mut dyn FnMut(Envelope) -> io::Result<()>,
+    out: &'a mut dyn FnMut(Envelope) -> io::Result<()>,
     /// Why emitting failed (reading stops).
     failed: Option<io::Error>,
 }
@@ -158,7 +158,7 @@ impl Emit<'_> {
     fn flush(&mut self) -> io::Result<()> {
         for d in self.pending.drain(..) {
             self.count += 1;
-            (self.emit)(envelope_of(self.name, self.schema, d))?;
+            (self.out)(envelope_of(self.name, self.schema, d))?;
         }
         Ok(())
     }
@@ -221,7 +221,7 @@ pub fn run_live(
         },
         pending: Vec::new(),
         count: 0,
-        emit,
+        out: emit,
         failed: None,
     };
     let plan = Plan {
@@ -249,11 +249,11 @@ pub fn run_live(
         Ended::Stopped => return sink.failed.map_or(Ok(()), Err),
     };
     if let Some(f) = f {
-        return (sink.emit)(envelope::failure("validate", &name, f, Parts::default()));
+        return (sink.out)(envelope::failure("validate", &name, f, Parts::default()));
     }
     sink.docs.finish(&mut sink.pending);
     sink.flush()?;
-    let (count, emit) = (sink.count, sink.emit);
+    let (count, emit) = (sink.count, sink.out);
     if count == 0 {
         emit(envelope::failure(
             "validate",

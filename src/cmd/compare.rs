@@ -51,19 +51,16 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
             Ok(())
         },
     )?;
-    // On one worker thread, with the stack the expressions' budget assumes (src/jq.rs).
-    let env = match jq::on_worker(|| compare::report(&input, &loaded, &exprs)) {
-        Some(env) => env,
-        None => {
-            return fail(
-                io,
-                Failure::new(
-                    ErrorKind::Internal,
-                    "compare",
-                    "no thread could be started to run the expressions".to_owned(),
-                ),
-            );
-        }
+    // On one worker thread, with the stack the expressions' budget assumes (src/jq/guard.rs).
+    let Some(env) = jq::on_worker(|| compare::report(&input, &loaded, &exprs)) else {
+        return fail(
+            io,
+            Failure::new(
+                ErrorKind::Internal,
+                "compare",
+                "no thread could be started to run the expressions".to_owned(),
+            ),
+        );
     };
     emit(io, &env, style)?;
     Ok(env.exit_status())

@@ -301,7 +301,7 @@ mod tests {
     #[test]
     fn a_value_too_deep_for_the_envelope_is_json_invalid() {
         let mut deep = json!(1);
-        for _ in 0..crate::envelope::MAX_DATA_DEPTH + 1 {
+        for _ in 0..=crate::envelope::MAX_DATA_DEPTH {
             deep = json!([deep]);
         }
         let env = run(

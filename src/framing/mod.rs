@@ -116,6 +116,7 @@ impl Framer {
     /// when `accept` says the value is worth it (extract: a known producer's event). The text
     /// is dropped and recorded in [`Framer::glued`]. Off by default: for `validate`, such a
     /// line is not a JSON document.
+    #[must_use]
     pub fn salvage(mut self, accept: fn(&Value) -> bool) -> Self {
         self.salvage = Some(accept);
         self
@@ -202,22 +203,19 @@ impl Framer {
                 } else {
                     None
                 };
-                match parsed {
-                    Some(value) => {
-                        self.stats.values += 1;
-                        out(Item::Value { line: start, value });
-                    }
-                    None => {
-                        // Text glued after the closing bracket (`}Ripgrep is not available…`).
-                        let glued = closed.is_some_and(|end| {
-                            let after = trim(&buf[end..]);
-                            !after.is_empty()
-                                && self.glued_value((start, no), &buf[..end], b"", after, out)
-                        });
-                        if !glued {
-                            self.stats.text_lines += 1;
-                            out(Item::Junk { line: start });
-                        }
+                if let Some(value) = parsed {
+                    self.stats.values += 1;
+                    out(Item::Value { line: start, value });
+                } else {
+                    // Text glued after the closing bracket (`}Ripgrep is not available…`).
+                    let glued = closed.is_some_and(|end| {
+                        let after = trim(&buf[end..]);
+                        !after.is_empty()
+                            && self.glued_value((start, no), &buf[..end], b"", after, out)
+                    });
+                    if !glued {
+                        self.stats.text_lines += 1;
+                        out(Item::Junk { line: start });
                     }
                 }
             }

@@ -319,7 +319,7 @@ mod tests {
         out
     }
 
-    fn split_ahead_all(data: &[u8], max: usize, sizes: Vec<usize>) -> (Vec<String>, Vec<u8>, u64) {
+    fn split_ahead_all(data: &[u8], max: usize, sizes: &[usize]) -> (Vec<String>, Vec<u8>, u64) {
         // `data` in reads of the given sizes (cycling), as a pipe hands it out.
         let mut cuts = Vec::new();
         let mut rest = data;
@@ -382,7 +382,7 @@ mod tests {
                 data.pop();
             }
             let want = split_whole(&data, max);
-            let (got, read, last) = split_ahead_all(&data, max, sizes);
+            let (got, read, last) = split_ahead_all(&data, max, &sizes);
             prop_assert_eq!(&got, &want);
             prop_assert_eq!(read, data);
             prop_assert_eq!(last, want.len() as u64);

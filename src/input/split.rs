@@ -13,7 +13,7 @@ pub struct LineSplitter {
 }
 
 /// What the splitter hands out.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Piece<'a> {
     Line {
         no: u64,
@@ -180,7 +180,7 @@ mod tests {
         let mut out = Vec::new();
         let mut f = |p: Piece<'_>| match p {
             Piece::Line { no, bytes } => {
-                out.push(format!("{no}:{}", String::from_utf8_lossy(bytes)))
+                out.push(format!("{no}:{}", String::from_utf8_lossy(bytes)));
             }
             Piece::TooLong { no } => out.push(format!("{no}:<too long>")),
         };

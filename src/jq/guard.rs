@@ -188,6 +188,10 @@ fn range(mut cv: jaq_core::Cv<'_, Guarded>) -> jaq_core::ValXs<'_, Val> {
 
 /// `fromjson`, as jaq's, refusing text nested deeper than [`MAX_FROMJSON_DEPTH`] levels (jaq's
 /// parser recurses once per level).
+#[allow(
+    clippy::needless_pass_by_value,
+    reason = "the signature of a jaq native function"
+)]
 fn fromjson(cv: jaq_core::Cv<'_, Guarded>) -> jaq_core::ValXs<'_, Val> {
     let fail = |why: String| {
         Exn::from(Error::str(format_args!(

@@ -60,7 +60,9 @@ pub struct Expr {
 
 impl std::fmt::Debug for Expr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Expr").field("text", &self.text).finish()
+        f.debug_struct("Expr")
+            .field("text", &self.text)
+            .finish_non_exhaustive()
     }
 }
 

@@ -161,7 +161,7 @@ impl Extractor for Anthropic {
             Some("message_stop") => self.stopped = true,
             Some("content_block_stop" | "ping") => {}
             Some("error") => {
-                self.error = Some(v.get("error").cloned().unwrap_or_else(|| v.clone()))
+                self.error = Some(v.get("error").cloned().unwrap_or_else(|| v.clone()));
             }
             _ => return false,
         }

@@ -65,7 +65,7 @@ impl Chat {
                         call.name.push_str(n);
                     }
                     if let Some(id) = str_at(tc, "id") {
-                        call.id = id.to_owned();
+                        id.clone_into(&mut call.id);
                     }
                     let before = call.args.len();
                     match tc.pointer("/function/arguments") {

@@ -274,7 +274,7 @@ mod tests {
             r#"{"a":1[}"#,
             r#"{"a":1,}"#,
             r#"{"a" 1}"#,
-            r#"{,}"#,
+            r"{,}",
             r#"[{"type":"stream_event"}]"#,
             r#"data: {"type":"stream_event"}"#,
             r#"{"a":"\"}"#,

@@ -119,7 +119,8 @@ fn percent_decode(s: &str) -> Vec<u8> {
             && i + 2 < b.len()
             && let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2]))
         {
-            out.push((h * 16 + l) as u8);
+            // Two hex digits: at most 255.
+            out.push(u8::try_from(h * 16 + l).unwrap_or(b'?'));
             i += 3;
         } else {
             out.push(b[i]);

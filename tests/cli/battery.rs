@@ -44,7 +44,8 @@ fn binary_noise() {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            (x >> 24) as u8
+            // Bits 24-31.
+            x.to_le_bytes()[3]
         })
         .collect();
     let r = run_stdin(&["extract"], noise);

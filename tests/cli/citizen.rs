@@ -1003,7 +1003,7 @@ fn timeout_does_not_cut_the_work_after_the_read() {
     let e: Value = serde_json::from_str(stdout.trim()).expect("an envelope");
     assert_eq!(
         out.status.code(),
-        e["exit_code"].as_i64().map(|c| c as i32),
+        e["exit_code"].as_i64().map(|c| i32::try_from(c).unwrap()),
         "{e}"
     );
     assert_ne!(out.status.code(), Some(2), "{e}");

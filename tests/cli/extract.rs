@@ -490,7 +490,7 @@ fn shared_corpus_envelopes_match_the_envelope_schema() {
             .arg(c["file"].as_str().unwrap()));
         assert_eq!(
             r.code,
-            c["expect"]["exit_code"].as_i64().unwrap() as i32,
+            i32::try_from(c["expect"]["exit_code"].as_i64().unwrap()).unwrap(),
             "{}",
             c["name"]
         );

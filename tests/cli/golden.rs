@@ -1233,7 +1233,7 @@ fn golden() {
     // Run every case twice, with the fast path then without (one after the other, since both
     // may write the same file), cases in parallel on a few threads: most runs wait on pipes.
     let next = AtomicUsize::new(0);
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()) * 2;
+    let workers = std::thread::available_parallelism().map_or(2, std::num::NonZero::get) * 2;
     let mut results: Vec<(usize, Outcome, Outcome)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
             .map(|_| {

@@ -29,13 +29,14 @@ fn shell_blocks(markdown: &str) -> Vec<Vec<Step>> {
             None if line.trim_end() == "```sh-session" => current = Some(Vec::new()),
             None => {}
             Some(_) if line.trim_end() == "```" => blocks.push(current.take().unwrap()),
-            Some(steps) => match line.strip_prefix("$ ") {
-                Some(cmd) => steps.push(Step {
-                    line: i + 1,
-                    command: cmd.to_owned(),
-                    expected: String::new(),
-                }),
-                None => {
+            Some(steps) => {
+                if let Some(cmd) = line.strip_prefix("$ ") {
+                    steps.push(Step {
+                        line: i + 1,
+                        command: cmd.to_owned(),
+                        expected: String::new(),
+                    });
+                } else {
                     let step = steps
                         .last_mut()
                         .unwrap_or_else(|| panic!("line {}: output before any `$`", i + 1));
@@ -47,7 +48,7 @@ fn shell_blocks(markdown: &str) -> Vec<Vec<Step>> {
                         step.expected.push('\n');
                     }
                 }
-            },
+            }
         }
     }
     assert!(current.is_none(), "an unclosed ```sh-session block");

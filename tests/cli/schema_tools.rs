@@ -296,7 +296,7 @@ fn lint(schema: &Value, provider: &str) -> Run {
     run(sojx().args(["lint", "--provider", provider, &schema.to_string()]))
 }
 
-fn obj(props: Value) -> Value {
+fn obj(props: &Value) -> Value {
     let names: Vec<String> = props.as_object().unwrap().keys().cloned().collect();
     json!({"type": "object", "properties": props, "required": names, "additionalProperties": false})
 }
@@ -304,14 +304,14 @@ fn obj(props: Value) -> Value {
 #[test]
 fn lint_rules_each_fire_where_they_should() {
     let deep = (0..11).fold(json!({"type": "string"}), |inner, _| {
-        obj(json!({"x": inner}))
+        obj(&json!({"x": inner}))
     });
     let many: Vec<Value> = (0..1001).map(|i| json!(format!("v{i}"))).collect();
     #[rustfmt::skip]
     let cases: Vec<(Value, &str, &str, &str, &str, &str)> = vec![
         // (schema, --provider, finding provider, rule, pointer, severity)
         (json!({"type": 12}), "all", "all", "meta_schema", "/type", "error"),
-        (obj(json!({"a": {"type": "string", "pattern": "[z-a]"}})), "gemini", "all", "schema_compile", "/properties/a/pattern", "error"),
+        (obj(&json!({"a": {"type": "string", "pattern": "[z-a]"}})), "gemini", "all", "schema_compile", "/properties/a/pattern", "error"),
         (json!({}), "gemini", "all", "empty_schema", "", "warning"),
         (json!(true), "gemini", "all", "empty_schema", "", "warning"),
         (json!({"title": "t"}), "gemini", "all", "empty_schema", "", "warning"),
@@ -325,23 +325,23 @@ fn lint_rules_each_fire_where_they_should() {
         (json!({"type": "object", "properties": {}, "required": ["a"]}),
             "gemini", "all", "required_not_in_properties", "/required/0", "warning"),
         (json!({"type": "array", "items": {"type": "string"}}), "openai", "openai", "openai_root_object", "", "error"),
-        (json!({"anyOf": [obj(json!({}))]}), "anthropic", "anthropic", "anthropic_root_object", "", "error"),
-        (obj(json!({"a": {"type": "string", "minLength": 1}})), "openai", "openai", "openai_unsupported_keyword", "/properties/a/minLength", "error"),
-        (obj(json!({"a": {"type": "number", "minimum": 1}})), "anthropic", "anthropic", "anthropic_unsupported_keyword", "/properties/a/minimum", "warning"),
-        (obj(json!({"a": {"type": "string", "pattern": "^a"}})), "gemini", "gemini", "gemini_unsupported_keyword", "/properties/a/pattern", "warning"),
-        (obj(json!({"a": {"type": "string", "format": "uri"}})), "openai", "openai", "format_ignored", "/properties/a/format", "warning"),
-        (obj(json!({"a": {"type": "string", "format": "email"}})), "gemini", "gemini", "format_ignored", "/properties/a/format", "warning"),
+        (json!({"anyOf": [obj(&json!({}))]}), "anthropic", "anthropic", "anthropic_root_object", "", "error"),
+        (obj(&json!({"a": {"type": "string", "minLength": 1}})), "openai", "openai", "openai_unsupported_keyword", "/properties/a/minLength", "error"),
+        (obj(&json!({"a": {"type": "number", "minimum": 1}})), "anthropic", "anthropic", "anthropic_unsupported_keyword", "/properties/a/minimum", "warning"),
+        (obj(&json!({"a": {"type": "string", "pattern": "^a"}})), "gemini", "gemini", "gemini_unsupported_keyword", "/properties/a/pattern", "warning"),
+        (obj(&json!({"a": {"type": "string", "format": "uri"}})), "openai", "openai", "format_ignored", "/properties/a/format", "warning"),
+        (obj(&json!({"a": {"type": "string", "format": "email"}})), "gemini", "gemini", "format_ignored", "/properties/a/format", "warning"),
         (json!({"type": "object", "properties": {}, "required": []}), "openai", "openai", "openai_additional_properties", "", "error"),
         (json!({"type": "object", "properties": {}, "required": []}), "anthropic", "anthropic", "anthropic_additional_properties", "", "warning"),
         (json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": [], "additionalProperties": false}),
             "openai", "openai", "openai_required", "/properties/a", "error"),
-        (obj(json!({"a": {}})), "openai", "openai", "openai_type_missing", "/properties/a", "error"),
-        (obj(json!({"a": {"type": "array", "minItems": 2}})), "anthropic", "anthropic", "anthropic_min_items", "/properties/a/minItems", "warning"),
-        (obj(json!({"a": {"type": "string", "pattern": "^(?!x)"}})), "anthropic", "anthropic", "anthropic_pattern", "/properties/a/pattern", "warning"),
-        (obj(json!({"a": {"enum": [{"x": 1}]}})), "anthropic", "anthropic", "anthropic_complex_enum", "/properties/a/enum", "warning"),
-        (obj(json!({"kids": {"type": "array", "items": {"$ref": "#"}}})), "anthropic", "anthropic", "anthropic_recursive", "/properties/kids/items/$ref", "warning"),
+        (obj(&json!({"a": {}})), "openai", "openai", "openai_type_missing", "/properties/a", "error"),
+        (obj(&json!({"a": {"type": "array", "minItems": 2}})), "anthropic", "anthropic", "anthropic_min_items", "/properties/a/minItems", "warning"),
+        (obj(&json!({"a": {"type": "string", "pattern": "^(?!x)"}})), "anthropic", "anthropic", "anthropic_pattern", "/properties/a/pattern", "warning"),
+        (obj(&json!({"a": {"enum": [{"x": 1}]}})), "anthropic", "anthropic", "anthropic_complex_enum", "/properties/a/enum", "warning"),
+        (obj(&json!({"kids": {"type": "array", "items": {"$ref": "#"}}})), "anthropic", "anthropic", "anthropic_recursive", "/properties/kids/items/$ref", "warning"),
         (deep, "openai", "openai", "openai_limits", "", "error"),
-        (obj(json!({"a": {"type": "string", "enum": many}})), "openai", "openai", "openai_limits", "", "error"),
+        (obj(&json!({"a": {"type": "string", "enum": many}})), "openai", "openai", "openai_limits", "", "error"),
     ];
     for (schema, provider, fprov, rule, pointer, severity) in cases {
         let r = lint(&schema, provider);
@@ -375,7 +375,7 @@ fn lint_flags_external_refs_for_every_provider_but_resolves_them() {
 
 #[test]
 fn lint_success_envelope_provider_filter_and_raw() {
-    let clean = obj(json!({"a": {"type": "string"}}));
+    let clean = obj(&json!({"a": {"type": "string"}}));
     let r = lint(&clean, "all");
     assert_eq!(r.code, 0);
     let e = r.one();
@@ -525,7 +525,7 @@ fn compile_normalizes_closes_and_makes_optionals_nullable_for_openai() {
 
 #[test]
 fn compile_drops_or_refuses_what_the_provider_lacks() {
-    let s = obj(json!({
+    let s = obj(&json!({
         "name": {"type": "string", "minLength": 1, "format": "uri"},
         "kind": {"oneOf": [{"const": "a"}, {"const": "b"}]},
         "tags": {"type": "array", "items": {"type": "string"}, "minItems": 2},
@@ -604,7 +604,7 @@ fn compile_drops_or_refuses_what_the_provider_lacks() {
     assert_eq!(r.one()["data"]["type"], "object");
     // Gemini has no const: a one-value enum says the same, without loss or warning.
     let g = compile(
-        &obj(json!({"k": {"const": "a"}})),
+        &obj(&json!({"k": {"const": "a"}})),
         "gemini",
         &["--compat", "strict"],
     );
@@ -616,7 +616,7 @@ fn compile_drops_or_refuses_what_the_provider_lacks() {
 fn compiled_schemas_lint_clean_for_their_provider() {
     let nasty = json!({
         "type": "array",
-        "items": obj(json!({
+        "items": obj(&json!({
             "id": {"type": "integer", "minimum": 0, "multipleOf": 1},
             "name": {"type": "string", "minLength": 1, "pattern": "^[a-z]+$", "format": "uri"},
             "kind": {"oneOf": [{"const": "a"}, {"const": "b"}]},
