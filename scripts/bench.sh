@@ -4,7 +4,7 @@
 # BENCHMARKS.md. Needs python3 and cargo; uses hyperfine when installed.
 #
 # sojx is measured as it is shipped: target/dist/sojx, built by scripts/dist.sh (LTO; on Linux
-# with glibc, static and without PIE). The plain `cargo build --release` binary gets its own row.
+# with glibc, a static PIE). The plain `cargo build --release` binary gets its own row.
 #
 # Environment:
 #   SOJX               binary to measure (default: target/dist/sojx, built here)

@@ -2,10 +2,10 @@
 # Build sojx as it is shipped: target/dist/sojx.
 #
 # The `dist` profile is the release profile optimized across crates (fat LTO, one codegen unit).
-# On Linux with glibc the binary is also linked statically and without PIE: nothing is loaded or
-# relocated when it starts, which is most of what a short run costs (docs/performance.md: an
-# 80 KB run takes about a third less time than with `cargo build --release`). Static glibc is
-# safe here because sojx never resolves users or hosts (no NSS) and loads no plugins.
+# On Linux with glibc the binary is also linked statically, as a static PIE (randomized like any
+# PIE, its relocations packed as DT_RELR by build.rs): no shared library is loaded when it
+# starts, which is most of what a short run costs (docs/performance.md has the numbers). Static
+# glibc is safe here because sojx never resolves users or hosts (no NSS) and loads no plugins.
 # Elsewhere (macOS, musl, Windows) the binary is the platform's usual one, with the same LTO.
 #
 # Only the final binary gets the static flags (`cargo rustc`), because proc-macro crates cannot
@@ -45,9 +45,9 @@ links_in_order() {
 args=()
 if [[ "$host" == *-linux-gnu* ]]; then
     if [[ "${SOJX_STATIC:-1}" != 0 ]]; then
-        # relocation-model=static: a static executable, not a static PIE (build.rs links the
-        # binary without PIE on glibc, and the two must agree).
-        args+=(-C target-feature=+crt-static -C relocation-model=static)
+        # A static PIE (rustc's default with crt-static on glibc): randomized like any PIE, its
+        # relocations packed by build.rs's -z pack-relative-relocs.
+        args+=(-C target-feature=+crt-static)
     fi
     if [[ "${SOJX_ORDER:-1}" != 0 && -s scripts/sojx.order ]] && links_in_order; then
         # Named after its checksum, so that a new list relinks (cargo does not watch the file).
