@@ -25,7 +25,7 @@ pub struct Activity {
 }
 
 /// Write one event line and flush it.
-pub fn event(out: &mut dyn Write, input: &str, a: &Activity, color: bool) -> io::Result<()> {
+pub(crate) fn event(out: &mut dyn Write, input: &str, a: &Activity, color: bool) -> io::Result<()> {
     let where_ = format!("sojx: {}:{}:", sanitize(input), a.line);
     let text = sanitize(&a.text);
     let (label, rest) = match text.split_once(": ") {
@@ -58,7 +58,7 @@ fn paint(kind: EventKind, label: &str) -> String {
 }
 
 /// The last line for an input: the verdict, and the session's turns, cost and duration.
-pub fn summary(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
+pub(crate) fn summary(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
     let input = env.input();
     let mut parts = vec![match env.error_kind() {
         Some(kind) => kind.as_str().to_owned(),

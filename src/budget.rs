@@ -21,21 +21,21 @@ use serde_json::Value;
 
 /// Subschema applications allowed for one value: this many, or [`STEPS_PER_NODE`] per node of the
 /// value when that is more.
-pub const STEP_BUDGET: u64 = 200_000;
+pub(crate) const STEP_BUDGET: u64 = 200_000;
 
 /// Subschema applications allowed per node of the value (its objects, arrays, keys and scalars).
-pub const STEPS_PER_NODE: u64 = 100;
+pub(crate) const STEPS_PER_NODE: u64 = 100;
 
 /// Backtracking steps allowed for one value, shared by its lookaround/backreference matches.
-pub const REGEX_BUDGET: u64 = 1_000_000;
+pub(crate) const REGEX_BUDGET: u64 = 1_000_000;
 
 /// Backtracking limits per match that schemas are compiled with, the first the default; a value
 /// whose matches would exceed [`REGEX_BUDGET`] at one limit gets the next.
-pub const REGEX_LIMITS: [usize; 4] = [100_000, 10_000, 1_000, 100];
+pub(crate) const REGEX_LIMITS: [usize; 4] = [100_000, 10_000, 1_000, 100];
 
 /// What the walk found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Cost {
+pub(crate) struct Cost {
     /// Subschema applications counted (an upper bound of the crate's).
     pub steps: u64,
     /// The budget they were counted against.
@@ -45,13 +45,13 @@ pub struct Cost {
 }
 
 impl Cost {
-    pub fn over(&self) -> bool {
+    pub(crate) fn over(&self) -> bool {
         self.steps > self.budget
     }
 
     /// The backtracking limit per match for this value: the largest of [`REGEX_LIMITS`] whose
     /// total over its matches stays within [`REGEX_BUDGET`], else the smallest.
-    pub fn regex_limit(&self) -> usize {
+    pub(crate) fn regex_limit(&self) -> usize {
         REGEX_LIMITS
             .iter()
             .copied()
@@ -61,7 +61,7 @@ impl Cost {
 }
 
 /// The schema indexed for the walk: every resource the validator reads, with its URIs.
-pub struct Graph {
+pub(crate) struct Graph {
     registry: Registry<'static>,
     base: jsonschema::Uri<String>,
     draft: Draft,
@@ -71,7 +71,7 @@ impl Graph {
     /// Index `document` at `base` (`None`: the crate's default base), reading references with
     /// `retriever`; `None` when it cannot be indexed (then the validator could not be built
     /// either, and nothing is walked).
-    pub fn new(
+    pub(crate) fn new(
         document: &Value,
         base: Option<&str>,
         draft: Draft,
@@ -93,7 +93,7 @@ impl Graph {
     }
 
     /// The cost of validating `value`, counted until it passes the budget.
-    pub fn cost(&self, value: &Value) -> Cost {
+    pub(crate) fn cost(&self, value: &Value) -> Cost {
         let budget = STEP_BUDGET.max(STEPS_PER_NODE.saturating_mul(nodes(value)));
         let mut walk = Walk {
             steps: 0,
@@ -108,7 +108,7 @@ impl Graph {
 
     /// Every match of a backtracking pattern that validating `value` could run, with where the
     /// validator would report it. For a value whose [`Graph::cost`] is within the budget.
-    pub fn sites(&self, value: &Value) -> Vec<Site> {
+    pub(crate) fn sites(&self, value: &Value) -> Vec<Site> {
         let mut walk = Walk {
             steps: 0,
             budget: u64::MAX,
@@ -138,7 +138,7 @@ impl Graph {
 /// A match of a backtracking pattern against a string of the value, located as the validator
 /// locates its errors.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Site {
+pub(crate) struct Site {
     /// JSON Pointer to the string (`pattern`) or to the object whose key is matched
     /// (`patternProperties`).
     pub instance_location: String,
@@ -419,7 +419,7 @@ impl Walk {
 /// as much as the validation (measured: 200,000 verdicts, 1.6 s without it, 2.6 s with it).
 /// Objects and booleans anywhere in the document are counted as subschemas: an over-count, which
 /// only makes the walk run more often.
-pub fn walk_needed(schema: &Value) -> bool {
+pub(crate) fn walk_needed(schema: &Value) -> bool {
     let mut subschemas = 0u64;
     let mut stack = vec![schema];
     while let Some(v) = stack.pop() {
@@ -455,7 +455,7 @@ pub fn walk_needed(schema: &Value) -> bool {
 
 /// Whether a pattern needs the backtracking engine: lookarounds, backreferences, atomic groups,
 /// possessive quantifiers or conditionals (everything else runs in linear time).
-pub fn backtracks(pattern: &str) -> bool {
+pub(crate) fn backtracks(pattern: &str) -> bool {
     const MARKS: [&str; 10] = [
         "(?=", "(?!", "(?<=", "(?<!", "(?>", "(?(", "\\k", "++", "*+", "?+",
     ];

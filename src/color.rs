@@ -16,7 +16,7 @@ pub struct EnvSnapshot {
 }
 
 /// Whether to color a stream.
-pub fn resolve(flag: ColorWhen, env: &EnvSnapshot, is_tty: bool) -> bool {
+pub(crate) fn resolve(flag: ColorWhen, env: &EnvSnapshot, is_tty: bool) -> bool {
     match flag {
         ColorWhen::Always => return true,
         ColorWhen::Never => return false,

@@ -11,20 +11,8 @@ use roff::{Roff, bold, roman};
 
 use crate::cli::{Cli, Generated};
 
-/// Where each generated file is committed, relative to the project root.
-pub fn path(what: Generated) -> &'static str {
-    match what {
-        Generated::Bash => "completions/sojx.bash",
-        Generated::Zsh => "completions/_sojx",
-        Generated::Fish => "completions/sojx.fish",
-        Generated::Powershell => "completions/_sojx.ps1",
-        Generated::Elvish => "completions/sojx.elv",
-        Generated::Man => "man/sojx.1",
-    }
-}
-
 /// Write one generated file.
-pub fn write(what: Generated, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn write(what: Generated, out: &mut dyn Write) -> io::Result<()> {
     let mut cmd = public(&Cli::command());
     let shell = match what {
         Generated::Bash => Shell::Bash,

@@ -24,7 +24,7 @@ use crate::producer::Warning;
 use crate::schema;
 
 /// The property a wrapped root lives under.
-pub const WRAP_KEY: &str = "value";
+pub(crate) const WRAP_KEY: &str = "value";
 
 struct Lowering {
     provider: Provider,
@@ -309,7 +309,7 @@ fn root_is_object(doc: &Value) -> bool {
 
 /// Lower a schema document for a provider: the compiled schema and its warnings, or the
 /// refusals (`strict`).
-pub fn lower(
+pub(crate) fn lower(
     loaded: &schema::Loaded,
     args: &cli::SchemaArgs,
     provider: Provider,
@@ -375,7 +375,7 @@ pub fn lower(
 }
 
 /// `sojx compile`: one envelope.
-pub fn run(a: &cli::CompileArgs) -> Envelope {
+pub(crate) fn run(a: &cli::CompileArgs) -> Envelope {
     let args = a.refs.schema_args(&a.schema);
     let result = schema::read(&a.schema)
         .and_then(|loaded| lower(&loaded, &args, a.provider, a.compat).map(|r| (loaded.name, r)));

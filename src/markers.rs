@@ -26,7 +26,7 @@ const LEVELS: [&str; 3] = ["info", "warning", "critical"];
 
 /// What the markers of one answer text hold.
 #[derive(Debug, Default)]
-pub struct Markers {
+pub(crate) struct Markers {
     pub events: Vec<Value>,
     pub memories: Vec<Value>,
     pub warnings: Vec<Warning>,
@@ -34,12 +34,12 @@ pub struct Markers {
 
 impl Markers {
     /// Markers found (valid or not).
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         !self.events.is_empty() || !self.memories.is_empty() || !self.warnings.is_empty()
     }
 
     /// `{events, memories}`, plus `escalation` when a handoff file was given.
-    pub fn into_data(self, escalation: Option<&Value>) -> Value {
+    pub(crate) fn into_data(self, escalation: Option<&Value>) -> Value {
         let mut m = Map::new();
         m.insert("events".into(), Value::Array(self.events));
         m.insert("memories".into(), Value::Array(self.memories));
@@ -51,7 +51,7 @@ impl Markers {
 }
 
 /// Read the markers of `text` (line numbers in warnings count from its first line).
-pub fn parse(text: &str) -> Markers {
+pub(crate) fn parse(text: &str) -> Markers {
     let mut out = Markers::default();
     for (i, raw) in text.lines().enumerate() {
         let line = raw
@@ -123,7 +123,7 @@ pub fn parse(text: &str) -> Markers {
 /// Read the `--handoff` file once, before any input: JSON when it parses, else its text. It
 /// must be a regular file of at most [`crate::input::MAX_FILE_BYTES`] (a FIFO would block,
 /// `/dev/zero` would never end).
-pub fn load_handoff(path: &Path) -> Result<Value, Failure> {
+pub(crate) fn load_handoff(path: &Path) -> Result<Value, Failure> {
     let bytes = crate::input::read_regular(path).map_err(|e| {
         Failure::new(
             ErrorKind::Filesystem,

@@ -14,7 +14,7 @@ use crate::sanitize::sanitize;
 
 /// How envelopes are printed.
 #[derive(Debug, Clone, Copy)]
-pub struct Style {
+pub(crate) struct Style {
     pub format: OutputFormat,
     pub pretty: bool,
     pub raw: bool,
@@ -28,7 +28,7 @@ pub struct Style {
 }
 
 /// Print one envelope.
-pub fn render(out: &mut dyn Write, env: &Envelope, style: Style) -> io::Result<()> {
+pub(crate) fn render(out: &mut dyn Write, env: &Envelope, style: Style) -> io::Result<()> {
     if style.raw {
         return match env.data() {
             Some(Value::String(s)) if style.terminal => {
@@ -306,7 +306,7 @@ fn pretty_block(out: &mut dyn Write, v: &Value, max: usize) -> io::Result<()> {
 }
 
 /// The session for people: model, turns, cost, duration, tokens (those that are known).
-pub fn session_summary(s: &Session) -> Vec<String> {
+pub(crate) fn session_summary(s: &Session) -> Vec<String> {
     let mut parts = Vec::new();
     if let Some(m) = &s.model {
         parts.push(m.clone());

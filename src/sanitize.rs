@@ -21,7 +21,7 @@ pub(crate) fn is_unsafe(c: char) -> bool {
 }
 
 /// The text with every unsafe character escaped (`\x1b`, `\u{202e}`); borrowed when clean.
-pub fn sanitize(s: &str) -> Cow<'_, str> {
+pub(crate) fn sanitize(s: &str) -> Cow<'_, str> {
     if !s.chars().any(is_unsafe) {
         return Cow::Borrowed(s);
     }

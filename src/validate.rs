@@ -187,18 +187,8 @@ impl LineSink for Emit<'_> {
     }
 }
 
-/// Validate one input; `emit` receives each envelope in order.
-pub fn run(
-    source: &Source,
-    schema: &Schema,
-    max_line_bytes: usize,
-    emit: &mut dyn FnMut(Envelope) -> io::Result<()>,
-) -> io::Result<()> {
-    run_live(source, schema, max_line_bytes, None, None, emit)
-}
-
-/// [`run`] with `--tee` and `--timeout`.
-pub fn run_live(
+/// Validate one input, with `--tee` and `--timeout`; `emit` receives each envelope in order.
+pub(crate) fn run_live(
     source: &Source,
     schema: &Schema,
     max_line_bytes: usize,

@@ -24,36 +24,36 @@ use crate::error::{ErrorKind, Failure};
 
 mod guard;
 
-pub use guard::on_worker;
+pub(crate) use guard::on_worker;
 use guard::{Budget, Env, Guarded, ON_WORKER, Stop, funs, nesting_exceeds};
 
 /// How long one expression may run on one value. jq can loop forever (`last(range(1e12))`,
 /// `[repeat(1)]`); past this budget the run fails instead of hanging.
-pub const ASSERT_BUDGET: Duration = Duration::from_secs(2);
+pub(crate) const ASSERT_BUDGET: Duration = Duration::from_secs(2);
 
 /// Most evaluation steps (calls, pipes, loop iterations, `range` values) of one run.
-pub const MAX_STEPS: u64 = 1_000_000;
+pub(crate) const MAX_STEPS: u64 = 1_000_000;
 
 /// Stack a run may use for recursion (`def f: [f]; f`) before it stops.
-pub const RECURSION_STACK: usize = 64 << 20;
+pub(crate) const RECURSION_STACK: usize = 64 << 20;
 
 /// Stack of a worker thread: the recursion bound, and room below it for what a step does on
 /// deep values (dropping, printing, comparing them) and for unwinding.
-pub const WORKER_STACK: usize = 1 << 30;
+pub(crate) const WORKER_STACK: usize = 1 << 30;
 
 /// Deepest nesting `fromjson` parses (jaq's parser recurses without a bound).
-pub const MAX_FROMJSON_DEPTH: usize = 10_000;
+pub(crate) const MAX_FROMJSON_DEPTH: usize = 10_000;
 
 /// Deepest bracket nesting (`(`, `[`, `{`) in an expression's text: it bounds how much deeper
 /// one step can make a value, and keeps jaq's parser (which recurses per level) off the end of
 /// the stack.
-pub const MAX_EXPR_NESTING: usize = 32;
+pub(crate) const MAX_EXPR_NESTING: usize = 32;
 
 /// Most output values kept from one assertion (`repeat(1)` would stream forever).
 const MAX_OUTPUTS: usize = 1_000;
 
 /// One compiled jq expression and its source text.
-pub struct Expr {
+pub(crate) struct Expr {
     pub text: String,
     filter: jaq_core::Filter<Guarded>,
 }
@@ -68,7 +68,7 @@ impl std::fmt::Debug for Expr {
 
 impl Expr {
     /// Compile `text`; a syntax error or an undefined name is a `usage` failure naming `flag`.
-    pub fn compile(flag: &str, text: &str) -> Result<Self, Failure> {
+    pub(crate) fn compile(flag: &str, text: &str) -> Result<Self, Failure> {
         // `halt_error/1` is a native here (see [`halt_error`]): jaq's definition prints to stderr.
         let defs = jaq_core::defs()
             .chain(jaq_std::defs())
@@ -118,7 +118,7 @@ impl Expr {
     }
 
     /// Run on `input` under the budget: every output value, or the first error (as its message).
-    pub fn run(&self, input: &Value) -> Outputs {
+    pub(crate) fn run(&self, input: &Value) -> Outputs {
         self.run_max(input, usize::MAX)
     }
 
@@ -230,14 +230,14 @@ fn bounded(expr: &Arc<Expr>, data: &Value) -> Outputs {
 
 /// What one expression produced on one input.
 #[derive(Debug, Default)]
-pub struct Outputs {
+pub(crate) struct Outputs {
     pub values: Vec<Value>,
     pub error: Option<String>,
 }
 
 impl Outputs {
     /// The assertion reading: at least one value, all neither false nor null, and no error.
-    pub fn holds(&self) -> bool {
+    pub(crate) fn holds(&self) -> bool {
         self.error.is_none()
             && !self.values.is_empty()
             && self
@@ -365,7 +365,7 @@ fn describe(o: &Outputs) -> String {
 }
 
 /// A value for a one-line message, cut at 80 characters.
-pub fn short(v: &Value) -> String {
+pub(crate) fn short(v: &Value) -> String {
     let s = v.to_string();
     if s.chars().count() > 80 {
         format!("{}…", s.chars().take(79).collect::<String>())

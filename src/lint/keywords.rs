@@ -7,7 +7,7 @@ use crate::cli::Provider;
 /// meta-data vocabularies; <https://json-schema.org/draft/2020-12/json-schema-validation> and the
 /// earlier drafts' keyword lists), plus Gemini's `propertyOrdering` annotation.
 #[rustfmt::skip]
-pub const KNOWN: &[&str] = &[
+pub(crate) const KNOWN: &[&str] = &[
     "$schema", "$id", "id", "$ref", "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef",
     "$recursiveAnchor", "$vocabulary", "$comment", "$defs", "definitions", "allOf", "anyOf",
     "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies", "prefixItems",
@@ -23,7 +23,7 @@ pub const KNOWN: &[&str] = &[
 /// Keywords that constrain nothing (annotations, identifiers, containers): every provider
 /// accepts or ignores them harmlessly.
 #[rustfmt::skip]
-pub const ANNOTATIONS: &[&str] = &[
+pub(crate) const ANNOTATIONS: &[&str] = &[
     "$schema", "$id", "id", "$comment", "$defs", "definitions", "title", "description", "default",
     "examples", "deprecated", "readOnly", "writeOnly", "propertyOrdering",
 ];
@@ -74,7 +74,7 @@ const GEMINI: &[&str] = &[
 const GEMINI_FORMATS: &[&str] = &["date-time", "date", "time"];
 
 /// The keywords provider `p` honours (besides [`ANNOTATIONS`]).
-pub fn supported(p: Provider) -> &'static [&'static str] {
+pub(crate) fn supported(p: Provider) -> &'static [&'static str] {
     match p {
         Provider::Openai => OPENAI,
         Provider::Anthropic => ANTHROPIC,
@@ -83,7 +83,7 @@ pub fn supported(p: Provider) -> &'static [&'static str] {
 }
 
 /// The string formats provider `p` honours.
-pub fn formats(p: Provider) -> &'static [&'static str] {
+pub(crate) fn formats(p: Provider) -> &'static [&'static str] {
     match p {
         Provider::Openai => OPENAI_FORMATS,
         Provider::Anthropic => ANTHROPIC_FORMATS,
@@ -92,11 +92,11 @@ pub fn formats(p: Provider) -> &'static [&'static str] {
 }
 
 /// Provider `p` does not honour keyword `k` (a known JSON Schema keyword, not an annotation).
-pub fn unsupported(p: Provider, k: &str) -> bool {
+pub(crate) fn unsupported(p: Provider, k: &str) -> bool {
     KNOWN.contains(&k) && !ANNOTATIONS.contains(&k) && !supported(p).contains(&k)
 }
 
 /// Claude tools take an object `input_schema` and OpenAI strict mode an object root.
-pub fn needs_object_root(p: Provider) -> bool {
+pub(crate) fn needs_object_root(p: Provider) -> bool {
     matches!(p, Provider::Anthropic | Provider::Openai)
 }

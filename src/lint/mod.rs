@@ -25,14 +25,14 @@ mod keywords;
 mod rules;
 mod walk;
 
-pub use keywords::*;
-pub use walk::*;
+pub(crate) use keywords::*;
+pub(crate) use walk::*;
 
 use rules::Lint;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Severity {
+pub(crate) enum Severity {
     Error,
     Warning,
     Info,
@@ -40,7 +40,7 @@ pub enum Severity {
 
 /// One finding.
 #[derive(Debug, Clone, Serialize)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// JSON Pointer into the (unwrapped) schema; `""` is the root.
     pub pointer: String,
     /// `anthropic`, `openai`, `gemini`, or `all`.
@@ -51,7 +51,7 @@ pub struct Finding {
     pub fix: String,
 }
 
-pub fn provider_id(p: Provider) -> &'static str {
+pub(crate) fn provider_id(p: Provider) -> &'static str {
     match p {
         Provider::Anthropic => "anthropic",
         Provider::Openai => "openai",
@@ -75,7 +75,7 @@ fn counts(findings: &[Finding]) -> Value {
 }
 
 /// The draft a schema is read with: `--draft`, else its `$schema`, else 2020-12.
-pub fn draft_of(doc: &Value, forced: Option<cli::Draft>) -> Draft {
+pub(crate) fn draft_of(doc: &Value, forced: Option<cli::Draft>) -> Draft {
     match forced {
         Some(d) => schema::to_draft(d),
         None => match Draft::default().detect(doc) {
@@ -113,7 +113,7 @@ fn meta(doc: &Value, draft: Draft) -> Vec<Finding> {
 }
 
 /// Lint a schema document for the given providers.
-pub fn lint(loaded: &Loaded, args: &cli::SchemaArgs, which: LintProvider) -> Vec<Finding> {
+pub(crate) fn lint(loaded: &Loaded, args: &cli::SchemaArgs, which: LintProvider) -> Vec<Finding> {
     let doc = &loaded.document;
     let mut l = Lint {
         findings: meta(doc, draft_of(doc, args.draft)),
@@ -147,7 +147,7 @@ pub fn lint(loaded: &Loaded, args: &cli::SchemaArgs, which: LintProvider) -> Vec
 }
 
 /// `sojx lint`: one envelope.
-pub fn run(a: &cli::LintArgs) -> Envelope {
+pub(crate) fn run(a: &cli::LintArgs) -> Envelope {
     let args = a.refs.schema_args(&a.schema);
     let loaded = match schema::read(&a.schema) {
         Ok(l) => l,

@@ -8,7 +8,7 @@ use crate::pointer::escape;
 
 /// How a keyword holds subschemas.
 #[derive(Clone, Copy)]
-pub enum Shape {
+pub(crate) enum Shape {
     One,
     List,
     Map,
@@ -16,7 +16,7 @@ pub enum Shape {
     OneOrList,
 }
 
-pub fn shape(keyword: &str) -> Option<Shape> {
+pub(crate) fn shape(keyword: &str) -> Option<Shape> {
     Some(match keyword {
         "additionalProperties"
         | "additionalItems"
@@ -38,7 +38,7 @@ pub fn shape(keyword: &str) -> Option<Shape> {
 }
 
 /// The direct subschemas of `v` with their pointers.
-pub fn children<'a>(v: &'a Value, ptr: &str) -> Vec<(&'a Value, String)> {
+pub(crate) fn children<'a>(v: &'a Value, ptr: &str) -> Vec<(&'a Value, String)> {
     let mut out = Vec::new();
     let Value::Object(o) = v else { return out };
     for (k, child) in o {
@@ -64,7 +64,7 @@ pub fn children<'a>(v: &'a Value, ptr: &str) -> Vec<(&'a Value, String)> {
 }
 
 /// Pre-order walk over every subschema.
-pub fn walk<'a>(v: &'a Value, ptr: &str, f: &mut dyn FnMut(&'a Value, &str)) {
+pub(crate) fn walk<'a>(v: &'a Value, ptr: &str, f: &mut dyn FnMut(&'a Value, &str)) {
     f(v, ptr);
     for (c, p) in children(v, ptr) {
         walk(c, &p, f);
@@ -72,7 +72,7 @@ pub fn walk<'a>(v: &'a Value, ptr: &str, f: &mut dyn FnMut(&'a Value, &str)) {
 }
 
 /// The node describes an object (its `type` says so, or it has `properties`).
-pub fn is_object_node(o: &Map<String, Value>) -> bool {
+pub(crate) fn is_object_node(o: &Map<String, Value>) -> bool {
     match o.get("type") {
         Some(Value::String(t)) => t == "object",
         Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
@@ -89,7 +89,7 @@ pub(super) fn has_type(o: &Map<String, Value>, t: &str) -> bool {
 }
 
 /// `$ref`s that leave the document (not `#…`).
-pub fn external_refs(doc: &Value) -> Vec<(String, String)> {
+pub(crate) fn external_refs(doc: &Value) -> Vec<(String, String)> {
     let mut out = Vec::new();
     walk(doc, "", &mut |v, p| {
         if let Some(Value::String(r)) = v.get("$ref")
@@ -102,7 +102,7 @@ pub fn external_refs(doc: &Value) -> Vec<(String, String)> {
 }
 
 /// A node with nothing that gives it a type: OpenAI strict mode rejects it.
-pub fn untyped(o: &Map<String, Value>) -> bool {
+pub(crate) fn untyped(o: &Map<String, Value>) -> bool {
     !["type", "anyOf", "oneOf", "allOf", "$ref", "enum", "const"]
         .iter()
         .any(|k| o.contains_key(*k))

@@ -63,7 +63,7 @@ impl Schema {
     }
 
     /// Every violation of `value` (empty when valid), or a `schema_invalid` failure naming the
-    /// bound when validating it would pass sojx's budget (see [`budget`]).
+    /// bound when validating it would pass sojx's budget (see `budget`).
     pub fn violations(&self, value: &Value) -> Result<Vec<Violation>, Failure> {
         let cost = self.cost(value);
         if cost.over() {
