@@ -10,9 +10,10 @@
 //! PIE mostly goes away and ASLR stays (docs/performance.md has the numbers).
 //!
 //! DT_RELR needs glibc 2.36 or later where the binary runs, and a linker that knows the flag
-//! (GNU ld 2.38, lld 15). Whether both hold here is probed by linking and running a tiny
-//! program with it (a few hundred milliseconds, once per build of this script); when the
-//! probe fails, or when cross-compiling, the binary is linked as usual. A binary built here
+//! (GNU ld 2.38, lld 15; older ones only warn and ignore it). Whether both hold here is probed
+//! by linking a tiny program with it, with the linker and flags the real link uses, checking
+//! that it holds DT_RELR and that it runs (a few hundred milliseconds, once per build of this
+//! script); when the probe fails, or when cross-compiling, the binary is linked as usual. A binary built here
 //! runs where it was built: `cargo install` users get it for their own glibc. Release archives
 //! for older systems are built where that glibc is (scripts/dist.sh). `SOJX_RELR=0` turns the
 //! flag off.
@@ -22,15 +23,20 @@
 use std::path::PathBuf;
 use std::process::Command;
 
+include!("tests/cli/elf.rs");
+
 const FLAG: &str = "-Wl,-z,pack-relative-relocs";
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=SOJX_RELR");
+    println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let var = |k: &str| std::env::var(k).unwrap_or_default();
     if var("SOJX_RELR") == "0"
         || var("CARGO_CFG_TARGET_OS") != "linux"
         || var("CARGO_CFG_TARGET_ENV") != "gnu"
+        || var("CARGO_CFG_TARGET_POINTER_WIDTH") != "64"
+        || var("CARGO_CFG_TARGET_ENDIAN") != "little"
         || var("HOST") != var("TARGET")
     {
         return;
@@ -42,7 +48,8 @@ fn main() {
     }
 }
 
-/// Whether a program linked with [`FLAG`] by this rustc for this target runs here.
+/// Whether a program linked with [`FLAG`] by this rustc for this target, with the linker and
+/// the flags of the real link, holds DT_RELR and runs here.
 fn links_and_runs() -> bool {
     let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
         return false;
@@ -53,9 +60,22 @@ fn links_and_runs() -> bool {
     if std::fs::write(&src, "fn main() { println!(\"ok\"); }\n").is_err() {
         return false;
     }
-    let linked = Command::new(rustc)
+    let mut probe = Command::new(rustc);
+    probe
         .arg("--target")
-        .arg(std::env::var("TARGET").unwrap_or_default())
+        .arg(std::env::var("TARGET").unwrap_or_default());
+    // The flags cargo passes to every rustc of this build (RUSTFLAGS, `-C linker=…`), and the
+    // linker a cargo config names for this target.
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    probe.args(flags.split('\x1f').filter(|f| !f.is_empty()));
+    if let Some(linker) = std::env::var_os("RUSTC_LINKER") {
+        probe.arg("-C").arg({
+            let mut a = std::ffi::OsString::from("linker=");
+            a.push(linker);
+            a
+        });
+    }
+    let linked = probe
         .args(["-C", "opt-level=0", "-C", "debuginfo=0", "-C"])
         .arg(format!("link-arg={FLAG}"))
         .arg("-o")
@@ -64,6 +84,10 @@ fn links_and_runs() -> bool {
         .output()
         .is_ok_and(|o| o.status.success());
     linked
+        && std::fs::read(&exe)
+            .ok()
+            .and_then(|b| dynamic_tags(&b))
+            .is_some_and(|tags| tags.contains(&DT_RELR))
         && Command::new(&exe)
             .output()
             .is_ok_and(|o| o.status.success() && o.stdout == b"ok\n")

@@ -126,19 +126,6 @@ impl Envelope {
     pub fn into_value(self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)
     }
-
-    /// Split into the answer or the failure.
-    pub fn into_result(self) -> Result<Value, Failure> {
-        match (self.data, self.error) {
-            (_, Some(e)) => Err(e),
-            (Some(d), None) => Ok(d),
-            (None, None) => Err(Failure::new(
-                ErrorKind::Internal,
-                self.command,
-                "the envelope has neither data nor error",
-            )),
-        }
-    }
 }
 
 /// Optional parts of an envelope.

@@ -90,17 +90,19 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
 }
 
 /// `--color` as given, for clap's own output (help, usage errors), when parsing failed: clap
-/// parses the arguments again, this time ignoring what it cannot parse and with no `--help`
-/// to stop at.
+/// parses the arguments again, leniently (what it cannot parse is ignored, the last `--color`
+/// wins), without the help and version flags that stopped it. Clap stops at an argument it does
+/// not know, so a `--color` after one is not seen.
 fn color_flag(args: &[OsString]) -> cli::ColorWhen {
     use clap::CommandFactory;
-    let lenient = cli::Cli::command()
+    let stops = ["-h", "--help", "-V", "--version"];
+    let args = args
+        .iter()
+        .filter(|a| a.to_str().is_none_or(|a| !stops.contains(&a)));
+    cli::Cli::command()
         .ignore_errors(true)
-        .disable_help_flag(true)
-        .disable_version_flag(true)
         .disable_help_subcommand(true)
-        .mut_subcommands(|s| s.disable_help_flag(true));
-    lenient
+        .mut_subcommands(|s| s.args_override_self(true))
         .try_get_matches_from(args)
         .ok()
         .and_then(|m| {

@@ -6,16 +6,31 @@ use serde_json::error::Category;
 
 use super::{MAX_DEPTH, Stats};
 
-/// Whether serde_json refused `bytes` at its recursion limit: a syntax error where more than
+/// Whether serde_json refused `bytes` at its recursion limit: a syntax error on a `[` or `{`
+/// that opens a value (after `[`, `,`, `:` or at the start) with which more than
 /// [`MAX_DEPTH`] arrays and objects are open. Decided from where the error is (serde_json's
-/// `Category` cannot tell this syntax error from the others), not from its message.
+/// `Category` cannot tell this syntax error from the others), not from its message. (One
+/// syntax error looks the same: a `{` where an object's key is expected, right after a `,`, at
+/// depth 127 exactly.)
 pub fn is_too_deep(e: &serde_json::Error, bytes: &[u8]) -> bool {
     if e.classify() != Category::Syntax {
         return false;
     }
+    // serde_json's position is just past the byte it stopped at.
     let Some(at) = offset_of(bytes, e.line(), e.column()) else {
         return false;
     };
+    let Some((&opened, before)) = bytes[..at].split_last() else {
+        return false;
+    };
+    let opens_a_value = matches!(opened, b'[' | b'{')
+        && matches!(
+            before.trim_ascii_end().last(),
+            None | Some(b'[' | b',' | b':')
+        );
+    if !opens_a_value {
+        return false;
+    }
     let mut scan = DepthScan::default();
     let _ = scan.balanced_after(&bytes[..at]);
     scan.depth() > MAX_DEPTH

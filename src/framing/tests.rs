@@ -214,6 +214,9 @@ fn too_deep_is_told_by_where_serde_json_stopped_not_by_its_message() {
         format!("{}x", "[".repeat(MAX_DEPTH)),
         format!("[\"{}\" x]", "[".repeat(300)),
         "{\"a\" 1}".to_owned(),
+        // A `[` or `{` that is the syntax error itself, at depth 127.
+        format!("{}1[", "[".repeat(MAX_DEPTH)),
+        format!("{}{{\"a\"[", "[".repeat(MAX_DEPTH - 1)),
     ] {
         assert!(!is_too_deep(&err(&s), s.as_bytes()), "{s:.40}");
     }

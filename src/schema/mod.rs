@@ -402,6 +402,17 @@ pub fn unwrap(doc: Value) -> Value {
     doc
 }
 
+/// Whether `uri` starts with a scheme (`file:`, `https:`, `urn:`), as an absolute URI does
+/// (RFC 3986 §3.1).
+fn has_scheme(uri: &str) -> bool {
+    uri.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    })
+}
+
 /// Compile with sojx's fixed options: offline resolution, formats asserted unless
 /// `--ignore-formats`, a bounded regex engine.
 pub fn compile(
@@ -443,8 +454,11 @@ fn compile_with(
         }
         let mut f = invalid(name, format!("the schema is not a valid JSON Schema: {msg}"));
         match (referencing, ours) {
-            // Our retriever was not asked: the reference has no base URI to resolve against.
-            (_, Some(None)) => {
+            // A relative reference that our retriever never saw: there was no base URI to
+            // resolve it against.
+            (Some(referencing::Error::Unretrievable { uri, .. }), Some(None))
+                if !has_scheme(uri) =>
+            {
                 f = f.hint("a relative $ref needs a base: give the schema as a file (its directory is the base), or give the schema an absolute $id and map the references under it with --resource URI/=DIR/");
             }
             (_, Some(Some(NotRetrieved::CannotRead(..)))) => {

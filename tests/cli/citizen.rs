@@ -520,6 +520,17 @@ fn help_colors_follow_the_color_flag() {
         .unwrap();
     assert!(String::from_utf8_lossy(&err.stderr).contains("\x1b["));
     assert!(!String::from_utf8_lossy(&err.stdout).contains('\x1b'));
+    // After --help too, and the last --color wins.
+    let after = sojx()
+        .args(["extract", "--help", "--color", "always"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&after.stdout).contains("\x1b["));
+    let last = sojx()
+        .args(["extract", "--color", "never", "--color=always", "--nope"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&last.stderr).contains("\x1b["));
 }
 
 // --- pipes and signals ----------------------------------------------------------------------

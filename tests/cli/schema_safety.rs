@@ -743,4 +743,14 @@ fn a_schema_that_does_not_compile_gets_the_hint_for_its_cause() {
         let got = e["error"]["hint"].as_str().unwrap_or("");
         assert!(got.starts_with(hint), "{schema}: {got}");
     }
+    // A referenced file that is there but is not JSON: no hint about a base URI.
+    std::fs::write(dir.join("bad.json"), "not json").unwrap();
+    std::fs::write(dir.join("b.json"), r#"{"$ref":"bad.json"}"#).unwrap();
+    let r = run_stdin(
+        &["validate", "--schema", path_str(&dir.join("b.json"))],
+        "{}",
+    );
+    let e = r.one();
+    assert_eq!(e["error"]["kind"], "schema_invalid", "{e}");
+    assert!(e["error"].get("hint").is_none(), "{e}");
 }
