@@ -64,7 +64,7 @@ pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Loaded> 
     let name = source.name();
     let failed = |f: Failure| {
         let env = envelope::failure("extract", &name, f.target(name.clone()), Parts::default());
-        vec![from_envelope(name.clone(), &env.into_value())]
+        vec![from_own(name.clone(), env)]
     };
     let reader = match source.open() {
         Ok(r) => r,
@@ -103,7 +103,7 @@ pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Loaded> 
     }
     let (outcome, warnings) = sink.reading.finish();
     let env = extract::decide(&name, outcome, warnings, opts);
-    vec![from_envelope(name, &env.into_value())]
+    vec![from_own(name, env)]
 }
 
 /// One FILE read once: extracted as `sojx extract` would, and watched for printed sojx
@@ -178,6 +178,16 @@ impl Watch<'_> {
         }
         self.envelopes.take().filter(|e| !e.is_empty())
     }
+}
+
+/// One of sojx's own envelopes, as [`from_envelope`] reads a printed one.
+fn from_own(name: String, env: Envelope) -> Loaded {
+    let result = match env.error().map(serde_json::to_value) {
+        Some(Ok(Value::Object(e))) => Err(e),
+        Some(_) => Err(Map::new()),
+        None => Ok(env.into_data().unwrap_or(Value::Null)),
+    };
+    Loaded { name, result }
 }
 
 fn from_envelope(name: String, env: &Value) -> Loaded {

@@ -122,6 +122,11 @@ impl Envelope {
         &self.warnings
     }
 
+    /// `data` of a success envelope, taken out.
+    pub fn into_data(self) -> Option<Value> {
+        self.data
+    }
+
     /// The envelope as a JSON value (field order kept).
     pub fn into_value(self) -> Value {
         serde_json::to_value(self).unwrap_or(Value::Null)

@@ -443,25 +443,18 @@ fn compile_with(
             jsonschema::error::ValidationErrorKind::Referencing(r) => Some(r),
             _ => None,
         };
-        let ours = match referencing {
-            Some(r @ referencing::Error::Unretrievable { .. }) => Some(retriever_error(r)),
-            _ => None,
-        };
-        if let Some(Some(why)) = ours
-            && let Some(f) = not_retrieved(name, why)
-        {
+        let ours = referencing.and_then(retriever_error);
+        if let Some(f) = ours.and_then(|why| not_retrieved(name, why)) {
             return f;
         }
         let mut f = invalid(name, format!("the schema is not a valid JSON Schema: {msg}"));
         match (referencing, ours) {
             // A relative reference that our retriever never saw: there was no base URI to
             // resolve it against.
-            (Some(referencing::Error::Unretrievable { uri, .. }), Some(None))
-                if !has_scheme(uri) =>
-            {
+            (Some(referencing::Error::Unretrievable { uri, .. }), None) if !has_scheme(uri) => {
                 f = f.hint("a relative $ref needs a base: give the schema as a file (its directory is the base), or give the schema an absolute $id and map the references under it with --resource URI/=DIR/");
             }
-            (_, Some(Some(NotRetrieved::CannotRead(..)))) => {
+            (_, Some(NotRetrieved::CannotRead(..))) => {
                 f = f.hint("check the file that the $ref (relative to the schema's directory) or the --resource mapping points to");
             }
             (Some(referencing::Error::UnknownSpecification { .. }), _) => {
