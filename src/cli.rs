@@ -37,7 +37,7 @@ Examples:
   sojx lint schema.json | jq '.error.details.findings[]?'   # the errors, when any
 
 Exit status: 0 when no finding is an error, 1 otherwise (error.kind schema_invalid, with the
-findings in error.details).";
+findings in error.details), 3 when the schema cannot be read or the command is wrong.";
 
 const COMPILE_EXAMPLES: &str = "\
 Examples:
@@ -56,8 +56,9 @@ Examples:
 #[derive(Debug, Parser)]
 #[command(name = "sojx", version, about, long_about = None, max_term_width = 100)]
 #[command(
-    after_help = "Exit status: 0 success, 1 error (the envelope's error.kind says which), \
-2 timeout.\nRun `sojx <command> --help` for examples."
+    after_help = "Exit status: 0 success, 1 no valid answer (the agent's side), 2 timeout, \
+3 usage, schema or file error (the caller's side); the envelope's error.kind says which.\n\
+Run `sojx <command> --help` for examples."
 )]
 pub struct Cli {
     #[command(subcommand)]

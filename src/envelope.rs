@@ -8,7 +8,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
 use crate::producer::{Producer, Session, Warning};
 
-pub const SCHEMA_VERSION: &str = "1.0";
+pub const SCHEMA_VERSION: &str = "1.1";
 
 /// One envelope. Serialized in the contract's field order: the six common fields, then
 /// `error`, `producer`, `source`, `data`, `validation`, `session`, `candidate`, `found`,
@@ -165,7 +165,7 @@ pub fn failure(command: &'static str, input: &str, mut failure: Failure, parts: 
     }
     let candidate = failure.candidate.take();
     let found = (failure.kind == ErrorKind::NotFound).then_some(false);
-    let status = ExitStatus::of(failure.kind);
+    let status = ExitStatus::of(command, failure.kind);
     Envelope {
         error: Some(failure),
         producer: parts.producer,

@@ -1,6 +1,7 @@
 //! The exit status (contract §7), chosen in one place: [`ExitStatus::of`] maps an error kind to
 //! the status it contributes, and a run with several inputs exits with the worst of them
-//! ([`ExitStatus::worst`]).
+//! ([`ExitStatus::worst`]). The status says whose side a failure is on: 1 the agent's answer,
+//! 2 the clock, 3 the caller's command or files.
 
 use serde::{Serialize, Serializer};
 
@@ -13,18 +14,36 @@ pub enum ExitStatus {
     /// 0: every input yielded its structured output.
     #[default]
     Success,
-    /// 1: an input held no valid answer, or sojx could not do what it was asked.
+    /// 1: an input held no valid answer (the agent's side).
     Failure,
     /// 2: `--timeout` passed before an input ended.
     Timeout,
+    /// 3: sojx could not do what it was asked (the caller's side: a usage error, a broken
+    /// schema, an unreadable file); re-running the agent will not help.
+    Error,
 }
 
 impl ExitStatus {
-    /// The status a failure of `kind` contributes.
-    pub fn of(kind: ErrorKind) -> Self {
+    /// The status a failure of `kind` contributes to `command`. For `lint` and `compile` the
+    /// schema is the input, so what they find in it (`schema_invalid`) is the input's failure,
+    /// 1; for every other command a broken schema is the caller's, 3.
+    pub fn of(command: &str, kind: ErrorKind) -> Self {
         match kind {
+            ErrorKind::EmptyInput
+            | ErrorKind::Parse
+            | ErrorKind::Truncated
+            | ErrorKind::AgentError
+            | ErrorKind::NotFound
+            | ErrorKind::JsonInvalid
+            | ErrorKind::ValidationFailed
+            | ErrorKind::AssertionFailed => Self::Failure,
             ErrorKind::Timeout => Self::Timeout,
-            _ => Self::Failure,
+            ErrorKind::SchemaInvalid if matches!(command, "lint" | "compile") => Self::Failure,
+            ErrorKind::Usage
+            | ErrorKind::SchemaInvalid
+            | ErrorKind::Filesystem
+            | ErrorKind::Io
+            | ErrorKind::Internal => Self::Error,
         }
     }
 
@@ -40,6 +59,7 @@ impl ExitStatus {
             Self::Success => 0,
             Self::Failure => 1,
             Self::Timeout => 2,
+            Self::Error => 3,
         }
     }
 
@@ -72,17 +92,51 @@ mod tests {
             ExitStatus::Success,
             ExitStatus::Failure,
             ExitStatus::Timeout,
+            ExitStatus::Error,
         ];
         let codes: Vec<u8> = all.iter().map(|s| s.code()).collect();
-        assert_eq!(codes, [0, 1, 2]);
+        assert_eq!(codes, [0, 1, 2, 3]);
         // The order of the enum is the order of the codes: the worst is the highest.
         for a in all {
             for b in all {
                 assert_eq!(a.worst(b).code(), a.code().max(b.code()));
             }
         }
-        assert_eq!(ExitStatus::of(ErrorKind::Timeout), ExitStatus::Timeout);
-        assert_eq!(ExitStatus::of(ErrorKind::NotFound), ExitStatus::Failure);
-        assert_eq!(ExitStatus::of(ErrorKind::Usage), ExitStatus::Failure);
+    }
+
+    #[test]
+    fn the_status_says_whose_side_a_failure_is_on() {
+        use ErrorKind as K;
+        let agent = [
+            K::EmptyInput,
+            K::Parse,
+            K::Truncated,
+            K::AgentError,
+            K::NotFound,
+            K::JsonInvalid,
+            K::ValidationFailed,
+            K::AssertionFailed,
+        ];
+        let caller = [
+            K::Usage,
+            K::SchemaInvalid,
+            K::Filesystem,
+            K::Io,
+            K::Internal,
+        ];
+        for cmd in ["extract", "validate", "compare", "lint", "compile"] {
+            for k in agent {
+                assert_eq!(ExitStatus::of(cmd, k), ExitStatus::Failure, "{cmd} {k:?}");
+            }
+            assert_eq!(ExitStatus::of(cmd, K::Timeout), ExitStatus::Timeout);
+            for k in caller {
+                let want = if k == K::SchemaInvalid && matches!(cmd, "lint" | "compile") {
+                    ExitStatus::Failure
+                } else {
+                    ExitStatus::Error
+                };
+                assert_eq!(ExitStatus::of(cmd, k), want, "{cmd} {k:?}");
+            }
+        }
     }
 }

@@ -61,15 +61,18 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     ),
     (
         "1",
-        "Error: anything else; the envelope's error.kind says which (usage, filesystem, \
-         schema_invalid, empty_input, parse, truncated, agent_error, not_found, json_invalid, \
-         validation_failed, assertion_failed, io, internal). A failure to write standard output \
-         is reported on standard error as io.",
+        "No valid answer, the agent's side: an input held no structured output that passed \
+         (empty_input, parse, truncated, agent_error, not_found, json_invalid, \
+         validation_failed, assertion_failed). For lint and compile the schema is the input: \
+         what they find in it (schema_invalid) exits 1.",
     ),
+    ("2", "Timeout: --timeout passed before an input ended."),
     (
-        "2",
-        "Timeout: --timeout SECS passed before an input ended. With several inputs: 2 if any \
-         timed out, else 1 if any failed, else 0.",
+        "3",
+        "sojx could not do what it was asked, the caller's side: usage, schema_invalid, \
+         filesystem, io, internal. Fix the command or its files; re-running the agent will not \
+         help. A failure to write standard output is reported on standard error as io. With \
+         several inputs the status is the highest of 3, 2, 1 and 0.",
     ),
     (
         "130",

@@ -132,7 +132,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> ExitSta
     match io.stdout.flush() {
         Err(e) if status.is_success() => {
             let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {e}");
-            ExitStatus::of(ErrorKind::Io)
+            ExitStatus::of("sojx", ErrorKind::Io)
         }
         _ => status,
     }
@@ -160,7 +160,7 @@ fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> Ex
         Err(e) if is_broken_pipe(&e) => ExitStatus::Success,
         Err(e) => {
             let _ = writeln!(io.stderr, "sojx: io: {e:#}");
-            ExitStatus::of(ErrorKind::Io)
+            ExitStatus::of("sojx", ErrorKind::Io)
         }
     }
 }

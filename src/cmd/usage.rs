@@ -35,10 +35,10 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
         // `--help > /dev/full` must not claim success.
         if let Err(err) = write!(out, "{text}").and_then(|()| out.flush()) {
             let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {err}");
-            return ExitStatus::of(ErrorKind::Io);
+            return ExitStatus::of("sojx", ErrorKind::Io);
         }
         return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
-            ExitStatus::of(ErrorKind::Usage)
+            ExitStatus::of("sojx", ErrorKind::Usage)
         } else {
             ExitStatus::Success
         };

@@ -274,11 +274,11 @@ fn tee_writes_as_the_input_arrives() {
 #[test]
 fn tee_to_stdout_is_refused_and_a_bad_path_is_filesystem() {
     let r = run_stdin(&["extract", "--tee", "-"], "{}");
-    assert_eq!(r.code, 1);
+    assert_eq!(r.code, 3);
     assert_eq!(r.kind(), Some("usage"));
     assert!(r.stderr.contains("`-` is not allowed"), "{}", r.stderr);
     let r = run_stdin(&["extract", "--tee", "/nonexistent-dir/x"], "{}");
-    assert_eq!(r.code, 1);
+    assert_eq!(r.code, 3);
     assert_eq!(r.kind(), Some("filesystem"));
     assert_eq!(r.one()["error"]["operation"], "write");
     // Teeing onto an input would truncate it before it is read: refused, the input untouched.
@@ -346,9 +346,9 @@ fn timeout_with_a_writer_that_never_closes() {
 
 #[test]
 fn timeout_exit_code_with_several_inputs() {
-    // A good file, a failing file, then stdin that never closes: 2 wins over 1.
+    // A good file, a cut-off file, then stdin that never closes: 2 wins over 1.
     let good = fixture(HOSTILE);
-    let bad = root().join("tests/fixtures/citizen/no-such-file");
+    let bad = fixture("claude-code/truncated.ndjson");
     let mut child = spawn(&[
         "extract",
         "--timeout",
@@ -366,6 +366,23 @@ fn timeout_exit_code_with_several_inputs() {
         .map(|l| envelope(l)["exit_code"].as_i64().unwrap())
         .collect();
     assert_eq!(codes, [0, 1, 2]);
+    drop(stdin);
+    // A file that cannot be read is the caller's error, 3, and wins over a timeout.
+    let missing = root().join("tests/fixtures/citizen/no-such-file");
+    let mut child = spawn(&[
+        "extract",
+        "--timeout",
+        "0.3",
+        missing.to_str().unwrap(),
+        "-",
+    ]);
+    let stdin = child.stdin.take().unwrap();
+    assert_eq!(wait(&mut child).code(), Some(3));
+    let codes: Vec<i64> = read_all(child.stdout.take())
+        .lines()
+        .map(|l| envelope(l)["exit_code"].as_i64().unwrap())
+        .collect();
+    assert_eq!(codes, [3, 2]);
     drop(stdin);
     // An input that ends in time is not a timeout.
     let r = run(sojx().args(["extract", "--timeout", "30"]).arg(&good));
@@ -394,7 +411,7 @@ fn no_thread_to_start_is_an_envelope_not_a_panic() {
         .env("RUST_MIN_STACK", HUGE_STACK)
         .args(["extract", "--timeout", "5", "--schema", SCHEMA])
         .arg(root().join("examples/claude-review.ndjson")));
-    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(r.code, 3, "{}", r.stdout);
     assert_eq!(r.kind(), Some("io"));
     let message = r.one()["error"]["message"].as_str().unwrap();
     assert!(message.contains("--timeout"), "{message}");
@@ -425,7 +442,7 @@ fn no_thread_to_start_is_an_envelope_not_a_panic() {
 fn bad_timeouts_are_usage_errors() {
     for bad in ["-1", "soon", "NaN", "inf"] {
         let r = run_stdin(&["extract", "--timeout", bad], "{}");
-        assert_eq!(r.code, 1, "{bad}");
+        assert_eq!(r.code, 3, "{bad}");
         assert_eq!(r.kind(), Some("usage"), "{bad}");
     }
 }
@@ -592,7 +609,7 @@ fn a_write_error_on_stdout_is_io() {
         .stdout(full)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.starts_with("sojx: io: writing the output failed: "),
@@ -613,7 +630,7 @@ fn help_into_a_full_disk_fails() {
             .open("/dev/full")
             .unwrap();
         let out = sojx_process().args(args).stdout(full).output().unwrap();
-        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(out.status.code(), Some(3), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(
             err.starts_with("sojx: io: writing the output failed: "),
@@ -884,7 +901,7 @@ fn tee_never_truncates_a_file_sojx_reads() {
         let stdin = std::fs::File::open(&input).unwrap();
         let out = sojx_process().args(args).stdin(stdin).output().unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert_eq!(out.status.code(), Some(1), "{args:?}: {stdout}");
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {stdout}");
         let e: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
         assert_eq!(e["error"]["kind"], "usage", "{args:?}");
         assert!(

@@ -177,7 +177,7 @@ fn deeply_nested_expressions_are_refused_at_compile_time() {
         &deep,
         "examples/verdict.json",
     ]);
-    assert_eq!(o.code, 1);
+    assert_eq!(o.code, 3);
     assert_eq!(o.envelope["error"]["kind"], "usage");
     assert!(
         message(&o.envelope).contains("deeper than 32 levels"),

@@ -23,7 +23,7 @@ fn a_remote_ref_is_never_fetched() {
     ] {
         for command in ["extract", "validate"] {
             let r = run_stdin(&[command, "--schema", &schema], r#"{"a": 1}"#);
-            assert_eq!(r.code, 1, "{}", r.stdout);
+            assert_eq!(r.code, 3, "{}", r.stdout);
             let e = r.one();
             assert_eq!(e["error"]["kind"], "schema_invalid", "{schema}: {e}");
             assert_eq!(e["error"]["operation"], "compile_schema");
@@ -177,10 +177,15 @@ fn every_command(schema: &str, extra: &[&str]) -> Vec<(&'static str, Run)> {
         .collect()
 }
 
-/// The refusal of a reference: `schema_invalid`, exit 1, a `--resource` hint, and `secret`
-/// nowhere in the output.
+/// The refusal of a reference: `schema_invalid`, exit 3 (1 for `lint` and `compile`, whose
+/// input is the schema), a `--resource` hint, and `secret` nowhere in the output.
 fn assert_refused(command: &str, what: &str, r: &Run, secret: &str) {
-    assert_eq!(r.code, 1, "{command} {what}: {}", r.stdout);
+    let code = if matches!(command, "lint" | "compile") {
+        1
+    } else {
+        3
+    };
+    assert_eq!(r.code, code, "{command} {what}: {}", r.stdout);
     assert_eq!(
         r.kind(),
         Some("schema_invalid"),
@@ -330,7 +335,7 @@ fn a_resource_directory_cannot_be_escaped() {
                 &[command, "--schema", &schema, "--resource", &resource],
                 "1",
             );
-            assert_eq!(out.code, 1, "{r}: {}", out.stdout);
+            assert_eq!(out.code, 3, "{r}: {}", out.stdout);
             assert_eq!(out.kind(), Some("schema_invalid"), "{r}: {}", out.stdout);
             assert!(
                 !out.stdout.contains(&secret) && !out.stdout.contains("root:x:0"),
@@ -398,7 +403,7 @@ fn the_handoff_file_is_a_bounded_regular_file() {
             ],
             "",
         );
-        assert_eq!(r.code, 1, "{why}: {}", r.stdout);
+        assert_eq!(r.code, 3, "{why}: {}", r.stdout);
         assert_eq!(r.kind(), Some("filesystem"), "{why}: {}", r.stdout);
         assert!(r.stdout.contains(why), "{why}: {}", r.stdout);
         assert!(started.elapsed() < Duration::from_secs(10), "{why}");
@@ -460,8 +465,8 @@ fn doubling(levels: usize, wrap: fn(String) -> serde_json::Value) -> String {
 
 fn assert_over_budget(r: &Run) {
     let e = r.one();
-    assert_eq!(r.code, 1, "{}", r.stdout);
-    assert_eq!(e["exit_code"], 1);
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert_eq!(e["exit_code"], 3);
     assert_eq!(e["error"]["kind"], "schema_invalid", "{e}");
     assert_eq!(e["error"]["operation"], "validate");
     let msg = e["error"]["message"].as_str().unwrap();
@@ -519,7 +524,7 @@ fn every_line_gets_an_envelope_past_the_validation_budget() {
     // A valid value is counted the same way: the schema is refused, not half-checked.
     assert_eq!(r.envelopes[1]["error"]["kind"], "schema_invalid");
     assert_eq!(r.envelopes[2]["error"]["kind"], "schema_invalid");
-    assert_eq!(r.code, 1);
+    assert_eq!(r.code, 3);
 }
 
 #[test]
