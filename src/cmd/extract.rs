@@ -4,7 +4,7 @@
 use std::io;
 
 use super::output::{
-    Tally, emit, emit_rendered, fail_all, files_read, sources, stdin_guard, style,
+    Tally, emit, emit_rendered, fail_before_input, files_read, sources, stdin_guard, style,
 };
 use super::{Env, Io};
 use crate::exit::ExitStatus;
@@ -38,15 +38,15 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
     let style = style(&a.output, io);
     let schema = match schema::load(&a.schema) {
         Ok(s) => s,
-        Err(f) => return fail_all("extract", &a.files, &f, io, style),
+        Err(f) => return fail_before_input("extract", &a.files, &f, io, style),
     };
     let assertions = match jq::Assertions::compile(&a.asserts) {
         Ok(x) => x,
-        Err(f) => return fail_all("extract", &a.files, &f, io, style),
+        Err(f) => return fail_before_input("extract", &a.files, &f, io, style),
     };
     let handoff = match a.handoff.as_deref().map(markers::load_handoff).transpose() {
         Ok(h) => h,
-        Err(f) => return fail_all("extract", &a.files, &f, io, style),
+        Err(f) => return fail_before_input("extract", &a.files, &f, io, style),
     };
     if let Some(code) = stdin_guard("extract", &a.files, io, style)? {
         return Ok(code);
@@ -76,7 +76,7 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         let read = files_read(&a.schema, a.handoff.as_deref());
         let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
             Ok(t) => t,
-            Err(f) => return fail_all("extract", &a.files, &f, io, style),
+            Err(f) => return fail_before_input("extract", &a.files, &f, io, style),
         };
         for s in &sources {
             let name = s.name();

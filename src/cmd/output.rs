@@ -100,6 +100,13 @@ pub(super) fn emit_rendered(
 
 /// The human line on stderr for a failure, then flush stdout (each envelope as it is ready).
 pub(super) fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
+    tell_line(io, env, env.input(), style);
+    io.stdout.flush()
+}
+
+/// `sojx: INPUT: KIND: message` and its hint on stderr, for a failure in JSON mode (the text
+/// format says it on stdout). An empty `input` blames none.
+fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
     if style.format == OutputFormat::Json
         && let Some(err) = env.error()
     {
@@ -109,17 +116,19 @@ pub(super) fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<
         } else {
             kind.to_owned()
         };
+        let input = match input {
+            "" => String::new(),
+            name => format!("{}: ", sanitize::sanitize(name)),
+        };
         let _ = writeln!(
             io.stderr,
-            "sojx: {}: {label}: {}",
-            sanitize::sanitize(env.input()),
+            "sojx: {input}{label}: {}",
             sanitize::sanitize(&err.message)
         );
         if let Some(h) = &err.hint {
             let _ = writeln!(io.stderr, "  hint: {}", sanitize::sanitize(h));
         }
     }
-    io.stdout.flush()
 }
 
 /// Commands that print one envelope (`lint`, `compile`): its exit status is the run's.
@@ -128,8 +137,11 @@ pub(super) fn one(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<E
     Ok(env.exit_status())
 }
 
-/// A failure before any input is read (a bad schema): one envelope per input, all failing.
-pub(super) fn fail_all(
+/// A failure before any input is read (a broken schema, a bad `--assert`, an unusable `--tee`
+/// or `--handoff`): an envelope for each input named, none of them read (stdout keeps one
+/// envelope per input), and one line on stderr that blames no input; the failure's `target`
+/// and message name what is wrong.
+pub(super) fn fail_before_input(
     command: &'static str,
     files: &[std::path::PathBuf],
     f: &Failure,
@@ -137,11 +149,15 @@ pub(super) fn fail_all(
     style: Style,
 ) -> io::Result<ExitStatus> {
     let mut status = ExitStatus::Success;
-    for s in sources(files) {
+    for (i, s) in sources(files).iter().enumerate() {
         let env = envelope::failure(command, &s.name(), f.clone(), Parts::default());
         status = status.worst(env.exit_status());
-        emit(io, &env, style)?;
+        render::render(io.stdout, &env, style)?;
+        if i == 0 {
+            tell_line(io, &env, "", style);
+        }
     }
+    io.stdout.flush()?;
     Ok(status)
 }
 

@@ -4,7 +4,7 @@
 use std::io;
 
 use super::Io;
-use super::output::{emit, fail_all, files_read, sources, stdin_guard, style};
+use super::output::{emit, fail_before_input, files_read, sources, stdin_guard, style};
 use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
 use crate::{cli, input, schema, validate};
@@ -21,9 +21,9 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
             )
             .retryable(false)
             .hint("sojx validate --schema S [FILE]...");
-            return fail_all("validate", &a.files, &f, io, style);
+            return fail_before_input("validate", &a.files, &f, io, style);
         }
-        Err(f) => return fail_all("validate", &a.files, &f, io, style),
+        Err(f) => return fail_before_input("validate", &a.files, &f, io, style),
     };
     if let Some(code) = stdin_guard("validate", &a.files, io, style)? {
         return Ok(code);
@@ -31,7 +31,7 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
     let read = files_read(&a.schema, None);
     let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
         Ok(t) => t,
-        Err(f) => return fail_all("validate", &a.files, &f, io, style),
+        Err(f) => return fail_before_input("validate", &a.files, &f, io, style),
     };
     let mut status = ExitStatus::Success;
     for s in sources(&a.files) {

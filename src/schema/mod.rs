@@ -268,6 +268,18 @@ pub fn to_draft(d: cli::Draft) -> Draft {
     }
 }
 
+/// How a message names the schema: `the schema x.json`, or `the inline schema`.
+fn called(name: &str) -> String {
+    if name == INLINE_NAME {
+        "the inline schema".to_owned()
+    } else {
+        format!("the schema {name}")
+    }
+}
+
+/// The name of a schema given inline (`--schema '{…}'`), in `target` and `validation.schema`.
+const INLINE_NAME: &str = "<inline>";
+
 fn invalid(target: &str, message: impl Into<String>) -> Failure {
     Failure::new(ErrorKind::SchemaInvalid, "compile_schema", message)
         .target(target)
@@ -314,7 +326,7 @@ pub struct Loaded {
 /// Read and unwrap a schema given as a path, `@path`, or inline JSON.
 pub fn read(arg: &str) -> Result<Loaded, Failure> {
     let (name, text, base) = match spec(arg) {
-        Spec::Inline(t) => ("<inline>".to_owned(), t, None),
+        Spec::Inline(t) => (INLINE_NAME.to_owned(), t, None),
         Spec::File(p) => {
             let name = p.to_string_lossy().into_owned();
             let text = read_text(&p).map_err(|e| {
@@ -334,7 +346,7 @@ pub fn read(arg: &str) -> Result<Loaded, Failure> {
         }
     };
     let doc: Value = serde_json::from_str(&text).map_err(|e| {
-        invalid(&name, format!("the schema is not JSON: {e}"))
+        invalid(&name, format!("{} is not JSON: {e}", called(&name)))
             .hint("a schema is a path, @path, or inline JSON")
     })?;
     Ok(Loaded {
@@ -447,7 +459,14 @@ fn compile_with(
         if let Some(f) = ours.and_then(|why| not_retrieved(name, why)) {
             return f;
         }
-        let mut f = invalid(name, format!("the schema is not a valid JSON Schema: {msg}"));
+        let at = match e.instance_path().as_str() {
+            "" => "its root".to_owned(),
+            p => p.to_owned(),
+        };
+        let mut f = invalid(
+            name,
+            format!("{} is not a valid JSON Schema: at {at}: {msg}", called(name)),
+        );
         match (referencing, ours) {
             // A relative reference that our retriever never saw: there was no base URI to
             // resolve it against.
@@ -497,7 +516,13 @@ pub fn dereference(loaded: &Loaded, args: &SchemaArgs) -> Result<Value, Failure>
             retriever_error(&e)
                 .and_then(|why| not_retrieved(&loaded.name, why))
                 .unwrap_or_else(|| {
-                    invalid(&loaded.name, format!("cannot resolve a reference: {e}"))
+                    invalid(
+                        &loaded.name,
+                        format!(
+                            "cannot resolve a reference in {}: {e}",
+                            called(&loaded.name)
+                        ),
+                    )
                 })
         })
 }

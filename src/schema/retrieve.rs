@@ -8,7 +8,7 @@ use std::sync::Arc;
 use jsonschema::{Retrieve, Uri};
 use serde_json::Value;
 
-use super::invalid;
+use super::{called, invalid};
 use crate::cli::SchemaArgs;
 use crate::error::{ErrorKind, Failure};
 
@@ -49,7 +49,8 @@ pub(super) fn not_retrieved(name: &str, why: &NotRetrieved) -> Option<Failure> {
                 invalid(
                     name,
                     format!(
-                        "the schema references {uri}, and sojx never fetches remote references"
+                        "{} references {uri}, and sojx never fetches remote references",
+                        called(name)
                     ),
                 )
                 .hint(format!(
@@ -76,7 +77,10 @@ pub(super) fn not_retrieved(name: &str, why: &NotRetrieved) -> Option<Failure> {
     Some(
         invalid(
             name,
-            format!("the schema references {uri}, which sojx does not read: {reason}"),
+            format!(
+                "{} references {uri}, which sojx does not read: {reason}",
+                called(name)
+            ),
         )
         .hint(hint),
     )
@@ -295,7 +299,11 @@ fn inside(
 /// Read a `--schema` file as UTF-8, refusing one larger than [`crate::input::MAX_FILE_BYTES`].
 /// It may be a pipe (`--schema <(…)`), so it is not required to be a regular file.
 pub(super) fn read_text(path: &Path) -> std::io::Result<String> {
-    let bytes = crate::input::read_capped(std::fs::File::open(path)?)?;
+    let mut bytes = crate::input::read_capped(std::fs::File::open(path)?)?;
+    // A UTF-8 byte order mark (Windows editors write one) is not part of the JSON.
+    if bytes.starts_with(BOM) {
+        bytes.drain(..BOM.len());
+    }
     String::from_utf8(bytes).map_err(|_| {
         std::io::Error::new(
             std::io::ErrorKind::InvalidData,
@@ -309,8 +317,13 @@ pub(super) fn read_text(path: &Path) -> std::io::Result<String> {
 fn read_json(path: &Path) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
     let bytes = crate::input::read_regular(path)
         .map_err(|e| NotRetrieved::CannotRead(path.to_path_buf(), crate::input::io_reason(&e)))?;
-    Ok(serde_json::from_slice(&bytes)?)
+    Ok(serde_json::from_slice(
+        bytes.strip_prefix(BOM).unwrap_or(&bytes),
+    )?)
 }
+
+/// The UTF-8 byte order mark.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
 
 #[cfg(test)]
 mod tests {

@@ -275,6 +275,56 @@ fn invalid_schema_fails_before_reading_input() {
 }
 
 #[test]
+fn a_broken_schema_is_told_once_naming_the_schema_and_where() {
+    let dir = std::env::temp_dir().join(format!("sojx-broken-schema-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let schema = dir.join("verdict.schema.json");
+    std::fs::write(
+        &schema,
+        r#"{"properties": {"confidence": {"minimum": "high"}}}"#,
+    )
+    .unwrap();
+    let r = run(sojx().args(["extract", "--schema"]).arg(&schema).args([
+        "examples/claude-review.ndjson",
+        "examples/verdict.json",
+        "-",
+    ]));
+    assert_eq!(r.code, 3);
+    // stdout keeps one envelope per input (none is read: stdin would hang)...
+    let inputs: Vec<&str> = r
+        .envelopes
+        .iter()
+        .map(|e| e["input"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        inputs,
+        [
+            "examples/claude-review.ndjson",
+            "examples/verdict.json",
+            "<stdin>"
+        ]
+    );
+    let want = format!(
+        "the schema {} is not a valid JSON Schema: at /properties/confidence/minimum: \"high\" is not of type \"number\"",
+        path_str(&schema)
+    );
+    for e in &r.envelopes {
+        assert_eq!(e["error"]["target"], path_str(&schema));
+        assert_eq!(e["error"]["message"], want.as_str());
+    }
+    // ...and stderr tells it once, blaming no input.
+    assert_eq!(r.stderr, format!("sojx: schema_invalid: {want}\n"));
+    // A byte order mark before the schema is not an error (as before an input).
+    std::fs::write(&schema, b"\xEF\xBB\xBF{\"required\": [\"verdict\"]}").unwrap();
+    let r = run(sojx()
+        .args(["extract", "--schema"])
+        .arg(&schema)
+        .arg("examples/claude-review.ndjson"));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
 fn formats_are_asserted_unless_ignored() {
     let schema =
         r#"{"type":"object","properties":{"when":{"type":"string","format":"date-time"}}}"#;

@@ -129,13 +129,20 @@ fn validate_empty_unclosed_and_schema_errors() {
     );
     let r = run_stdin(&["validate"], "1");
     assert_eq!((r.code, r.kind()), (3, Some("usage")));
+    // A schema that cannot be read: an envelope per input (none is read), and one line on
+    // stderr that names the schema and blames no input.
     let r = run(sojx().args(["validate", "--schema", "nope.json", "a", "b"]));
     assert_eq!(r.code, 3);
     assert_eq!(r.envelopes.len(), 2, "one envelope per input");
-    assert!(
-        r.envelopes
-            .iter()
-            .all(|e| e["error"]["kind"] == "filesystem")
+    for (e, input) in r.envelopes.iter().zip(["a", "b"]) {
+        assert_eq!(e["input"], input);
+        assert_eq!(e["error"]["kind"], "filesystem");
+        assert_eq!(e["error"]["target"], "nope.json");
+    }
+    assert_eq!(
+        r.stderr,
+        "sojx: filesystem: cannot read the schema nope.json: no such file\n  \
+         hint: a schema is a path, @path, or inline JSON\n"
     );
 }
 
