@@ -157,23 +157,7 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
         let validation = err.kind == ErrorKind::ValidationFailed;
         if validation && let Some(Value::Array(vs)) = &err.details {
             for v in vs {
-                let at = v
-                    .get("instance_location")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                let at = if at.is_empty() { "/" } else { at };
-                let m = v.get("message").and_then(Value::as_str).unwrap_or("");
-                let kw = v
-                    .get("keyword_location")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                writeln!(
-                    out,
-                    "  - {}: {} {}",
-                    paint(color, &sanitize(at), |s| s.yellow().to_string()),
-                    sanitize(m),
-                    paint(color, &format!("({kw})"), |s| s.dimmed().to_string())
-                )?;
+                writeln!(out, "{}", violation(v, color))?;
             }
         }
         if let Some(Value::Array(fs)) = err.details.as_ref().and_then(|d| d.get("findings")) {
@@ -260,6 +244,25 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// One violation of `error.details`, as a line for people: `  - /at: message (/keyword)`.
+pub(crate) fn violation(v: &Value, color: bool) -> String {
+    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
+    let at = match s("instance_location") {
+        "" => "/",
+        at => at,
+    };
+    format!(
+        "  - {}: {} {}",
+        paint(color, &sanitize(at), |s| s.yellow().to_string()),
+        sanitize(s("message")),
+        paint(
+            color,
+            &format!("({})", sanitize(s("keyword_location"))),
+            |s| s.dimmed().to_string()
+        )
+    )
 }
 
 /// `sojx lint` findings, one per line: severity, provider, rule, pointer, message, fix.

@@ -30,7 +30,7 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         Ok(s) => s,
         Err(f) => return fail(io, f),
     };
-    if let Some(code) = stdin_guard("compare", &a.files, io, style)? {
+    if let Some(code) = stdin_guard("compare", &a.files, io) {
         return Ok(code);
     }
     let opts = extract_options(

@@ -48,7 +48,7 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         Ok(h) => h,
         Err(f) => return fail_before_input("extract", &a.files, &f, io, style),
     };
-    if let Some(code) = stdin_guard("extract", &a.files, io, style)? {
+    if let Some(code) = stdin_guard("extract", &a.files, io) {
         return Ok(code);
     }
     let sources = sources(&a.files);

@@ -63,7 +63,7 @@ impl Env {
     }
 }
 
-/// The process's streams and terminal facts, injected so that tests can run sojx in-process.
+/// The process's streams and terminal facts, and what has been said on stderr so far.
 pub struct Io<'a> {
     pub stdout: &'a mut dyn Write,
     pub stderr: &'a mut dyn Write,
@@ -71,6 +71,31 @@ pub struct Io<'a> {
     pub stdout_is_tty: bool,
     pub stderr_is_tty: bool,
     pub env: Env,
+    /// Hints already printed on stderr: a hint is said once per run, however many inputs
+    /// earn it.
+    hints_told: std::collections::HashSet<String>,
+}
+
+impl<'a> Io<'a> {
+    /// The process's own: its standard streams' terminal facts and its environment, with
+    /// output going to `stdout` and `stderr`.
+    pub fn process(stdout: &'a mut dyn Write, stderr: &'a mut dyn Write) -> Self {
+        use std::io::IsTerminal;
+        Io {
+            stdout,
+            stderr,
+            stdin_is_tty: io::stdin().is_terminal(),
+            stdout_is_tty: io::stdout().is_terminal(),
+            stderr_is_tty: io::stderr().is_terminal(),
+            env: Env::capture(),
+            hints_told: std::collections::HashSet::new(),
+        }
+    }
+
+    /// Whether `hint` is new in this run (and from now on, told).
+    pub(super) fn first_time(&mut self, hint: &str) -> bool {
+        self.hints_told.insert(hint.to_owned())
+    }
 }
 
 /// Standard output that its reader may close (`sojx … | head -c1`): once a write meets a
@@ -127,6 +152,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> ExitSta
         stdout_is_tty: io.stdout_is_tty,
         stderr_is_tty: io.stderr_is_tty,
         env: io.env.clone(),
+        hints_told: std::collections::HashSet::new(),
     };
     let status = run_closable(args, &mut io);
     match io.stdout.flush() {

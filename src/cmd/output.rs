@@ -53,32 +53,21 @@ pub(super) fn sources(files: &[std::path::PathBuf]) -> Vec<Source> {
     }
 }
 
-/// No FILE and stdin a terminal: a one-line hint and a `usage` envelope instead of hanging.
+/// No FILE and stdin a terminal: one line on stderr and a `usage` exit status instead of
+/// hanging (a person typed the command; there is no input to write an envelope for).
 pub(super) fn stdin_guard(
     command: &'static str,
     files: &[std::path::PathBuf],
     io: &mut Io<'_>,
-    style: Style,
-) -> io::Result<Option<ExitStatus>> {
+) -> Option<ExitStatus> {
     if !files.is_empty() || !io.stdin_is_tty {
-        return Ok(None);
+        return None;
     }
     let _ = writeln!(
         io.stderr,
-        "sojx: reading from the terminal; pipe an agent's output in, or name a FILE (`sojx {command} --help`)"
+        "sojx: usage: no input: stdin is a terminal; pipe an agent's output in, or name a FILE ('-' reads the terminal anyway; `sojx {command} --help`)"
     );
-    let f = Failure::new(
-        ErrorKind::Usage,
-        "read",
-        "no input: standard input is a terminal and no FILE was given",
-    )
-    .retryable(false)
-    .hint(format!(
-        "pipe an agent's output into `sojx {command}`, or pass a FILE ('-' reads stdin anyway)"
-    ));
-    let env = envelope::failure(command, "<stdin>", f, Parts::default());
-    emit(io, &env, style)?;
-    Ok(Some(env.exit_status()))
+    Some(ExitStatus::of(command, ErrorKind::Usage))
 }
 
 /// Render an envelope, and tell people on stderr what went wrong.
@@ -104,32 +93,64 @@ pub(super) fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<
     io.stdout.flush()
 }
 
-/// `sojx: INPUT: KIND: message` and its hint on stderr, for a failure in JSON mode (the text
-/// format says it on stdout). An empty `input` blames none.
+/// On stderr, in JSON mode (the text format says it all on stdout): each warning, then the
+/// failure with its violations (at most [`TOLD_VIOLATIONS`]) and its hint, unless that hint was
+/// already given in this run. Every line is `sojx: INPUT: …`; an empty `input` blames none.
 fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
-    if style.format == OutputFormat::Json
-        && let Some(err) = env.error()
-    {
-        let kind = err.kind.as_str();
-        let label = if style.stderr_color {
-            format!("\x1b[31m{kind}\x1b[0m")
+    if style.format != OutputFormat::Json {
+        return;
+    }
+    let color = style.stderr_color;
+    let paint = |s: &str, code: &str| {
+        if color {
+            format!("\x1b[{code}m{s}\x1b[0m")
         } else {
-            kind.to_owned()
-        };
-        let input = match input {
-            "" => String::new(),
-            name => format!("{}: ", sanitize::sanitize(name)),
-        };
+            s.to_owned()
+        }
+    };
+    let input = match input {
+        "" => String::new(),
+        name => format!("{}: ", sanitize::sanitize(name)),
+    };
+    for w in env.warnings() {
         let _ = writeln!(
             io.stderr,
-            "sojx: {input}{label}: {}",
-            sanitize::sanitize(&err.message)
+            "sojx: {input}{}: {}: {}",
+            paint("warning", "33"),
+            w.kind,
+            sanitize::sanitize(&w.message)
         );
-        if let Some(h) = &err.hint {
-            let _ = writeln!(io.stderr, "  hint: {}", sanitize::sanitize(h));
+    }
+    let Some(err) = env.error() else { return };
+    let _ = writeln!(
+        io.stderr,
+        "sojx: {input}{}: {}",
+        paint(err.kind.as_str(), "31"),
+        sanitize::sanitize(&err.message)
+    );
+    if err.kind == ErrorKind::ValidationFailed
+        && let Some(serde_json::Value::Array(vs)) = &err.details
+    {
+        for v in vs.iter().take(TOLD_VIOLATIONS) {
+            let _ = writeln!(io.stderr, "{}", render::violation(v, color));
+        }
+        if vs.len() > TOLD_VIOLATIONS {
+            let _ = writeln!(
+                io.stderr,
+                "  and {} more (error.details lists every one)",
+                vs.len() - TOLD_VIOLATIONS
+            );
         }
     }
+    if let Some(h) = &err.hint
+        && io.first_time(h)
+    {
+        let _ = writeln!(io.stderr, "  hint: {}", sanitize::sanitize(h));
+    }
 }
+
+/// Most violations of one input listed on stderr (the envelope has them all).
+const TOLD_VIOLATIONS: usize = 20;
 
 /// Commands that print one envelope (`lint`, `compile`): its exit status is the run's.
 pub(super) fn one(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<ExitStatus> {

@@ -74,6 +74,11 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
         );
     let env = envelope::failure(command, "", f, Parts::default());
     let status = env.exit_status();
+    // `-r` prints data or nothing: never an envelope a pipe would take for the answer
+    // (`sojx extract -r --shema x.json run | jq .verdict` must not print `null`).
+    if asks_raw(args) {
+        return status;
+    }
     let _ = render::render(
         io.stdout,
         &env,
@@ -87,6 +92,25 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
         },
     );
     status
+}
+
+/// Whether the arguments ask for `-r/--raw`, read token by token (clap could not parse them):
+/// `--raw`, or `-r` alone or in a cluster of short flags (`-rq`), before `--`. A value that
+/// looks like one errs on the side of printing nothing; the exit status and stderr still say
+/// what went wrong.
+fn asks_raw(args: &[OsString]) -> bool {
+    args.iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .take_while(|a| *a != "--")
+        .any(|a| {
+            a == "--raw"
+                || a.strip_prefix('-').is_some_and(|c| {
+                    !c.starts_with('-')
+                        && c.chars().all(|c| c.is_ascii_alphabetic())
+                        && c.contains('r')
+                })
+        })
 }
 
 /// `--color` as given, for clap's own output (help, usage errors), when parsing failed: clap

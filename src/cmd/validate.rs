@@ -25,7 +25,7 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
         }
         Err(f) => return fail_before_input("validate", &a.files, &f, io, style),
     };
-    if let Some(code) = stdin_guard("validate", &a.files, io, style)? {
+    if let Some(code) = stdin_guard("validate", &a.files, io) {
         return Ok(code);
     }
     let read = files_read(&a.schema, None);

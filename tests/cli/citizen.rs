@@ -767,17 +767,24 @@ fn every_command_help_has_examples() {
 
 // --- terminal safety ------------------------------------------------------------------------
 
+/// Whether `script` (util-linux), which gives a command a terminal, is here; a notice when not.
+fn have_script(test: &str) -> bool {
+    let have = Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        eprintln!("notice: `script` (util-linux) is missing; skipping {test}");
+    }
+    have
+}
+
 /// A model-written answer with an 8-bit CSI (U+009B), OSC (U+009D) with its terminator
 /// (U+009C) and a bidi override, printed on a terminal (pretty JSON and `-r`): every one is
 /// escaped, none reaches the terminal raw. Into a pipe, the JSON stays byte-exact.
 #[test]
 fn model_text_on_a_terminal_is_escaped_in_every_format() {
-    let have_script = Command::new("script")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have_script {
-        eprintln!("notice: `script` (util-linux) is missing; skipping the terminal escaping test");
+    if !have_script("the terminal escaping test") {
         return;
     }
     let path = tmp("c1-answer");
@@ -813,6 +820,36 @@ fn model_text_on_a_terminal_is_escaped_in_every_format() {
     // Not a terminal: the JSON is serde_json's, unchanged.
     let piped = run(sojx().arg("extract").arg(&path));
     assert!(piped.stdout.contains("\u{9b}31mred"), "{}", piped.stdout);
+}
+
+/// No FILE and stdin a terminal: one line on stderr, exit 3, no envelope, no wait.
+#[test]
+fn stdin_on_a_terminal_is_one_line_and_exit_3() {
+    if !have_script("the stdin-terminal test") {
+        return;
+    }
+    let bin = assert_cmd::cargo::cargo_bin("sojx");
+    for command in [
+        "extract",
+        "validate --schema {}",
+        "compare --items . --key . --field .",
+    ] {
+        let cmd = format!("{} {command}; echo \"rc=$?\"", bin.display());
+        let out = Command::new("timeout")
+            .args(["20", "script", "-qec", &cmd, "/dev/null"])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let tty = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+        let name = command.split(' ').next().unwrap();
+        assert_eq!(
+            tty,
+            format!(
+                "sojx: usage: no input: stdin is a terminal; pipe an agent's output in, or name a FILE ('-' reads the terminal anyway; `sojx {name} --help`)\nrc=3\n"
+            ),
+            "{command}"
+        );
+    }
 }
 
 /// A file name with a newline cannot start a line of its own: not a forged `✓` on stdout, not

@@ -477,6 +477,134 @@ fn usage_errors_are_envelopes_with_exit_3() {
     assert!(r.stderr.contains("--no-such-flag"));
 }
 
+/// `-r` prints the data or nothing: on any failure stdout stays empty, usage errors included,
+/// so `sojx extract -r … | jq .verdict` cannot print `null` for a typo.
+#[test]
+fn raw_prints_nothing_on_any_failure() {
+    let cases: &[(&[&str], i32)] = &[
+        (
+            &[
+                "extract",
+                "-r",
+                "--shema",
+                "x.json",
+                "examples/claude-review.ndjson",
+            ],
+            3,
+        ),
+        (&["extract", "--raw", "--no-such-flag"], 3),
+        (&["extract", "-rq", "--no-such-flag"], 3),
+        (&["extract", "-r", "--tee", "-", "x"], 3),
+        (
+            &[
+                "extract",
+                "-r",
+                "--schema",
+                "nope.json",
+                "examples/claude-review.ndjson",
+            ],
+            3,
+        ),
+        (
+            &[
+                "extract",
+                "-r",
+                "--schema",
+                r#"{"type":"string"}"#,
+                "examples/claude-review.ndjson",
+            ],
+            1,
+        ),
+        (
+            &[
+                "validate",
+                "-r",
+                "--schema",
+                r#"{"type":"string"}"#,
+                "examples/verdict.json",
+            ],
+            1,
+        ),
+        (
+            &["compile", "-r", "--provider", "openai", r#"{"type":12}"#],
+            1,
+        ),
+        (&["lint", "-r", r#"{"type":12}"#], 1),
+        (
+            &[
+                "compare", "-r", "--items", ".", "--key", ".", "--field", ".", "nope",
+            ],
+            3,
+        ),
+    ];
+    for (args, code) in cases {
+        let out = sojx().args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(*code), "{args:?}");
+        assert!(
+            out.stdout.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(!out.stderr.is_empty(), "{args:?}: stderr says why");
+    }
+    // Without -r, the same usage error is an envelope.
+    let r = run(sojx().args(["extract", "--shema", "x.json"]));
+    assert_eq!((r.code, r.kind()), (3, Some("usage")));
+}
+
+/// In JSON mode stderr is the CI log: every warning on a line, every violation (up to 20, then
+/// how many more), and a hint once per run, however many inputs earn it.
+#[test]
+fn stderr_tells_violations_warnings_and_each_hint_once() {
+    let keys: Vec<String> = (0..25).map(|i| format!("k{i:02}")).collect();
+    let schema = json!({"required": keys}).to_string();
+    let r = run(sojx().args(["extract", "--schema", &schema]).args([
+        "examples/claude-review.ndjson",
+        "examples/claude-review.ndjson",
+    ]));
+    assert_eq!(r.code, 1);
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    let listed = |from: usize| -> Vec<&str> {
+        lines[from..]
+            .iter()
+            .copied()
+            .take_while(|l| l.starts_with("  - "))
+            .collect()
+    };
+    assert!(lines[0].starts_with("sojx: examples/claude-review.ndjson: validation_failed: "));
+    let first = listed(1);
+    assert_eq!(first.len(), 20, "{}", r.stderr);
+    assert_eq!(
+        first[0],
+        r#"  - /: "k00" is a required property (/required)"#
+    );
+    assert_eq!(lines[21], "  and 5 more (error.details lists every one)");
+    assert!(
+        lines[22].starts_with("  hint: feed error.details"),
+        "{}",
+        r.stderr
+    );
+    // The second input: the same violations, no second hint.
+    assert!(lines[23].starts_with("sojx: examples/claude-review.ndjson: validation_failed: "));
+    assert_eq!(listed(24).len(), 20);
+    assert_eq!(lines.len(), 45, "{}", r.stderr);
+    assert_eq!(r.stderr.matches("hint:").count(), 1);
+    // A warning reaches stderr in JSON mode, one line, and in -r mode too.
+    for raw in [false, true] {
+        let mut cmd = sojx();
+        cmd.arg("extract")
+            .args(raw.then_some("-r"))
+            .arg(fixture("claude-code/cross-check-mismatch.ndjson"));
+        let r = cmd.output().unwrap();
+        let err = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(": warning: cross_check_mismatch: result.structured_output differs"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn help_and_version_read_nothing() {
     let out = sojx().args(["extract", "--help"]).output().unwrap();
