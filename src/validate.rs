@@ -84,6 +84,25 @@ impl Documents {
         out.push(parse(no, t));
     }
 
+    /// A line past the limit: a bad document of its own, or, inside a multi-line document, the
+    /// end of that document, which is bad without it (its other lines would close into a
+    /// different value). The lines after it are read afresh.
+    fn too_long(&mut self, no: u64, out: &mut Vec<Doc>) {
+        let max = self.max;
+        out.push(match self.open.take() {
+            Some((start, buf, _)) => bad(
+                start,
+                format!("the document starting here runs through line {no}, longer than --max-line-bytes {max}"),
+                &buf,
+            ),
+            None => Doc::Bad {
+                line: no,
+                reason: format!("the line is longer than --max-line-bytes {max}"),
+                text: String::new(),
+            },
+        });
+    }
+
     fn finish(&mut self, out: &mut Vec<Doc>) {
         if let Some((start, buf, _)) = self.open.take() {
             let reason = "the document starting here never closes (the input ends inside it)";
@@ -151,6 +170,8 @@ struct Emit<'a> {
     out: &'a mut dyn FnMut(Envelope) -> io::Result<()>,
     /// Why emitting failed (reading stops).
     failed: Option<io::Error>,
+    /// The input is UTF-16: told once, on its first line; the rest is not read as documents.
+    utf16: bool,
 }
 
 impl Emit<'_> {
@@ -166,13 +187,22 @@ impl Emit<'_> {
 
 impl LineSink for Emit<'_> {
     fn line(&mut self, piece: Piece<'_>, _facts: Option<LineFacts>) {
+        if self.utf16 {
+            return;
+        }
         match piece {
+            Piece::Line { no: 1, bytes } if let Some(how) = crate::framing::utf16(bytes) => {
+                self.utf16 = true;
+                self.pending.push(Doc::Bad {
+                    line: 1,
+                    reason: format!(
+                        "the input is {how}; sojx reads UTF-8 (convert it first: `iconv -f UTF-16 -t UTF-8 FILE`)"
+                    ),
+                    text: String::new(),
+                });
+            }
             Piece::Line { no, bytes } => self.docs.line(no, bytes, &mut self.pending),
-            Piece::TooLong { no } => self.pending.push(Doc::Bad {
-                line: no,
-                reason: format!("the line is longer than --max-line-bytes {}", self.docs.max),
-                text: String::new(),
-            }),
+            Piece::TooLong { no } => self.docs.too_long(no, &mut self.pending),
         }
     }
 
@@ -212,6 +242,7 @@ pub(crate) fn run_live(
         pending: Vec::new(),
         count: 0,
         out: emit,
+        utf16: false,
         failed: None,
     };
     let plan = Plan {

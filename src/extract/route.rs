@@ -199,6 +199,19 @@ impl Router {
                 .retryable(false),
             );
         }
+        // No producer writes UTF-16; read as UTF-8 it is noise, not "no answer".
+        if let (Some(how), None) = (stats.utf16, &self.extractor) {
+            return failed(
+                self.forced.unwrap_or(Producer::Text),
+                Failure::new(
+                    ErrorKind::Parse,
+                    "read",
+                    format!("the input is {how}; sojx reads UTF-8"),
+                )
+                .hint("convert it first: `iconv -f UTF-16 -t UTF-8 FILE | sojx extract …` (in PowerShell, write the agent's output with `| Out-File -Encoding utf8`)")
+                .retryable(false),
+            );
+        }
         if let Some(ex) = self.extractor {
             let forced = self.forced;
             if let Some(f) = forced
@@ -232,6 +245,20 @@ impl Router {
             None if stats.values == 1 && self.dones == 0 && !self.pending_overflow => {
                 json_document(self.pending, framer, stats, opts)
             }
+            // Every line was over the limit: say so, not what the nothing left looks like.
+            None if stats.values == 0 && stats.sse_lines == 0 && stats.too_long > 0 => failed(
+                Producer::Text,
+                Failure::new(
+                    ErrorKind::Parse,
+                    "read",
+                    format!(
+                        "every line of the input ({}) is longer than --max-line-bytes {}; none was read",
+                        stats.too_long, opts.max_line_bytes
+                    ),
+                )
+                .hint("raise --max-line-bytes to the longest line the producer writes")
+                .retryable(false),
+            ),
             // Only JSON events (or SSE fields), none of a known producer: digging the last event
             // object out as "the answer" would be a guess.
             None => failed(

@@ -57,6 +57,22 @@ pub struct Stats {
     /// Lines (where their value starts; the first few) whose value held lone UTF-16 surrogate
     /// escapes, read as U+FFFD.
     pub surrogate_lines: Vec<u64>,
+    /// The input's first line is UTF-16, not UTF-8: how it looks (see [`utf16`]).
+    pub utf16: Option<&'static str>,
+}
+
+/// How a first line shows that its input is UTF-16 (PowerShell's `>` writes it): ASCII text
+/// with a NUL byte after (little-endian) or before (big-endian) each character, after a byte
+/// order mark or not. `None` for UTF-8 (a NUL is never part of JSON text or of a line of
+/// prose), and for binary that merely starts with the mark's bytes.
+pub fn utf16(first: &[u8]) -> Option<&'static str> {
+    match first {
+        [0xFF, 0xFE] | [0xFF, 0xFE, _, 0, ..] => Some("UTF-16LE with a byte order mark"),
+        [0xFE, 0xFF] | [0xFE, 0xFF, 0, _, ..] => Some("UTF-16BE with a byte order mark"),
+        [a, 0, b, 0, ..] if *a != 0 && *b != 0 => Some("UTF-16LE"),
+        [0, a, 0, b, ..] if *a != 0 && *b != 0 => Some("UTF-16BE"),
+        _ => None,
+    }
 }
 
 /// Deepest nesting of a JSON value sojx reads (arrays and objects, 127 levels): serde_json's
@@ -152,12 +168,15 @@ impl Framer {
         }
     }
 
-    /// A line that went past the line limit.
+    /// A line that went past the line limit. A multi-line document it falls inside is lost
+    /// with it: its other lines would close without it into a different value (a pretty-printed
+    /// `{"verdict": …}` whose long lines were skipped is not `{}`).
     pub fn too_long(&mut self, _line: u64) {
         self.stats.lines += 1;
         self.stats.too_long += 1;
         self.text_overflow = true;
         self.text = None;
+        self.state = State::Normal;
     }
 
     /// Whether the next line would be read on its own (not inside a multi-line document), so
@@ -182,6 +201,9 @@ impl Framer {
     /// Feed one line (without its newline).
     pub fn line(&mut self, no: u64, bytes: &[u8], out: &mut dyn FnMut(Item)) {
         self.stats.lines += 1;
+        if no == 1 {
+            self.stats.utf16 = utf16(bytes);
+        }
         self.keep(bytes);
         if std::str::from_utf8(bytes).is_err() {
             self.stats.invalid_utf8 += 1;

@@ -154,6 +154,50 @@ fn pretty_document() {
 }
 
 #[test]
+fn utf16_is_told_by_its_bom_or_its_nul_bytes() {
+    assert_eq!(
+        utf16(b"\xFF\xFE{\0"),
+        Some("UTF-16LE with a byte order mark")
+    );
+    assert_eq!(
+        utf16(b"\xFE\xFF\0{"),
+        Some("UTF-16BE with a byte order mark")
+    );
+    assert_eq!(utf16(b"{\0\"\0a\0"), Some("UTF-16LE"));
+    assert_eq!(utf16(b"\0{\0\""), Some("UTF-16BE"));
+    let binary = b"\xff\xfe not utf-8";
+    for utf8 in [
+        &b"{\"a\": 1}"[..],
+        b"",
+        b"{",
+        b"\xEF\xBB\xBF{}",
+        "héllo".as_bytes(),
+        binary,
+    ] {
+        assert_eq!(utf16(utf8), None, "{utf8:?}");
+    }
+}
+
+#[test]
+fn a_document_loses_its_long_line_and_itself() {
+    // Line 2 went past the limit: lines 1 and 3 must not close into `{}`.
+    let mut f = Framer::new(1 << 20);
+    let mut items = Vec::new();
+    let mut push = |it: Item| {
+        if let Item::Value { line, value } = it {
+            items.push((line, value.to_string()));
+        }
+    };
+    f.line(1, b"{", &mut push);
+    f.too_long(2);
+    f.line(3, b"}", &mut push);
+    f.line(4, br#"{"next": 1}"#, &mut push);
+    f.finish();
+    assert_eq!(items, [(4, r#"{"next":1}"#.to_owned())]);
+    assert_eq!(f.stats.too_long, 1);
+}
+
+#[test]
 fn sse_with_comments_and_done() {
     let (items, stats) = frame(": ping\nevent: x\ndata: {\"a\":1}\n\ndata: [DONE]\n");
     assert_eq!(items, [(3, "{\"a\":1}".into()), (5, "[DONE]".into())]);

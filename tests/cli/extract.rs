@@ -605,6 +605,81 @@ fn stderr_tells_violations_warnings_and_each_hint_once() {
     }
 }
 
+/// A line past --max-line-bytes is named as such, and never leaves a document assembled from
+/// the lines around it: a pretty-printed verdict whose long lines were skipped is not `{}`.
+#[test]
+fn too_long_lines_are_named_and_never_make_a_smaller_document() {
+    let r = run(sojx().args([
+        "extract",
+        "--max-line-bytes",
+        "100",
+        "examples/claude-review.ndjson",
+    ]));
+    assert_eq!((r.code, r.kind()), (1, Some("parse")));
+    assert_eq!(
+        r.one()["error"]["message"],
+        "every line of the input (7) is longer than --max-line-bytes 100; none was read"
+    );
+    for args in [
+        &["extract", "--max-line-bytes", "10"][..],
+        &["extract", "--from", "json", "--max-line-bytes", "10"],
+        &["validate", "--schema", "{}", "--max-line-bytes", "10"],
+    ] {
+        let r = run(sojx().args(args).arg("examples/verdict.json"));
+        assert_eq!(r.code, 1, "{args:?}");
+        assert!(
+            r.envelopes.iter().all(|e| e.get("data").is_none()),
+            "{args:?}: {}",
+            r.stdout
+        );
+    }
+    let r = run(sojx()
+        .args(["validate", "--schema", "{}", "--max-line-bytes", "10"])
+        .arg("examples/verdict.json"));
+    assert_eq!(
+        r.envelopes[0]["error"]["message"],
+        "line 1 is not JSON: the document starting here runs through line 2, longer than --max-line-bytes 10"
+    );
+}
+
+/// UTF-16 (PowerShell's `>` writes it) is a `parse` failure that says so and how to convert,
+/// not "no answer" with a retry hint.
+#[test]
+fn utf16_input_is_named_with_a_way_to_convert_it() {
+    let json = r#"{"verdict":"PASS"}"#;
+    let le: Vec<u8> = json.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    let be: Vec<u8> = json.encode_utf16().flat_map(u16::to_be_bytes).collect();
+    let cases = [
+        (
+            [&[0xFF, 0xFE][..], &le].concat(),
+            "UTF-16LE with a byte order mark",
+        ),
+        (le.clone(), "UTF-16LE"),
+        (be, "UTF-16BE"),
+    ];
+    for (bytes, how) in cases {
+        let r = run(sojx().arg("extract").write_stdin(bytes.clone()));
+        assert_eq!((r.code, r.kind()), (1, Some("parse")), "{how}");
+        let e = &r.one()["error"];
+        assert_eq!(
+            e["message"],
+            format!("the input is {how}; sojx reads UTF-8").as_str()
+        );
+        assert_eq!(e["retryable"], false);
+        assert!(
+            e["hint"]
+                .as_str()
+                .unwrap()
+                .contains("iconv -f UTF-16 -t UTF-8")
+        );
+        let r = run(sojx()
+            .args(["validate", "--schema", "{}"])
+            .write_stdin(bytes));
+        assert_eq!((r.code, r.kind()), (1, Some("parse")), "{how}");
+        assert!(r.one()["error"]["message"].as_str().unwrap().contains(how));
+    }
+}
+
 #[test]
 fn help_and_version_read_nothing() {
     let out = sojx().args(["extract", "--help"]).output().unwrap();
