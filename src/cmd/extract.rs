@@ -118,8 +118,6 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
             },
         )?;
     }
-    if sources.len() > 1 && io.stderr_is_tty {
-        let _ = writeln!(io.stderr, "sojx: {}", tally.line());
-    }
+    tally.tell(io, "inputs");
     Ok(status)
 }

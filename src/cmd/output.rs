@@ -196,16 +196,25 @@ impl Tally {
         *self.kinds.entry(kind).or_default() += 1;
     }
 
-    /// `12 inputs: 10 ok, 1 not_found, 1 validation_failed` (ok first, then kinds by name).
-    pub(super) fn line(&self) -> String {
+    /// `12 inputs, 10 ok, 1 not_found, 1 validation_failed` (contract §7: ok first, then the
+    /// kinds that occurred, by name); `what` names the things counted.
+    pub(super) fn line(&self, what: &str) -> String {
         let ok = self.kinds.get("ok").copied().unwrap_or(0);
-        let mut parts = vec![format!("{ok} ok")];
+        let mut parts = vec![format!("{} {what}", self.inputs), format!("{ok} ok")];
         parts.extend(
             self.kinds
                 .iter()
                 .filter(|(k, _)| *k != "ok")
                 .map(|(k, n)| format!("{n} {k}")),
         );
-        format!("{} inputs: {}", self.inputs, parts.join(", "))
+        parts.join(", ")
+    }
+
+    /// The batch's summary on stderr, terminal or not (a CI log shows it), when there was more
+    /// than one.
+    pub(super) fn tell(&self, io: &mut Io<'_>, what: &str) {
+        if self.inputs > 1 {
+            let _ = writeln!(io.stderr, "sojx: {}", self.line(what));
+        }
     }
 }

@@ -4,7 +4,7 @@
 use std::io;
 
 use super::Io;
-use super::output::{emit, fail_before_input, files_read, sources, stdin_guard, style};
+use super::output::{Tally, emit, fail_before_input, files_read, sources, stdin_guard, style};
 use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
 use crate::{cli, input, schema, validate};
@@ -34,6 +34,7 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
         Err(f) => return fail_before_input("validate", &a.files, &f, io, style),
     };
     let mut status = ExitStatus::Success;
+    let mut tally = Tally::default();
     for s in sources(&a.files) {
         let _watchdog = input::Watchdog::arm(a.live.timeout);
         let (tee, timeout) = (tee.as_mut(), a.live.timeout);
@@ -45,9 +46,11 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
             timeout,
             &mut |env| {
                 status = status.worst(env.exit_status());
+                tally.note(&env);
                 emit(io, &env, style)
             },
         )?;
     }
+    tally.tell(io, "documents");
     Ok(status)
 }

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{check_envelope, fixture, root, run, run_stdin, sojx, sojx_process};
+use crate::common::{check_envelope, fixture, have_tool, root, run, run_stdin, sojx, sojx_process};
 
 const SCHEMA: &str = "examples/verdict.schema.json";
 const HOSTILE: &str = "citizen/hostile.ndjson";
@@ -767,24 +767,12 @@ fn every_command_help_has_examples() {
 
 // --- terminal safety ------------------------------------------------------------------------
 
-/// Whether `script` (util-linux), which gives a command a terminal, is here; a notice when not.
-fn have_script(test: &str) -> bool {
-    let have = Command::new("script")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !have {
-        eprintln!("notice: `script` (util-linux) is missing; skipping {test}");
-    }
-    have
-}
-
 /// A model-written answer with an 8-bit CSI (U+009B), OSC (U+009D) with its terminator
 /// (U+009C) and a bidi override, printed on a terminal (pretty JSON and `-r`): every one is
 /// escaped, none reaches the terminal raw. Into a pipe, the JSON stays byte-exact.
 #[test]
 fn model_text_on_a_terminal_is_escaped_in_every_format() {
-    if !have_script("the terminal escaping test") {
+    if !have_tool("script", "the terminal escaping test") {
         return;
     }
     let path = tmp("c1-answer");
@@ -825,7 +813,7 @@ fn model_text_on_a_terminal_is_escaped_in_every_format() {
 /// No FILE and stdin a terminal: one line on stderr, exit 3, no envelope, no wait.
 #[test]
 fn stdin_on_a_terminal_is_one_line_and_exit_3() {
-    if !have_script("the stdin-terminal test") {
+    if !have_tool("script", "the stdin-terminal test") {
         return;
     }
     let bin = assert_cmd::cargo::cargo_bin("sojx");

@@ -163,6 +163,25 @@ pub fn shared() -> Option<PathBuf> {
     None
 }
 
+/// Whether `tool` (run with `--version`) is on PATH; when it is not, a notice that `test` is
+/// skipped, or a failure when `SOJX_REQUIRE_TOOLS=1` (which `.ci/run` sets, after installing
+/// them). Never keyed on `CI`: a fork's CI or a plain clone without the tool still passes.
+#[allow(dead_code)]
+pub fn have_tool(tool: &str, test: &str) -> bool {
+    let have = std::process::Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !have {
+        assert!(
+            std::env::var_os("SOJX_REQUIRE_TOOLS").is_none_or(|v| v != "1"),
+            "{test} needs `{tool}`, and SOJX_REQUIRE_TOOLS=1 requires it"
+        );
+        eprintln!("notice: `{tool}` is missing; skipping {test}");
+    }
+    have
+}
+
 #[allow(dead_code)]
 pub fn path_str(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")

@@ -587,7 +587,8 @@ fn stderr_tells_violations_warnings_and_each_hint_once() {
     // The second input: the same violations, no second hint.
     assert!(lines[23].starts_with("sojx: examples/claude-review.ndjson: validation_failed: "));
     assert_eq!(listed(24).len(), 20);
-    assert_eq!(lines.len(), 45, "{}", r.stderr);
+    assert_eq!(lines[45], "sojx: 2 inputs, 0 ok, 2 validation_failed");
+    assert_eq!(lines.len(), 46, "{}", r.stderr);
     assert_eq!(r.stderr.matches("hint:").count(), 1);
     // A warning reaches stderr in JSON mode, one line, and in -r mode too.
     for raw in [false, true] {
