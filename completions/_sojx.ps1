@@ -56,6 +56,8 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -76,6 +78,8 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -100,6 +104,8 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -113,6 +119,8 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -127,6 +135,8 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
             [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

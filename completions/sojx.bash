@@ -73,7 +73,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__compare)
-            opts="-s -r -h --items --key --field --from --strict --repair --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --items --key --field --from --strict --repair --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -139,7 +139,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__compile)
-            opts="-r -h --provider --compat --draft --resource --output-format --pretty --raw --color --help"
+            opts="-r -q -h --provider --compat --draft --resource --output-format --pretty --raw --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -177,7 +177,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__extract)
-            opts="-s -r -h --from --strict --repair --activity --markers --handoff --assert --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --timeout --tee --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --from --strict --repair --activity --markers --handoff --assert --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --timeout --tee --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -345,7 +345,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__lint)
-            opts="-r -h --provider --draft --resource --output-format --pretty --raw --color --help"
+            opts="-r -q -h --provider --draft --resource --output-format --pretty --raw --quiet --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -379,7 +379,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__validate)
-            opts="-s -r -h --schema --draft --ignore-formats --resource --output-format --pretty --raw --color --timeout --tee --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --timeout --tee --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

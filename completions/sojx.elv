@@ -52,6 +52,8 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
             cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
             cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -q 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand --quiet 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -71,6 +73,8 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
             cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
             cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -q 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand --quiet 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -94,6 +98,8 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
             cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
             cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -q 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand --quiet 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -106,6 +112,8 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
             cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
             cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -q 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand --quiet 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -119,6 +127,8 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
             cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
             cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -q 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand --quiet 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

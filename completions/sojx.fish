@@ -73,6 +73,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand extract" -l markers -d 'Legacy
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
@@ -94,6 +95,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-answer-bytes 
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l items -d 'jq expression yielding the items to compare from each input\'s `data`, e.g. `.findings[]`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l key -d 'jq expression yielding an item\'s identity, e.g. `[.file, .line]`' -r
@@ -133,6 +135,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand compare" -l repair -d 'As for 
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l provider -d 'Which provider\'s limits to check' -r -f -a "anthropic\t''
 openai\t''
@@ -151,6 +154,7 @@ always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l provider -d 'The provider to lower the schema for' -r -f -a "anthropic\t'Claude: tool input schemas, structured outputs, Claude Code `--json-schema`'
 openai\t'OpenAI Structured Outputs, strict mode'
@@ -170,6 +174,7 @@ always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "extract" -d 'Extract, validate and print an envelope per input (the main job)'
 complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "validate" -d 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'

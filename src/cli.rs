@@ -392,6 +392,11 @@ pub struct OutputArgs {
     #[arg(long, short = 'r', conflicts_with = "pretty")]
     pub raw: bool,
 
+    /// Print nothing on stdout, as `grep -q` does: the exit status says what happened, and
+    /// failures are still told on stderr.
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+
     /// When to use colors on stderr and in `--output-format text`.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
     pub color: ColorWhen,

@@ -18,6 +18,8 @@ pub(crate) struct Style {
     pub format: OutputFormat,
     pub pretty: bool,
     pub raw: bool,
+    /// `-q`: nothing on stdout.
+    pub quiet: bool,
     /// Standard output is a terminal: JSON escapes what a terminal would act on, and `-r`
     /// prints strings sanitized.
     pub terminal: bool,
@@ -29,6 +31,9 @@ pub(crate) struct Style {
 
 /// Print one envelope.
 pub(crate) fn render(out: &mut dyn Write, env: &Envelope, style: Style) -> io::Result<()> {
+    if style.quiet {
+        return Ok(());
+    }
     if style.raw {
         return match env.data() {
             Some(Value::String(s)) if style.terminal => {

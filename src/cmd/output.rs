@@ -18,6 +18,7 @@ pub(super) fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
         format: o.output_format,
         pretty: o.pretty || (io.stdout_is_tty && o.output_format == OutputFormat::Json),
         raw: o.raw,
+        quiet: o.quiet,
         terminal: io.stdout_is_tty,
         color: color::resolve(o.color, &io.env.color, io.stdout_is_tty),
         stderr_color: color::resolve(o.color, &io.env.color, io.stderr_is_tty),
@@ -93,11 +94,11 @@ pub(super) fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<
     io.stdout.flush()
 }
 
-/// On stderr, in JSON mode (the text format says it all on stdout): each warning, then the
+/// On stderr, in JSON mode or with `-q` (the text format says it all on stdout): each warning, then the
 /// failure with its violations (at most [`TOLD_VIOLATIONS`]) and its hint, unless that hint was
 /// already given in this run. Every line is `sojx: INPUT: …`; an empty `input` blames none.
 fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
-    if style.format != OutputFormat::Json {
+    if style.format != OutputFormat::Json && !style.quiet {
         return;
     }
     let color = style.stderr_color;

@@ -74,9 +74,9 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
         );
     let env = envelope::failure(command, "", f, Parts::default());
     let status = env.exit_status();
-    // `-r` prints data or nothing: never an envelope a pipe would take for the answer
-    // (`sojx extract -r --shema x.json run | jq .verdict` must not print `null`).
-    if asks_raw(args) {
+    // `-r` prints data or nothing, `-q` nothing: never an envelope a pipe would take for the
+    // answer (`sojx extract -r --shema x.json run | jq .verdict` must not print `null`).
+    if asks_silence(args) {
         return status;
     }
     let _ = render::render(
@@ -86,6 +86,7 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
             format: OutputFormat::Json,
             pretty: false,
             raw: false,
+            quiet: false,
             terminal: io.stdout_is_tty,
             color: false,
             stderr_color: false,
@@ -94,21 +95,22 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
     status
 }
 
-/// Whether the arguments ask for `-r/--raw`, read token by token (clap could not parse them):
-/// `--raw`, or `-r` alone or in a cluster of short flags (`-rq`), before `--`. A value that
-/// looks like one errs on the side of printing nothing; the exit status and stderr still say
-/// what went wrong.
-fn asks_raw(args: &[OsString]) -> bool {
+/// Whether the arguments ask for `-r/--raw` or `-q/--quiet`, read token by token (clap could
+/// not parse them): the long flag, or the short one alone or in a cluster of short flags
+/// (`-rq`), before `--`. A value that looks like one errs on the side of printing nothing; the
+/// exit status and stderr still say what went wrong.
+fn asks_silence(args: &[OsString]) -> bool {
     args.iter()
         .skip(1)
         .filter_map(|a| a.to_str())
         .take_while(|a| *a != "--")
         .any(|a| {
             a == "--raw"
+                || a == "--quiet"
                 || a.strip_prefix('-').is_some_and(|c| {
                     !c.starts_with('-')
                         && c.chars().all(|c| c.is_ascii_alphabetic())
-                        && c.contains('r')
+                        && c.contains(['r', 'q'])
                 })
         })
 }

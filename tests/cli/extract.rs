@@ -681,6 +681,55 @@ fn utf16_input_is_named_with_a_way_to_convert_it() {
     }
 }
 
+/// `-q` prints nothing on stdout, success or failure, like `grep -q`; the exit status decides
+/// and stderr still tells a failure, in every output format.
+#[test]
+fn quiet_prints_nothing_and_the_status_decides() {
+    let bad = r#"{"type":"string"}"#;
+    let review = "examples/claude-review.ndjson";
+    let cases: &[(&[&str], i32, bool)] = &[
+        (&["extract", "-q", review], 0, false),
+        (&["extract", "--quiet", "--schema", bad, review], 1, true),
+        (
+            &[
+                "extract",
+                "-q",
+                "--output-format",
+                "text",
+                "--schema",
+                bad,
+                review,
+            ],
+            1,
+            true,
+        ),
+        (&["extract", "-q", "--pretty", review, review], 0, true),
+        (
+            &["validate", "-q", "--schema", bad, "examples/verdict.json"],
+            1,
+            true,
+        ),
+        (
+            &["lint", "-q", "schemas/examples/code-review.schema.json"],
+            0,
+            false,
+        ),
+        (&["lint", "-q", "examples/verdict.schema.json"], 1, true),
+        (&["extract", "-q", "--shema", "x.json", review], 3, true),
+    ];
+    for (args, code, told) in cases {
+        let out = sojx().args(*args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(*code), "{args:?}: {err}");
+        assert!(
+            out.stdout.is_empty(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert_eq!(!err.is_empty(), *told, "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn help_and_version_read_nothing() {
     let out = sojx().args(["extract", "--help"]).output().unwrap();
