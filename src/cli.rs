@@ -423,9 +423,10 @@ pub enum Generated {
 /// How inputs are read while they arrive.
 #[derive(Debug, Args)]
 pub struct LiveArgs {
-    /// Give up on an input that has not ended after SECS seconds (fractions allowed): a
-    /// `timeout` envelope with what was seen so far, exit status 2.
-    #[arg(long, value_name = "SECS", value_parser = parse_timeout)]
+    /// Give up on an input that has not ended after DURATION: seconds (`90`, `1.5`) or with a
+    /// unit (`90s`, `15m`, `1h 30m`). A `timeout` envelope with what was seen so far, exit
+    /// status 2.
+    #[arg(long, value_name = "DURATION", value_parser = parse_timeout)]
     pub timeout: Option<Duration>,
 
     /// Copy every input byte to FILE as it is read (created or truncated; several inputs are
@@ -436,20 +437,21 @@ pub struct LiveArgs {
 
 #[derive(Debug, Args)]
 pub struct LimitArgs {
-    /// Longest input line accepted, in bytes (default 64 MiB). A longer line is skipped with a
-    /// `line_too_long` warning (a `parse` error when nothing else is left), never read into
-    /// memory. Also bounds one multi-line JSON document and the text kept for `--from text`.
-    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+    /// Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are
+    /// powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error
+    /// when nothing else is left), never read into memory. Also bounds one multi-line JSON
+    /// document and the text kept for `--from text`.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
     pub max_line_bytes: usize,
 
     /// Most JSON candidates tried in one answer text.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_candidates: usize,
 
-    /// Most bytes of answer accumulated from a stream of deltas (OpenAI chat and Responses,
-    /// Ollama, Anthropic, Gemini CLI, opencode), in bytes (default 64 MiB). Past it the input is
-    /// a `parse` error; the rest of the answer is not read into memory.
-    #[arg(long, value_name = "BYTES", default_value_t = 64 << 20)]
+    /// Most answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama,
+    /// Anthropic, Gemini CLI, opencode), as for `--max-line-bytes`. Past it the input is a
+    /// `parse` error; the rest of the answer is not read into memory.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
     pub max_answer_bytes: usize,
 }
 
@@ -515,15 +517,28 @@ pub enum ColorWhen {
     Never,
 }
 
-/// Parse `--timeout SECS`: a non-negative number of seconds, fractions allowed.
+/// Parse `--timeout DURATION`: a non-negative number of seconds (fractions allowed), or a
+/// duration with units as `humantime` reads them (`90s`, `15m`, `1h 30m`, `500ms`).
 pub fn parse_timeout(s: &str) -> Result<Duration, String> {
-    let secs: f64 = s
-        .trim()
-        .parse()
-        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    Duration::try_from_secs_f64(secs).map_err(|_| {
-        format!("`{s}` is not a usable timeout (a non-negative number of seconds is expected)")
+    let t = s.trim();
+    if let Ok(secs) = t.parse::<f64>() {
+        return Duration::try_from_secs_f64(secs).map_err(|_| {
+            format!("`{s}` is not a usable timeout (a non-negative number of seconds is expected)")
+        });
+    }
+    humantime::parse_duration(t).map_err(|e| {
+        format!("`{s}` is not a duration ({e}): give seconds (`90`, `1.5`) or a unit (`90s`, `15m`, `1h`)")
     })
+}
+
+/// Parse a size (`--max-line-bytes`, `--max-answer-bytes`): bytes, or a number with a unit as
+/// `bytesize` reads it (`8MiB`, `512 KiB`, `1.5GiB`; `MB`, `KB` are powers of ten).
+pub fn parse_size(s: &str) -> Result<usize, String> {
+    let size: bytesize::ByteSize = s.trim().parse().map_err(|_| {
+        format!("`{s}` is not a size: give bytes (`1048576`) or a unit (`8MiB`, `512KiB`)")
+    })?;
+    usize::try_from(size.as_u64())
+        .map_err(|_| format!("`{s}` is larger than this machine's memory"))
 }
 
 /// Parse `--tee FILE`: any path but `-` (standard output carries the envelopes).

@@ -440,10 +440,45 @@ fn no_thread_to_start_is_an_envelope_not_a_panic() {
 
 #[test]
 fn bad_timeouts_are_usage_errors() {
-    for bad in ["-1", "soon", "NaN", "inf"] {
+    for bad in ["-1", "soon", "NaN", "inf", "1x", "5 parsecs"] {
         let r = run_stdin(&["extract", "--timeout", bad], "{}");
         assert_eq!(r.code, 3, "{bad}");
         assert_eq!(r.kind(), Some("usage"), "{bad}");
+    }
+    for bad in ["x", "1.5", "-1", "8 parsecs"] {
+        let r = run_stdin(&["extract", "--max-line-bytes", bad], "{}");
+        assert_eq!((r.code, r.kind()), (3, Some("usage")), "{bad}");
+    }
+}
+
+/// Durations and sizes take units: `--timeout 15m`, `--max-line-bytes 8MiB`; a bare number is
+/// seconds or bytes, as before.
+#[test]
+fn durations_and_sizes_take_units() {
+    for t in ["30", "2.5", "90s", "15m", "1h 30m", "500ms"] {
+        let r = run(sojx()
+            .args(["extract", "--timeout", t])
+            .arg(fixture(HOSTILE)));
+        assert_eq!(r.code, 0, "{t}: {}", r.stdout);
+    }
+    // A stdin that never ends: the deadline, given with a unit, still fires.
+    let mut child = spawn(&["extract", "--timeout", "300ms"]);
+    let stdin = child.stdin.take().unwrap();
+    assert_eq!(wait(&mut child).code(), Some(2));
+    drop(stdin);
+    // The longest line of the example is 583 bytes.
+    let example = root().join("examples/claude-review.ndjson");
+    for (size, code) in [
+        ("583", 0),
+        ("1KiB", 0),
+        ("0.5KiB", 1),
+        ("1 KB", 0),
+        ("582", 1),
+    ] {
+        let r = run(sojx()
+            .args(["extract", "--max-line-bytes", size])
+            .arg(&example));
+        assert_eq!(r.code, code, "{size}: {}", r.stdout);
     }
 }
 
