@@ -112,7 +112,7 @@ _sojx() {
                     return 0
                     ;;
                 --output-format)
-                    COMPREPLY=($(compgen -W "json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json text github" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -162,7 +162,7 @@ _sojx() {
                     return 0
                     ;;
                 --output-format)
-                    COMPREPLY=($(compgen -W "json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json text github" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -212,7 +212,7 @@ _sojx() {
                     return 0
                     ;;
                 --output-format)
-                    COMPREPLY=($(compgen -W "json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json text github" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -364,7 +364,7 @@ _sojx() {
                     return 0
                     ;;
                 --output-format)
-                    COMPREPLY=($(compgen -W "json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json text github" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -402,7 +402,7 @@ _sojx() {
                     return 0
                     ;;
                 --output-format)
-                    COMPREPLY=($(compgen -W "json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "json text github" -- "${cur}"))
                     return 0
                     ;;
                 --color)

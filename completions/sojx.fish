@@ -57,7 +57,8 @@ complete -c sojx -n "__fish_sojx_using_subcommand extract" -l draft -d 'Force th
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
-text\t'A short human summary'"
+text\t'A short human summary'
+github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
 always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
@@ -83,7 +84,8 @@ complete -c sojx -n "__fish_sojx_using_subcommand validate" -l draft -d 'Force t
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
-text\t'A short human summary'"
+text\t'A short human summary'
+github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
 always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
@@ -123,7 +125,8 @@ complete -c sojx -n "__fish_sojx_using_subcommand compare" -l draft -d 'Force th
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
-text\t'A short human summary'"
+text\t'A short human summary'
+github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
 always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
@@ -148,7 +151,8 @@ complete -c sojx -n "__fish_sojx_using_subcommand lint" -l draft -d 'Force the s
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
-text\t'A short human summary'"
+text\t'A short human summary'
+github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
 always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
@@ -168,7 +172,8 @@ complete -c sojx -n "__fish_sojx_using_subcommand compile" -l draft -d 'Force th
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
-text\t'A short human summary'"
+text\t'A short human summary'
+github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
 always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"

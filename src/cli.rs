@@ -505,6 +505,9 @@ pub enum OutputFormat {
     Json,
     /// A short human summary.
     Text,
+    /// GitHub Actions workflow commands: an annotation per violation, warning or failure; and,
+    /// when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary.
+    Github,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

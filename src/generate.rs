@@ -97,6 +97,11 @@ const ENVIRONMENT: &[(&str, &str)] = &[
          for --output-format text, standard error for messages and --activity) is a terminal. \
          JSON on standard output is never colored.",
     ),
+    (
+        "GITHUB_STEP_SUMMARY",
+        "With --output-format github, the file (set by the GitHub Actions runner) that a Markdown \
+         table of the inputs and their outcomes is appended to, once per run.",
+    ),
 ];
 
 fn man(cmd: &clap::Command, out: &mut dyn Write) -> io::Result<()> {

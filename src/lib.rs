@@ -19,6 +19,7 @@ pub mod exit;
 pub mod extract;
 pub mod framing;
 pub(crate) mod generate;
+pub(crate) mod github;
 pub mod input;
 pub(crate) mod jq;
 pub(crate) mod lint;

@@ -57,6 +57,7 @@ pub(crate) fn render(out: &mut dyn Write, env: &Envelope, style: Style) -> io::R
             writeln!(out)
         }
         OutputFormat::Text => text(out, env, style.color),
+        OutputFormat::Github => crate::github::commands(out, env),
     }
 }
 

@@ -34,6 +34,9 @@ pub struct Env {
     /// `SOJX_NO_FAST_PATH` set and not empty: every line is parsed (to compare the fast path
     /// with the full parse).
     pub no_fast_path: bool,
+    /// `GITHUB_STEP_SUMMARY` (set by the GitHub Actions runner, not empty): the job summary
+    /// file `--output-format github` appends its table to.
+    pub github_step_summary: Option<std::path::PathBuf>,
 }
 
 impl Env {
@@ -49,6 +52,9 @@ impl Env {
             },
             read_ahead: var("SOJX_READ_AHEAD"),
             no_fast_path: std::env::var_os("SOJX_NO_FAST_PATH").is_some_and(|v| !v.is_empty()),
+            github_step_summary: std::env::var_os("GITHUB_STEP_SUMMARY")
+                .filter(|v| !v.is_empty())
+                .map(std::path::PathBuf::from),
         }
     }
 
@@ -74,6 +80,8 @@ pub struct Io<'a> {
     /// Hints already printed on stderr: a hint is said once per run, however many inputs
     /// earn it.
     hints_told: std::collections::HashSet<String>,
+    /// The job summary's rows so far (`--output-format github` with `GITHUB_STEP_SUMMARY`).
+    summary: output::Summary,
 }
 
 impl<'a> Io<'a> {
@@ -89,6 +97,7 @@ impl<'a> Io<'a> {
             stderr_is_tty: io::stderr().is_terminal(),
             env: Env::capture(),
             hints_told: std::collections::HashSet::new(),
+            summary: output::Summary::default(),
         }
     }
 
@@ -153,6 +162,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> ExitSta
         stderr_is_tty: io.stderr_is_tty,
         env: io.env.clone(),
         hints_told: std::collections::HashSet::new(),
+        summary: output::Summary::default(),
     };
     let status = run_closable(args, &mut io);
     match io.stdout.flush() {
@@ -179,8 +189,9 @@ fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> Ex
         Command::Generate(Lazy(a)) => generate::run(&a, io),
     }
     .context("writing the output failed");
+    let summary = output::write_summary(io);
     match result {
-        Ok(status) => status,
+        Ok(status) => status.worst(summary),
         // Not expected (`Closable` drops writes to a closed stdout), but a broken pipe is the
         // reader's choice, not a failure of sojx.
         Err(e) if is_broken_pipe(&e) => ExitStatus::Success,

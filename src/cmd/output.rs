@@ -11,7 +11,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
 use crate::input::Source;
 use crate::render::{self, Style};
-use crate::{sanitize, schema};
+use crate::{github, sanitize, schema};
 
 pub(super) fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
     Style {
@@ -74,7 +74,71 @@ pub(super) fn stdin_guard(
 /// Render an envelope, and tell people on stderr what went wrong.
 pub(super) fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
     render::render(io.stdout, env, style)?;
+    io.summary.note(env, style, &io.env);
     tell(io, env, style)
+}
+
+/// The job summary (`--output-format github` when `GITHUB_STEP_SUMMARY` is set): a row per
+/// envelope, at most [`github::SUMMARY_ROWS`], appended to the file once the command is done.
+#[derive(Debug, Default)]
+pub(super) struct Summary {
+    command: &'static str,
+    rows: Vec<String>,
+    more: usize,
+}
+
+impl Summary {
+    fn note(&mut self, env: &Envelope, style: Style, e: &super::Env) {
+        if style.format != OutputFormat::Github || e.github_step_summary.is_none() {
+            return;
+        }
+        self.command = env.command();
+        if self.rows.len() < github::SUMMARY_ROWS {
+            self.rows.push(github::summary_row(env));
+        } else {
+            self.more += 1;
+        }
+    }
+}
+
+/// Append the job summary's table, when there is one, to `GITHUB_STEP_SUMMARY`. A file that
+/// cannot be written is the caller's: `io`, exit status 3.
+pub(super) fn write_summary(io: &mut Io<'_>) -> ExitStatus {
+    let s = std::mem::take(&mut io.summary);
+    let Some(path) = io
+        .env
+        .github_step_summary
+        .as_ref()
+        .filter(|_| !s.rows.is_empty())
+    else {
+        return ExitStatus::Success;
+    };
+    let mut table = github::summary_head(s.command);
+    table.extend(s.rows);
+    if s.more > 0 {
+        table.push_str(&format!(
+            "\n… and {} more (the envelopes have them all)\n",
+            s.more
+        ));
+    }
+    table.push('\n');
+    let written = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(path)
+        .and_then(|mut f| io::Write::write_all(&mut f, table.as_bytes()));
+    match written {
+        Ok(()) => ExitStatus::Success,
+        Err(e) => {
+            let _ = writeln!(
+                io.stderr,
+                "sojx: io: cannot append the job summary to {}: {}",
+                sanitize::sanitize(&path.to_string_lossy()),
+                crate::input::io_reason(&e)
+            );
+            ExitStatus::of("sojx", ErrorKind::Io)
+        }
+    }
 }
 
 /// Print an envelope already rendered (by a batch worker), and tell people what went wrong.
@@ -85,6 +149,7 @@ pub(super) fn emit_rendered(
     style: Style,
 ) -> io::Result<()> {
     io.stdout.write_all(rendered)?;
+    io.summary.note(env, style, &io.env);
     tell(io, env, style)
 }
 
@@ -175,6 +240,7 @@ pub(super) fn fail_before_input(
         let env = envelope::failure(command, &s.name(), f.clone(), Parts::default());
         status = status.worst(env.exit_status());
         render::render(io.stdout, &env, style)?;
+        io.summary.note(&env, style, &io.env);
         if i == 0 {
             tell_line(io, &env, "", style);
         }

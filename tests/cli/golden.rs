@@ -905,6 +905,24 @@ fn mode_cases() -> Vec<Case> {
             &["extract", "--draft", "7", "--schema", VERDICT, ex],
         ),
         m(
+            "github",
+            &[
+                "extract",
+                "--output-format",
+                "github",
+                "--schema",
+                r#"{"required":["summary","risk"]}"#,
+                ex,
+                "tests/fixtures/claude-code/cross-check-mismatch.ndjson",
+                "tests/fixtures/claude-code/truncated.ndjson",
+            ],
+        ),
+        m(
+            "github-lint",
+            &["lint", "--output-format", "github", VERDICT],
+        ),
+        m("quiet", &["extract", "-q", "--schema", r#"{"type":"string"}"#, ex]),
+        m(
             "timeout-not-reached",
             &["extract", "--timeout", "30", "--schema", VERDICT, ex],
         ),

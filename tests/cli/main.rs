@@ -11,6 +11,7 @@ mod conformance;
 mod docs;
 mod extract;
 mod fastpath;
+mod github;
 mod golden;
 mod jq_budget;
 mod layout;

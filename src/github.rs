@@ -1,0 +1,228 @@
+//! `--output-format github`: GitHub Actions workflow commands on stdout (an annotation per
+//! violation, warning, lint finding or failure), and the rows of the Markdown table sojx appends
+//! to the job summary (`GITHUB_STEP_SUMMARY`).
+//!
+//! The escaping is the runner's own (`actions/toolkit`, `packages/core/src/command.ts`:
+//! `escapeData`, `escapeProperty`): in the message `%`, CR and LF become `%25`, `%0D`, `%0A`;
+//! in a property `:` and `,` become `%3A` and `%2C` as well. A model-written message can thus
+//! never end a command early or start a new one.
+
+use std::io::{self, Write};
+
+use serde_json::Value;
+
+use crate::envelope::Envelope;
+use crate::error::ErrorKind;
+
+/// Most violations of one input annotated (the envelope, and the JSON mode, have them all).
+const VIOLATIONS: usize = 20;
+
+/// The workflow commands for one envelope.
+pub(crate) fn commands(out: &mut dyn Write, env: &Envelope) -> io::Result<()> {
+    // Only a file can be pointed at: not stdin, not a schema given inline.
+    let file = Some(env.input()).filter(|f| !f.is_empty() && !f.starts_with(['<', '{', '[']));
+    let line = env
+        .source()
+        .and_then(|s| s.get("line"))
+        .and_then(Value::as_u64);
+    let cmd = |out: &mut dyn Write, level: &str, line: Option<u64>, title: &str, msg: &str| {
+        let mut props = Vec::new();
+        if let Some(f) = file {
+            props.push(format!("file={}", property(f)));
+        }
+        if let Some(l) = line {
+            props.push(format!("line={l}"));
+        }
+        props.push(format!("title={}", property(title)));
+        writeln!(out, "::{level} {}::{}", props.join(","), data(msg))
+    };
+    for w in env.warnings() {
+        cmd(
+            out,
+            "warning",
+            None,
+            &format!("sojx {}", w.kind),
+            &w.message,
+        )?;
+    }
+    if let Some(fs) = findings(env) {
+        for f in fs {
+            let s = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("");
+            let level = match s("severity") {
+                "error" => "error",
+                "warning" => "warning",
+                _ => "notice",
+            };
+            let at = match s("pointer") {
+                "" => "/",
+                p => p,
+            };
+            let title = format!("sojx lint {}/{} at {at}", s("provider"), s("rule"));
+            cmd(
+                out,
+                level,
+                None,
+                &title,
+                &format!("{}\nfix: {}", s("message"), s("fix")),
+            )?;
+        }
+    }
+    let Some(err) = env.error() else {
+        if env.command() != "lint" {
+            let what = [env.producer().map(crate::producer::Producer::id), env.source_kind()]
+                .into_iter()
+                .flatten()
+                .collect::<Vec<_>>()
+                .join(", ");
+            cmd(out, "notice", line, "sojx ok", &what)?;
+        }
+        return Ok(());
+    };
+    let title = format!("sojx {}", err.kind.as_str());
+    let violations = match &err.details {
+        Some(Value::Array(vs)) if err.kind == ErrorKind::ValidationFailed => vs.as_slice(),
+        _ => &[],
+    };
+    if violations.is_empty() {
+        let msg = match &err.hint {
+            Some(h) => format!("{}\nhint: {h}", err.message),
+            None => err.message.clone(),
+        };
+        return cmd(out, "error", line, &title, &msg);
+    }
+    for v in violations.iter().take(VIOLATIONS) {
+        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
+        let at = match s("instance_location") {
+            "" => "/",
+            p => p,
+        };
+        let msg = format!("{} ({})", s("message"), s("keyword_location"));
+        cmd(out, "error", line, &format!("{title} at {at}"), &msg)?;
+    }
+    if violations.len() > VIOLATIONS {
+        let more = violations.len() - VIOLATIONS;
+        cmd(
+            out,
+            "error",
+            line,
+            &title,
+            &format!("and {more} more violation(s) in error.details"),
+        )?;
+    }
+    Ok(())
+}
+
+/// `sojx lint`'s findings, on success (`data`) or failure (`error.details`).
+fn findings(env: &Envelope) -> Option<&Vec<Value>> {
+    if env.command() != "lint" {
+        return None;
+    }
+    let holder = env.data().or_else(|| env.error()?.details.as_ref())?;
+    holder.get("findings")?.as_array()
+}
+
+/// Most rows of the job summary table; the rest are counted in a last line.
+pub(crate) const SUMMARY_ROWS: usize = 100;
+
+/// The job summary's table header.
+pub(crate) fn summary_head(command: &str) -> String {
+    format!(
+        "### sojx {command}\n\n| input | producer | result | error | first violations, or the message | cost | turns |\n| --- | --- | --- | --- | --- | --- | --- |\n"
+    )
+}
+
+/// One row of the job summary table for `env`.
+pub(crate) fn summary_row(env: &Envelope) -> String {
+    let input = match env.input() {
+        "" => "(none)",
+        i => i,
+    };
+    let producer = env.producer().map_or("", |p| p.id());
+    let (result, kind, detail) = match env.error() {
+        None => ("✅ ok", "", String::new()),
+        Some(e) => {
+            let result = if e.kind == ErrorKind::Timeout {
+                "⏱️ timeout"
+            } else {
+                "❌ failed"
+            };
+            let detail = match &e.details {
+                Some(Value::Array(vs)) if e.kind == ErrorKind::ValidationFailed => vs
+                    .iter()
+                    .take(3)
+                    .map(|v| {
+                        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
+                        let at = match s("instance_location") {
+                            "" => "/",
+                            p => p,
+                        };
+                        format!("`{}`: {}", cell(at), cell(s("message")))
+                    })
+                    .collect::<Vec<_>>()
+                    .join("<br>"),
+                _ => cell(&e.message),
+            };
+            (result, e.kind.as_str(), detail)
+        }
+    };
+    let session = env.session();
+    let cost = session
+        .and_then(|s| s.cost_usd.as_ref())
+        .and_then(Value::as_f64)
+        .map(|c| format!("${c:.4}"))
+        .unwrap_or_default();
+    let turns = session
+        .and_then(|s| s.turns.as_ref())
+        .and_then(Value::as_u64)
+        .map(|t| t.to_string())
+        .unwrap_or_default();
+    format!(
+        "| {} | {producer} | {result} | {kind} | {detail} | {cost} | {turns} |\n",
+        cell(input)
+    )
+}
+
+/// Text made safe for one Markdown table cell: no pipe ends it, no newline breaks the row, no
+/// HTML is interpreted, no backtick opens code (a model's answer may hold any of them).
+fn cell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '|' => out.push_str("\\|"),
+            '<' => out.push_str("&lt;"),
+            '`' => out.push('\''),
+            '\n' | '\r' => out.push(' '),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escape workflow-command data (the message).
+fn data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escape a workflow-command property (`file`, `title`).
+fn property(s: &str) -> String {
+    data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_and_properties_are_escaped_as_the_runner_reads_them() {
+        assert_eq!(data("50%\r\n::error::x"), "50%25%0D%0A::error::x");
+        assert_eq!(property("a: b, c\n"), "a%3A b%2C c%0A");
+    }
+
+    #[test]
+    fn a_cell_cannot_break_its_row() {
+        assert_eq!(cell("a | b\nc <script> `x`"), "a \\| b c &lt;script> 'x'");
+    }
+}

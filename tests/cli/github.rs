@@ -1,0 +1,209 @@
+//! `--output-format github`: workflow commands on stdout, the job summary table in
+//! `GITHUB_STEP_SUMMARY`.
+
+use std::path::PathBuf;
+
+use crate::common::{fixture, sojx};
+
+struct Out {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn github(args: &[&str], summary: Option<&PathBuf>) -> Out {
+    let mut cmd = sojx();
+    cmd.args(["extract", "--output-format", "github"])
+        .args(args)
+        .env_remove("GITHUB_STEP_SUMMARY");
+    if let Some(s) = summary {
+        cmd.env("GITHUB_STEP_SUMMARY", s);
+    }
+    let out = cmd.output().unwrap();
+    Out {
+        code: out.status.code().unwrap(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn an_annotation_per_violation_warning_and_failure() {
+    let keys = r#"{"required": ["summary", "risk"]}"#;
+    let mismatch = fixture("claude-code/cross-check-mismatch.ndjson");
+    let truncated = fixture("claude-code/truncated.ndjson");
+    let o = github(
+        &[
+            "--schema",
+            keys,
+            "examples/claude-review.ndjson",
+            mismatch.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(o.code, 1);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            r#"::error file=examples/claude-review.ndjson,line=7,title=sojx validation_failed at /::"summary" is a required property (/required)"#,
+            r#"::error file=examples/claude-review.ndjson,line=7,title=sojx validation_failed at /::"risk" is a required property (/required)"#,
+        ]
+    );
+    assert!(
+        lines[2].starts_with("::warning file=")
+            && lines[2]
+                .contains(",title=sojx cross_check_mismatch::result.structured_output differs"),
+        "{}",
+        lines[2]
+    );
+    assert_eq!(lines.len(), 5, "{}", o.stdout);
+    // stderr does not say it again; it keeps the batch summary.
+    assert_eq!(o.stderr, "sojx: 2 inputs, 0 ok, 2 validation_failed\n");
+    // A failure without violations carries its hint; a success is a notice.
+    let o = github(
+        &["examples/claude-review.ndjson", truncated.to_str().unwrap()],
+        None,
+    );
+    assert_eq!(o.code, 1);
+    let lines: Vec<&str> = o.stdout.lines().collect();
+    assert_eq!(
+        lines[0],
+        "::notice file=examples/claude-review.ndjson,line=7,title=sojx ok::claude-code, structured_output"
+    );
+    assert!(
+        lines[1].contains(",title=sojx truncated::the stream ended"),
+        "{}",
+        lines[1]
+    );
+    assert!(lines[1].contains("%0Ahint: "), "{}", lines[1]);
+    // lint: a finding is an annotation at its severity, with its fix.
+    let out = sojx()
+        .args([
+            "lint",
+            "--output-format",
+            "github",
+            "examples/verdict.schema.json",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.contains("::error file=examples/verdict.schema.json,title=sojx lint openai/openai_required at /properties/issues/items/properties/line::property `line` is optional; strict mode needs every property in required%0Afix: "),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("::warning file=examples/verdict.schema.json,title=sojx lint anthropic/")
+    );
+}
+
+/// A message or a file name cannot end a command early or forge one: `%`, CR and LF in the
+/// message, and `:` and `,` too in a property, are escaped as the runner reads them.
+#[test]
+fn model_text_and_file_names_cannot_forge_a_command() {
+    let d = scratch("github-forge");
+    let file = d.join("a,b:c.json");
+    std::fs::write(&file, r#"{"note": "x"}"#).unwrap();
+    // An --assert expression is quoted raw in its failure's message, newline and all.
+    let assert = ".note ==\n\"50%\\n::error::forged\"";
+    let o = github(&["--assert", assert, file.to_str().unwrap()], None);
+    assert_eq!(o.code, 1);
+    assert_eq!(o.stdout.lines().count(), 1, "{}", o.stdout);
+    let line = o.stdout.trim_end();
+    assert!(line.contains("a%2Cb%3Ac.json,line=1,"), "{line}");
+    assert!(line.contains("==%0A\"50%25\\n::error::forged\""), "{line}");
+    // Stdin has no file to point at.
+    let mut cmd = sojx();
+    let out = cmd
+        .args(["extract", "--output-format", "github"])
+        .write_stdin("no answer here")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.starts_with("::error title=sojx not_found::"),
+        "{stdout}"
+    );
+    // Nor does a schema given inline (lint and compile name it as their input).
+    let out = sojx()
+        .args([
+            "compile",
+            "--output-format",
+            "github",
+            "--provider",
+            "openai",
+            r#"{"type":12}"#,
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        stdout.starts_with("::error title=sojx schema_invalid::"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn the_job_summary_is_a_table_appended_once_per_run() {
+    let d = scratch("github-summary");
+    let summary = d.join("summary.md");
+    std::fs::write(&summary, "before\n").unwrap();
+    let truncated = fixture("claude-code/truncated.ndjson");
+    let o = github(
+        &["examples/claude-review.ndjson", truncated.to_str().unwrap()],
+        Some(&summary),
+    );
+    assert_eq!(o.code, 1);
+    let t = std::fs::read_to_string(&summary).unwrap();
+    let want_rows = [
+        "| examples/claude-review.ndjson | claude-code | ✅ ok |  |  | $0.0421 | 3 |".to_owned(),
+        format!(
+            "| {} | claude-code | ❌ failed | truncated | the stream ended without its terminal marker (a 'result' message) |  |  |",
+            truncated.display()
+        ),
+    ];
+    assert!(
+        t.starts_with("before\n### sojx extract\n\n| input |"),
+        "{t}"
+    );
+    for row in &want_rows {
+        assert!(t.contains(row.as_str()), "{row}\n{t}");
+    }
+    // More inputs than rows: the rest are counted.
+    let many: Vec<&str> = vec!["examples/claude-review.ndjson"; 102];
+    std::fs::write(&summary, "").unwrap();
+    let o = github(&many, Some(&summary));
+    assert_eq!(o.code, 0);
+    let t = std::fs::read_to_string(&summary).unwrap();
+    assert_eq!(t.matches("| ✅ ok |").count(), 100);
+    assert!(t.contains("… and 2 more"), "{t}");
+    // JSON stays the default, in a GitHub job too: no table without --output-format github.
+    std::fs::write(&summary, "").unwrap();
+    let out = sojx()
+        .args(["extract", "examples/claude-review.ndjson"])
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("{\"timestamp\""));
+    assert_eq!(std::fs::read_to_string(&summary).unwrap(), "");
+    // A summary file that cannot be written is the caller's: exit 3, said on stderr.
+    let o = github(
+        &["examples/claude-review.ndjson"],
+        Some(&d.join("no/such/dir.md")),
+    );
+    assert_eq!(o.code, 3);
+    assert!(
+        o.stderr
+            .contains("sojx: io: cannot append the job summary to"),
+        "{}",
+        o.stderr
+    );
+}
