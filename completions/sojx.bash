@@ -177,24 +177,12 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__extract)
-            opts="-s -r -q -h --from --strict --repair --activity --markers --handoff --assert --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --timeout --tee --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
-                --from)
-                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat json text" -- "${cur}"))
-                    return 0
-                    ;;
-                --handoff)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --assert)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
                 --schema)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -208,6 +196,18 @@ _sojx() {
                     return 0
                     ;;
                 --resource)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --from)
+                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat json text" -- "${cur}"))
+                    return 0
+                    ;;
+                --handoff)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --assert)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -379,7 +379,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__validate)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --timeout --tee --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --timeout --tee --max-line-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -418,14 +418,6 @@ _sojx() {
                     return 0
                     ;;
                 --max-line-bytes)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-candidates)
-                    COMPREPLY=($(compgen -f "${cur}"))
-                    return 0
-                    ;;
-                --max-answer-bytes)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

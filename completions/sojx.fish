@@ -32,6 +32,13 @@ complete -c sojx -n "__fish_sojx_needs_command" -f -a "compare" -d 'Report contr
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "compile" -d 'Print a schema lowered for a provider\'s structured-output feature'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
+6\t''
+7\t''
+2019-09\t''
+2020-12\t''"
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l from -d 'Which producer wrote the input; `auto` detects it from the content' -r -f -a "auto\t'Detect the producer from the content'
 claude-code\t'`claude -p --output-format stream-json|json`, Claude Agent SDK messages'
 codex\t'`codex exec --json` events'
@@ -49,14 +56,7 @@ json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l handoff -d 'With --markers: add this legacy escalation file\'s content (JSON if it parses, else its text) to the marker data as `escalation`. A regular file of at most 64 MiB' -r -F
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l assert -d 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`' -r
-complete -c sojx -n "__fish_sojx_using_subcommand extract" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
-complete -c sojx -n "__fish_sojx_using_subcommand extract" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
-6\t''
-7\t''
-2019-09\t''
-2020-12\t''"
-complete -c sojx -n "__fish_sojx_using_subcommand extract" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
-complete -c sojx -n "__fish_sojx_using_subcommand extract" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'
 github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
@@ -64,14 +64,14 @@ always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l timeout -d 'Give up on an input that has not ended after DURATION: seconds (`90`, `1.5`) or with a unit (`90s`, `15m`, `1h 30m`). A `timeout` envelope with what was seen so far, exit status 2' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l tee -d 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes' -r -F
-complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-line-bytes -d 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-line-bytes -d 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept to look for an answer in' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l max-answer-bytes -d 'Most answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), as for `--max-line-bytes`. Past it the input is a `parse` error; the rest of the answer is not read into memory' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l strict -d 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l repair -d 'Repair almost-JSON answers (trailing commas, a stray prefix or suffix; a cut-off answer keeps only its complete members, the cut one is dropped, never completed); every repair is listed in `warnings`'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l activity -d 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l markers -d 'Legacy fallback: when the run holds no structured output, read `[EVENT:level[:service]] message` and `[MEMORY:category[:service]] observation` lines of the final answer text into `{events, memories}` (`source.kind: markers`)'
-complete -c sojx -n "__fish_sojx_using_subcommand extract" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
@@ -83,7 +83,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand validate" -l draft -d 'Force t
 2019-09\t''
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
-complete -c sojx -n "__fish_sojx_using_subcommand validate" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'
 github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
@@ -91,9 +91,7 @@ always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l timeout -d 'Give up on an input that has not ended after DURATION: seconds (`90`, `1.5`) or with a unit (`90s`, `15m`, `1h 30m`). A `timeout` envelope with what was seen so far, exit status 2' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l tee -d 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes' -r -F
-complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-line-bytes -d 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`' -r
-complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
-complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-answer-bytes -d 'Most answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), as for `--max-line-bytes`. Past it the input is a `parse` error; the rest of the answer is not read into memory' -r
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l max-line-bytes -d 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept to look for an answer in' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
@@ -124,13 +122,13 @@ complete -c sojx -n "__fish_sojx_using_subcommand compare" -l draft -d 'Force th
 2019-09\t''
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
-complete -c sojx -n "__fish_sojx_using_subcommand compare" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'
 github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
 always\t'Always color (text output and stderr; JSON is never colored)'
 never\t'Never color'"
-complete -c sojx -n "__fish_sojx_using_subcommand compare" -l max-line-bytes -d 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept for `--from text`' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l max-line-bytes -d 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept to look for an answer in' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l max-answer-bytes -d 'Most answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), as for `--max-line-bytes`. Past it the input is a `parse` error; the rest of the answer is not read into memory' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l strict -d 'As for `sojx extract`: only a value that is exactly one JSON document'
@@ -140,7 +138,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand compare" -l pretty -d 'Pretty-
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sojx -n "__fish_sojx_using_subcommand lint" -l provider -d 'Which provider\'s limits to check' -r -f -a "anthropic\t''
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -l provider -d 'Check what PROVIDER refuses, as errors. Without it, the schema itself is checked, and what each provider would say is reported as warnings' -r -f -a "anthropic\t''
 openai\t''
 gemini\t''
 all\t'Every provider'"
@@ -150,7 +148,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand lint" -l draft -d 'Force the s
 2019-09\t''
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
-complete -c sojx -n "__fish_sojx_using_subcommand lint" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+complete -c sojx -n "__fish_sojx_using_subcommand lint" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'
 github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
@@ -171,7 +169,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand compile" -l draft -d 'Force th
 2019-09\t''
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
-complete -c sojx -n "__fish_sojx_using_subcommand compile" -l output-format -d '`json` prints the envelope; `text` prints a short summary for people' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'
 github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'

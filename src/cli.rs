@@ -32,8 +32,8 @@ Examples:
 
 const LINT_EXAMPLES: &str = "\
 Examples:
-  sojx lint schema.json                     # every provider
-  sojx lint --provider openai schema.json   # OpenAI strict mode only
+  sojx lint schema.json                     # the schema itself; providers' limits as warnings
+  sojx lint --provider openai schema.json   # what OpenAI strict mode refuses is an error
   sojx lint schema.json | jq '.error.details.findings[]?'   # the errors, when any
 
 Exit status: 0 when no finding is an error, 1 otherwise (error.kind schema_invalid, with the
@@ -151,9 +151,10 @@ pub struct LintArgs {
     #[arg(value_name = "SCHEMA")]
     pub schema: String,
 
-    /// Which provider's limits to check.
-    #[arg(long, value_enum, default_value_t = LintProvider::All, value_name = "PROVIDER")]
-    pub provider: LintProvider,
+    /// Check what PROVIDER refuses, as errors. Without it, the schema itself is checked, and
+    /// what each provider would say is reported as warnings.
+    #[arg(long, value_enum, value_name = "PROVIDER")]
+    pub provider: Option<LintProvider>,
 
     #[command(flatten)]
     pub refs: RefArgs,
@@ -244,6 +245,9 @@ pub struct ExtractArgs {
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
 
+    #[command(flatten)]
+    pub schema: SchemaArgs,
+
     /// Which producer wrote the input; `auto` detects it from the content.
     #[arg(long, value_enum, default_value_t = From::AUTO, value_name = "PRODUCER")]
     pub from: From,
@@ -282,9 +286,6 @@ pub struct ExtractArgs {
     pub asserts: Vec<String>,
 
     #[command(flatten)]
-    pub schema: SchemaArgs,
-
-    #[command(flatten)]
     pub output: OutputArgs,
 
     #[command(flatten)]
@@ -310,7 +311,7 @@ pub struct ValidateArgs {
     pub live: LiveArgs,
 
     #[command(flatten)]
-    pub limits: LimitArgs,
+    pub limits: LineLimit,
 }
 
 #[derive(Debug, Args)]
@@ -379,9 +380,10 @@ pub struct SchemaArgs {
 
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// `json` prints the envelope; `text` prints a short summary for people.
-    #[arg(long, value_enum, default_value_t = OutputFormat::Json, value_name = "FORMAT")]
-    pub output_format: OutputFormat,
+    /// `json` (the default) prints the envelope; `text` prints a short summary for people (the
+    /// default of `lint` on a terminal); `github`, GitHub Actions annotations.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<OutputFormat>,
 
     /// Pretty-print the envelope (the default when stdout is a terminal).
     #[arg(long)]
@@ -435,14 +437,12 @@ pub struct LiveArgs {
     pub tee: Option<PathBuf>,
 }
 
+/// The limits of reading an agent's output: the line limit every command shares, and the
+/// answer's.
 #[derive(Debug, Args)]
 pub struct LimitArgs {
-    /// Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are
-    /// powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error
-    /// when nothing else is left), never read into memory. Also bounds one multi-line JSON
-    /// document and the text kept for `--from text`.
-    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
-    pub max_line_bytes: usize,
+    #[command(flatten)]
+    pub line: LineLimit,
 
     /// Most JSON candidates tried in one answer text.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
@@ -453,6 +453,17 @@ pub struct LimitArgs {
     /// `parse` error; the rest of the answer is not read into memory.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
     pub max_answer_bytes: usize,
+}
+
+/// `--max-line-bytes`, alone for `validate` (which looks for no answer in text).
+#[derive(Debug, Args)]
+pub struct LineLimit {
+    /// Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are
+    /// powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error
+    /// when nothing else is left), never read into memory. Also bounds one multi-line JSON
+    /// document and the text kept to look for an answer in.
+    #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
+    pub max_line_bytes: usize,
 }
 
 /// `--from`: a producer, or `auto` (`None`) to detect it from the content. The producers and

@@ -69,11 +69,14 @@ pub(crate) fn commands(out: &mut dyn Write, env: &Envelope) -> io::Result<()> {
     }
     let Some(err) = env.error() else {
         if env.command() != "lint" {
-            let what = [env.producer().map(crate::producer::Producer::id), env.source_kind()]
-                .into_iter()
-                .flatten()
-                .collect::<Vec<_>>()
-                .join(", ");
+            let what = [
+                env.producer().map(crate::producer::Producer::id),
+                env.source_kind(),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>()
+            .join(", ");
             cmd(out, "notice", line, "sojx ok", &what)?;
         }
         return Ok(());

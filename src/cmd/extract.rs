@@ -24,7 +24,7 @@ pub(super) fn extract_options<'a>(
         from: from.0,
         strict,
         repair,
-        max_line_bytes: limits.max_line_bytes,
+        max_line_bytes: limits.line.max_line_bytes,
         max_candidates: limits.max_candidates,
         max_answer_bytes: limits.max_answer_bytes,
         schema,

@@ -8,6 +8,11 @@ use crate::exit::ExitStatus;
 use crate::{cli, lint};
 
 pub(super) fn run(a: &cli::LintArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
-    let style = style(&a.output, io);
+    let mut style = style(&a.output, io);
+    // A person at a terminal gets the short report, not the envelope.
+    if a.output.output_format.is_none() && io.stdout_is_tty && !style.raw {
+        style.format = cli::OutputFormat::Text;
+        style.pretty = false;
+    }
     one(io, &lint::run(a), style)
 }

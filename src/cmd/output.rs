@@ -15,8 +15,10 @@ use crate::{github, sanitize, schema};
 
 pub(super) fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
     Style {
-        format: o.output_format,
-        pretty: o.pretty || (io.stdout_is_tty && o.output_format == OutputFormat::Json),
+        format: o.output_format.unwrap_or(OutputFormat::Json),
+        pretty: o.pretty
+            || (io.stdout_is_tty
+                && o.output_format.unwrap_or(OutputFormat::Json) == OutputFormat::Json),
         raw: o.raw,
         quiet: o.quiet,
         terminal: io.stdout_is_tty,

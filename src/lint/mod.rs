@@ -153,7 +153,16 @@ pub(crate) fn run(a: &cli::LintArgs) -> Envelope {
         Ok(l) => l,
         Err(f) => return envelope::failure("lint", &a.schema, f, Parts::default()),
     };
-    let findings = lint(&loaded, &args, a.provider);
+    let mut findings = lint(&loaded, &args, a.provider.unwrap_or(LintProvider::All));
+    // No provider asked for: only the schema's own problems are errors; what a provider would
+    // refuse is a warning (with --provider P it is P's error).
+    if a.provider.is_none() {
+        for f in &mut findings {
+            if f.provider != "all" && f.severity == Severity::Error {
+                f.severity = Severity::Warning;
+            }
+        }
+    }
     let errors = findings
         .iter()
         .filter(|f| f.severity == Severity::Error)

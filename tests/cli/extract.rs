@@ -714,7 +714,17 @@ fn quiet_prints_nothing_and_the_status_decides() {
             0,
             false,
         ),
-        (&["lint", "-q", "examples/verdict.schema.json"], 1, true),
+        (
+            &[
+                "lint",
+                "-q",
+                "--provider",
+                "openai",
+                "examples/verdict.schema.json",
+            ],
+            1,
+            true,
+        ),
         (&["extract", "-q", "--shema", "x.json", review], 3, true),
     ];
     for (args, code, told) in cases {
@@ -728,6 +738,33 @@ fn quiet_prints_nothing_and_the_status_decides() {
         );
         assert_eq!(!err.is_empty(), *told, "{args:?}: {err}");
     }
+}
+
+/// `--schema` is the first option of extract's help; validate's help offers only what validate
+/// uses.
+#[test]
+fn help_puts_the_schema_first_and_validate_lists_only_its_own() {
+    let help = |cmd: &str| {
+        let out = sojx().args([cmd, "--help"]).output().unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let extract = help("extract");
+    let first = extract
+        .lines()
+        .skip_while(|l| *l != "Options:")
+        .nth(1)
+        .unwrap();
+    assert_eq!(first.trim(), "-s, --schema <SCHEMA>", "{extract}");
+    let validate = help("validate");
+    for ignored in [
+        "--max-candidates",
+        "--max-answer-bytes",
+        "--from <",
+        "--repair",
+    ] {
+        assert!(!validate.contains(ignored), "{ignored}: {validate}");
+    }
+    assert!(validate.contains("--max-line-bytes <SIZE>"));
 }
 
 #[test]

@@ -90,6 +90,8 @@ fn an_annotation_per_violation_warning_and_failure() {
             "lint",
             "--output-format",
             "github",
+            "--provider",
+            "all",
             "examples/verdict.schema.json",
         ])
         .output()

@@ -921,7 +921,10 @@ fn mode_cases() -> Vec<Case> {
             "github-lint",
             &["lint", "--output-format", "github", VERDICT],
         ),
-        m("quiet", &["extract", "-q", "--schema", r#"{"type":"string"}"#, ex]),
+        m(
+            "quiet",
+            &["extract", "-q", "--schema", r#"{"type":"string"}"#, ex],
+        ),
         m(
             "timeout-not-reached",
             &["extract", "--timeout", "30", "--schema", VERDICT, ex],

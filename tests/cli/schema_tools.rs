@@ -378,13 +378,57 @@ fn lint_rules_each_fire_where_they_should() {
 
 #[test]
 fn lint_flags_external_refs_for_every_provider_but_resolves_them() {
-    let r = run(sojx().args(["lint", ORDER]));
+    let r = run(sojx().args(["lint", "--provider", "all", ORDER]));
     assert_eq!(r.code, 1);
     for p in ["anthropic", "openai", "gemini"] {
         let f = finding(&r, p, "external_ref", "/properties/items/items/$ref");
         assert!(f["fix"].as_str().unwrap().contains("sojx compile"));
+        assert_eq!(f["severity"], "error");
     }
     assert!(findings(&r).iter().all(|f| f["rule"] != "schema_compile"));
+}
+
+/// Without --provider, lint checks the schema itself: what a provider would refuse is a
+/// warning, and only the schema's own problems fail it.
+#[test]
+fn lint_without_a_provider_fails_only_for_the_schema_itself() {
+    let r = run(sojx().args(["lint", ORDER]));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    for p in ["anthropic", "openai", "gemini"] {
+        let f = finding(&r, p, "external_ref", "/properties/items/items/$ref");
+        assert_eq!(f["severity"], "warning");
+    }
+    // A typo'd keyword or a broken schema is the schema's own: still an error, exit 1.
+    let r = run(sojx().args([
+        "lint",
+        r#"{"type": "object", "properties": {"a": {"type": 12}}}"#,
+    ]));
+    assert_eq!(
+        (r.code, r.kind()),
+        (1, Some("schema_invalid")),
+        "{}",
+        r.stdout
+    );
+    // On a terminal, the short report for people instead of the envelope.
+    if crate::common::have_tool("script", "the lint terminal report test") {
+        let bin = assert_cmd::cargo::cargo_bin("sojx");
+        let cmd = format!("{} lint {ORDER}", bin.display());
+        let out = std::process::Command::new("script")
+            .args(["-qec", &cmd, "/dev/null"])
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        let tty = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            tty.starts_with("✓ tests/fixtures/schema/order.schema.json: lint"),
+            "{tty}"
+        );
+        assert!(
+            tty.contains("  - warning openai/external_ref /properties/items/items/$ref: "),
+            "{tty}"
+        );
+        assert!(!tty.contains("\"timestamp\""), "{tty}");
+    }
 }
 
 #[test]
