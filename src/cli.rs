@@ -17,8 +17,8 @@ Examples:
   sojx extract --schema x.json run.ndjson
   sojx extract -r --schema x.json run.ndjson | jq .verdict
   sojx extract --from openai-chat --strict response.json
-  claude -p \"…\" --output-format stream-json --verbose \\
-      | sojx extract --activity --tee run.ndjson --timeout 900 --schema x.json
+  timeout -k 5 15m claude -p \"…\" --output-format stream-json --verbose \\
+      | sojx extract --activity --tee run.ndjson --timeout 15m --schema x.json
   sojx extract --output-format text --schema x.json run.ndjson   # a summary for people
   sojx extract --markers --handoff handoff.json session.ndjson
   sojx extract --schema review.json --assert '.counts.blocker == ([.findings[] | select(.severity == \"blocker\")] | length)' run.ndjson

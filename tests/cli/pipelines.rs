@@ -69,7 +69,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Run one block in one bash: each command's stdout is followed by a separator line.
-fn run_block(steps: &[Step], dir: &Path, path: &str) -> Vec<String> {
+fn run_block(steps: &[Step], dir: &Path, path: &str, home: &Path) -> Vec<String> {
     const SEP: &str = "__sojx_recipe_step_end__";
     let mut script = String::from("set +e\n");
     for s in steps {
@@ -81,6 +81,9 @@ fn run_block(steps: &[Step], dir: &Path, path: &str) -> Vec<String> {
         .arg(&script)
         .current_dir(dir)
         .env("PATH", path)
+        // What a block installs under `~` (completions, the man page) lands in a scratch home.
+        .env("HOME", home)
+        .env_remove("MANPATH")
         .env_remove("SOJX_NO_FAST_PATH")
         .env_remove("SOJX_READ_AHEAD");
     for k in UNSET {
@@ -131,6 +134,9 @@ fn shell_transcripts_run_as_documented() {
     let scratch = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("recipes");
     let _ = std::fs::remove_dir_all(&scratch);
     copy_dir(&root().join("tests/fixtures/recipes"), &scratch);
+    let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("transcript-home");
+    let _ = std::fs::remove_dir_all(&home);
+    std::fs::create_dir_all(&home).unwrap();
     let mut failures = Vec::new();
     let mut count = 0;
     for (file, dir) in documents(&scratch) {
@@ -141,7 +147,7 @@ fn shell_transcripts_run_as_documented() {
             assert!(blocks.len() >= 5, "docs/recipes.md lost its transcripts");
         }
         for (b, steps) in blocks.iter().enumerate() {
-            let got = run_block(steps, &dir, &path);
+            let got = run_block(steps, &dir, &path, &home);
             assert_eq!(got.len(), steps.len(), "{name} block {b}: {got:?}");
             for (s, g) in steps.iter().zip(&got) {
                 count += 1;
