@@ -12,8 +12,8 @@ use serde_json::{Map, Value};
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
-    num, snippet, str_at, truncated,
+    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error,
+    api_error, detail, num, snippet, str_at, truncated,
 };
 use crate::framing::Item;
 
@@ -203,9 +203,10 @@ impl Extractor for Anthropic {
     fn finish(self: Box<Self>) -> Outcome {
         let verdict = if let Some(e) = &self.error {
             let msg = str_at(e, "message").unwrap_or("error");
-            agent_error(
+            api_error(
                 format!("the API returned an error: {}", snippet(msg, 300)),
                 agent_details(str_at(e, "type"), None, Value::Array(vec![e.clone()])),
+                &[str_at(e, "type")],
             )
         } else if let Some(
             s @ ("refusal" | "max_tokens" | "model_context_window_exceeded" | "pause_turn"),

@@ -309,6 +309,50 @@ pub(crate) fn agent_error(message: impl Into<String>, details: Value) -> Verdict
     Verdict::Failed(agent_failure(message, details))
 }
 
+/// The API error types and codes that re-running cannot fix: the account, the key, a
+/// permission, the bill or the request itself is wrong (docs/producers.md, "retryable", has
+/// the table and its sources). Anthropic's `error.type`: `invalid_request_error`,
+/// `authentication_error`, `permission_error`, `not_found_error`, `billing_error`,
+/// `request_too_large`; OpenAI's `error.type` or `error.code`: `invalid_request_error`,
+/// `authentication_error`, `permission_error`, `invalid_api_key`, `insufficient_quota`,
+/// `model_not_found`, `billing_hard_limit_reached`, `account_deactivated`,
+/// `unsupported_country_region_territory`, `invalid_prompt`, `context_length_exceeded`.
+/// Anything else (`rate_limit_error`, `overloaded_error`, `api_error`, `timeout_error`,
+/// `rate_limit_exceeded`, `server_error`, a code added later) may pass on a re-run.
+const PERMANENT_API_CODES: [&str; 14] = [
+    "invalid_request_error",
+    "authentication_error",
+    "permission_error",
+    "not_found_error",
+    "billing_error",
+    "request_too_large",
+    "invalid_api_key",
+    "insufficient_quota",
+    "model_not_found",
+    "billing_hard_limit_reached",
+    "account_deactivated",
+    "unsupported_country_region_territory",
+    "invalid_prompt",
+    "context_length_exceeded",
+];
+
+/// An API error's `agent_error`, not retryable when one of `codes` (its `type`, its `code`)
+/// says re-running cannot help. Decided on the codes, never on the message's wording.
+pub(crate) fn api_error(message: String, details: Value, codes: &[Option<&str>]) -> Verdict {
+    let f = agent_failure(message, details);
+    match codes
+        .iter()
+        .flatten()
+        .find(|c| PERMANENT_API_CODES.contains(c))
+    {
+        Some(c) => Verdict::Failed(f.retryable(false).hint(format!(
+            "re-running will not help: the API refused the request ({c}); fix the key, account \
+             or request, then run it again"
+        ))),
+        None => Verdict::Failed(f),
+    }
+}
+
 /// The failure of [`agent_error`], for a producer that sets `retryable` or the hint from its
 /// own error codes.
 pub(crate) fn agent_failure(message: impl Into<String>, details: Value) -> Failure {

@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
-    num, snippet, str_at, truncated,
+    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error,
+    api_error, detail, num, snippet, str_at, truncated,
 };
 use crate::framing::Item;
 
@@ -151,13 +151,14 @@ impl Extractor for Chat {
                 .map(str::to_owned)
                 .or_else(|| str_at(e, "message").map(str::to_owned))
                 .unwrap_or_default();
-            agent_error(
+            api_error(
                 format!("the API returned an error: {}", snippet(&msg, 300)),
                 agent_details(
                     str_at(e, "type").or_else(|| str_at(e, "code")),
                     None,
                     Value::Array(vec![e.clone()]),
                 ),
+                &[str_at(e, "code"), str_at(e, "type")],
             )
         } else if !self.refusal.is_empty() {
             agent_error(

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
-    field, num, snippet, str_at, truncated,
+    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error,
+    api_error, detail, field, num, snippet, str_at, truncated,
 };
 use crate::framing::Item;
 
@@ -116,13 +116,14 @@ impl Extractor for Responses {
         let verdict = match (&self.error, &self.response) {
             (Some(e), _) => {
                 let msg = str_at(e, "message").unwrap_or("error").to_owned();
-                agent_error(
+                api_error(
                     format!("the API returned an error: {}", snippet(&msg, 300)),
                     agent_details(
                         str_at(e, "code").or_else(|| str_at(e, "type")),
                         None,
                         Value::Array(vec![e.clone()]),
                     ),
+                    &[str_at(e, "code"), str_at(e, "type")],
                 )
             }
             (None, None) => truncated("`response.completed`"),
@@ -157,9 +158,10 @@ fn from_response(line: u64, r: &Value, output: &[Value]) -> Verdict {
     let status = str_at(r, "status");
     if let Some(e) = field(r, "error") {
         let msg = str_at(e, "message").unwrap_or("error");
-        return agent_error(
+        return api_error(
             format!("the response failed: {}", snippet(msg, 300)),
             agent_details(status, str_at(e, "code"), Value::Array(vec![e.clone()])),
+            &[str_at(e, "code"), str_at(e, "type")],
         );
     }
     if status.is_some_and(|s| s != "completed") {

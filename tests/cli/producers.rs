@@ -298,3 +298,85 @@ fn every_producer_has_a_fixture_and_a_readme_row() {
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
+
+/// `retryable` follows the API's own error type or code, never the message: a bad key, a
+/// permission, the bill or the request cannot be fixed by re-running; a rate limit, an
+/// overload or a server error can.
+#[test]
+fn api_errors_are_retryable_by_their_own_codes() {
+    let cases = [
+        (
+            r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#,
+            "anthropic",
+            false,
+        ),
+        (
+            r#"{"type":"error","error":{"type":"billing_error","message":"credit balance too low"}}"#,
+            "anthropic",
+            false,
+        ),
+        (
+            r#"{"type":"error","error":{"type":"permission_error","message":"no"}}"#,
+            "anthropic",
+            false,
+        ),
+        (
+            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
+            "anthropic",
+            true,
+        ),
+        (
+            r#"{"type":"error","error":{"type":"rate_limit_error","message":"invalid key (not really)"}}"#,
+            "anthropic",
+            true,
+        ),
+        (
+            r#"{"error":{"message":"Incorrect API key provided","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#,
+            "openai-chat",
+            false,
+        ),
+        (
+            r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}"#,
+            "openai-chat",
+            false,
+        ),
+        (
+            r#"{"error":{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#,
+            "openai-chat",
+            true,
+        ),
+        (
+            r#"{"error":{"message":"The server had an error","type":"server_error","param":null,"code":null}}"#,
+            "openai-chat",
+            true,
+        ),
+    ];
+    for (body, producer, retryable) in cases {
+        let r = run(sojx().arg("extract").write_stdin(body));
+        assert_eq!(r.code, 1, "{body}");
+        let e = r.one();
+        assert_eq!(e["producer"], producer, "{body}");
+        assert_eq!(e["error"]["kind"], "agent_error", "{body}");
+        assert_eq!(e["error"]["retryable"], retryable, "{body}");
+        if !retryable {
+            let hint = e["error"]["hint"].as_str().unwrap();
+            assert!(hint.starts_with("re-running will not help"), "{hint}");
+        }
+    }
+    // The Responses API's failed response: its error code decides.
+    let failed = |code: &str| {
+        format!(
+            r#"{{"id":"resp_1","object":"response","status":"failed","error":{{"code":"{code}","message":"m"}},"output":[]}}"#
+        )
+    };
+    for (code, retryable) in [
+        ("invalid_prompt", false),
+        ("server_error", true),
+        ("rate_limit_exceeded", true),
+    ] {
+        let r = run(sojx().arg("extract").write_stdin(failed(code)));
+        let e = r.one();
+        assert_eq!(e["producer"], "openai-responses", "{code}");
+        assert_eq!(e["error"]["retryable"], retryable, "{code}");
+    }
+}
