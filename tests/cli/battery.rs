@@ -146,12 +146,12 @@ fn peak_kb(stderr: &[u8]) -> u64 {
 #[test]
 fn a_200_mb_single_line() {
     let bin = assert_cmd::cargo::cargo_bin("sojx");
-    let (mut cmd, measured) = match time_v() {
-        Some(mut t) => {
-            t.arg(&bin);
-            (t, true)
-        }
-        None => (StdCommand::new(&bin), false),
+    let (mut cmd, measured) = if let Some(mut t) = time_v() {
+        t.arg(&bin);
+        (t, true)
+    } else {
+        crate::common::missing("`/usr/bin/time -v`", "the 200 MB line's memory check");
+        (StdCommand::new(&bin), false)
     };
     let (child, mut stdin) = spawn_piped(cmd.arg("extract"));
     // A Claude-like result line whose text is 200 MB, streamed from a thread in 1 MiB pieces.
@@ -192,7 +192,10 @@ fn a_200_mb_single_line() {
 #[test]
 fn long_lines_back_to_back_keep_memory_at_one_line() {
     let Some(mut time) = time_v() else {
-        eprintln!("skipped: /usr/bin/time -v is not available to measure peak memory");
+        crate::common::missing(
+            "`/usr/bin/time -v`",
+            "the back-to-back long lines memory test",
+        );
         return;
     };
     const LINE: usize = 12 << 20;
@@ -451,7 +454,7 @@ fn max_candidates_stops_the_scan_with_a_warning() {
 #[test]
 fn json_no_producer_claims_is_not_all_kept_in_memory() {
     let Some(mut time) = time_v() else {
-        eprintln!("notice: /usr/bin/time -v is absent; skipping the memory check");
+        crate::common::missing("`/usr/bin/time -v`", "the unclaimed JSON memory test");
         return;
     };
     // 30 MB of JSON Lines of tiny values (about 60 times their size once parsed) that no

@@ -630,7 +630,7 @@ fn a_closed_stdout_keeps_the_exit_status() {
 #[test]
 fn a_write_error_on_stdout_is_io() {
     if !Path::new("/dev/full").exists() {
-        eprintln!("notice: no /dev/full; skipping");
+        crate::common::missing("/dev/full", "a write-error test");
         return;
     }
     let full = std::fs::OpenOptions::new()
@@ -656,7 +656,7 @@ fn a_write_error_on_stdout_is_io() {
 #[test]
 fn help_into_a_full_disk_fails() {
     if !Path::new("/dev/full").exists() {
-        eprintln!("notice: no /dev/full; skipping");
+        crate::common::missing("/dev/full", "a write-error test");
         return;
     }
     for args in [&["--help"][..], &["--version"], &["extract", "--help"]] {
@@ -1056,7 +1056,7 @@ fn timeout_covers_opening_a_fifo_without_a_writer() {
     let _ = std::fs::remove_file(&fifo);
     let made = Command::new("mkfifo").arg(&fifo).status();
     if !made.is_ok_and(|s| s.success()) {
-        eprintln!("notice: mkfifo is missing; skipping the FIFO timeout test");
+        crate::common::missing("`mkfifo`", "the FIFO timeout test");
         return;
     }
     for cmd in [&["extract"][..], &["validate", "--schema", "{}"]] {

@@ -188,6 +188,11 @@ fn json_schema_test_suite() {
         failures.len()
     );
     assert!(rows.iter().all(|r| r.required.total > 500));
+    // The optional parts ran too (an empty directory must not pass as "all passed").
+    assert!(
+        rows.iter()
+            .all(|r| r.format.total > 100 && r.other.total > 50)
+    );
 }
 
 /// The same `--resource` directory mapping, end to end through the binary.

@@ -817,6 +817,11 @@ fn shared_corpus_envelopes_match_the_envelope_schema() {
     let cases: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(corpus.join("EXPECTED.json")).unwrap())
             .unwrap();
+    assert!(
+        cases.len() > 100,
+        "only {} corpus cases in EXPECTED.json",
+        cases.len()
+    );
     for c in cases {
         let args: Vec<&str> = c["args"]
             .as_array()

@@ -100,10 +100,19 @@ fn every_claude_fixture_and_example_is_identical() {
     for e in std::fs::read_dir(fixture("claude-code")).unwrap() {
         files.push(e.unwrap().path());
     }
+    assert!(
+        files.len() > 10,
+        "the Claude Code fixtures are gone: {files:?}"
+    );
     if let Some(shared) = shared() {
+        let before = files.len();
         for e in std::fs::read_dir(shared.join("corpus/claude-code")).unwrap() {
             files.push(e.unwrap().path());
         }
+        assert!(
+            files.len() - before > 10,
+            "../shared/corpus/claude-code is empty"
+        );
     }
     let schema = root().join("examples/verdict.schema.json");
     for f in &files {

@@ -11,6 +11,11 @@ fn producer_fixtures() {
     let cases: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(fixture("producers/cases.json")).unwrap())
             .unwrap();
+    assert!(
+        cases.len() >= 80,
+        "only {} producer cases: cases.json lost some",
+        cases.len()
+    );
     let mut failures = Vec::new();
     // Every fixture file has a case.
     let named: std::collections::HashSet<&str> =

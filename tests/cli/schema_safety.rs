@@ -154,7 +154,7 @@ fn mkfifo(path: &Path) -> bool {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("notice: mkfifo is not available; skipping the FIFO case");
+        crate::common::missing("`mkfifo`", "the FIFO case");
     }
     ok
 }
