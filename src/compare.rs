@@ -368,12 +368,20 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
         .details(body);
         return envelope::failure("compare", input, f, parts);
     }
-    if let Some((name, e)) = failed.first() {
-        let kind = e
-            .get("kind")
+    // The input whose failure is worst decides the kind (and so the exit status), whatever the
+    // order of the arguments; the first such input among equals.
+    let kind_of = |e: &Map<String, Value>| {
+        e.get("kind")
             .and_then(Value::as_str)
             .and_then(ErrorKind::parse)
-            .unwrap_or(ErrorKind::Internal);
+            .unwrap_or(ErrorKind::Internal)
+    };
+    let worst = failed
+        .iter()
+        .rev()
+        .max_by_key(|(_, e)| crate::exit::ExitStatus::of("compare", kind_of(e)));
+    if let Some((name, e)) = worst {
+        let kind = kind_of(e);
         let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
         let mut f = Failure::new(
             kind,

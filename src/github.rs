@@ -130,7 +130,7 @@ pub(crate) const SUMMARY_ROWS: usize = 100;
 /// The job summary's table header.
 pub(crate) fn summary_head(command: &str) -> String {
     format!(
-        "### sojx {command}\n\n| input | producer | result | error | first violations, or the message | cost | turns |\n| --- | --- | --- | --- | --- | --- | --- |\n"
+        "\n### sojx {command}\n\n| input | producer | result | error | first violations, or the message | cost | turns |\n| --- | --- | --- | --- | --- | --- | --- |\n"
     )
 }
 

@@ -377,6 +377,9 @@ pub(crate) fn lower(
 /// `sojx compile`: one envelope.
 pub(crate) fn run(a: &cli::CompileArgs) -> Envelope {
     let args = a.refs.schema_args(&a.schema);
+    if let Err(f) = schema::check_options(&args) {
+        return envelope::failure("compile", &a.schema, f, Parts::default());
+    }
     let result = schema::read(&a.schema)
         .and_then(|loaded| lower(&loaded, &args, a.provider, a.compat).map(|r| (loaded.name, r)));
     match result {

@@ -287,7 +287,7 @@ fn findings(out: &mut dyn Write, fs: &[Value], color: bool) -> io::Result<()> {
             "  - {label} {}/{} {}: {}",
             s(x, "provider"),
             s(x, "rule"),
-            if at.is_empty() { "/" } else { &at },
+            sanitize(if at.is_empty() { "/" } else { &at }),
             sanitize(&s(x, "message"))
         )?;
         writeln!(out, "    fix: {}", sanitize(&s(x, "fix")))?;

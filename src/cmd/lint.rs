@@ -10,7 +10,7 @@ use crate::{cli, lint};
 pub(super) fn run(a: &cli::LintArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let mut style = style(&a.output, io);
     // A person at a terminal gets the short report, not the envelope.
-    if a.output.output_format.is_none() && io.stdout_is_tty && !style.raw {
+    if a.output.output_format.is_none() && io.stdout_is_tty && !style.raw && !a.output.pretty {
         style.format = cli::OutputFormat::Text;
         style.pretty = false;
     }

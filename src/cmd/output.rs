@@ -237,6 +237,14 @@ pub(super) fn fail_before_input(
     io: &mut Io<'_>,
     style: Style,
 ) -> io::Result<ExitStatus> {
+    // GitHub annotations are not envelopes: one, blaming no input file.
+    if style.format == OutputFormat::Github {
+        let env = envelope::failure(command, "", f.clone(), Parts::default());
+        render::render(io.stdout, &env, style)?;
+        io.summary.note(&env, style, &io.env);
+        io.stdout.flush()?;
+        return Ok(env.exit_status());
+    }
     let mut status = ExitStatus::Success;
     for (i, s) in sources(files).iter().enumerate() {
         let env = envelope::failure(command, &s.name(), f.clone(), Parts::default());

@@ -83,7 +83,11 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
         io.stdout,
         &env,
         Style {
-            format: OutputFormat::Json,
+            format: if asks_github(args) {
+                OutputFormat::Github
+            } else {
+                OutputFormat::Json
+            },
             pretty: false,
             raw: false,
             quiet: false,
@@ -93,6 +97,15 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
         },
     );
     status
+}
+
+/// Whether the arguments ask for `--output-format github` (as two tokens or with `=`), read
+/// token by token: a usage error in a GitHub job is an annotation too.
+fn asks_github(args: &[OsString]) -> bool {
+    let args: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+    args.windows(2)
+        .any(|w| w[0] == "--output-format" && w[1] == "github")
+        || args.contains(&"--output-format=github")
 }
 
 /// Whether the arguments ask for `-r/--raw` or `-q/--quiet`, read token by token (clap could

@@ -13,6 +13,23 @@ use super::candidate::{Chosen, json_invalid, not_found, source_of, too_deep, try
 use super::fallback::from_answer;
 
 /// Turn an outcome into the envelope: choose the candidate, parse, repair, validate, assert.
+/// A stream that looks cut off, or holds no answer, after lines past `--max-line-bytes` were
+/// skipped: the skipped lines are the likely cause (the `result` line was the long one), so it
+/// is a `parse` failure of the caller's limit, not a retryable `truncated` or `not_found`.
+fn blame_long_lines(mut f: Failure, warnings: &[Warning]) -> Failure {
+    let Some(w) = warnings.iter().find(|w| w.kind == "line_too_long") else {
+        return f;
+    };
+    if !matches!(f.kind, ErrorKind::Truncated | ErrorKind::NotFound) {
+        return f;
+    }
+    f.message = format!("{}; {}, and may have held it", f.message, w.message);
+    f.kind = ErrorKind::Parse;
+    f.retryable = false;
+    f.hint = Some("raise --max-line-bytes to the longest line the producer writes".to_owned());
+    f
+}
+
 pub fn decide(
     name: &str,
     outcome: Outcome,
@@ -35,7 +52,10 @@ pub fn decide(
     };
     let chosen = match choose(verdict, producer, opts, &mut warnings) {
         Ok(c) => c,
-        Err((f, source)) => return envelope::failure("extract", name, f, parts(source, warnings)),
+        Err((f, source)) => {
+            let f = blame_long_lines(f, &warnings);
+            return envelope::failure("extract", name, f, parts(source, warnings));
+        }
     };
     // A value found in text that is itself a producer's output (a Gemini CLI error object after
     // a `[ERROR] ` prefix, an API error body in a log) is that producer's output, never the

@@ -200,7 +200,7 @@ impl Router {
             );
         }
         // No producer writes UTF-16; read as UTF-8 it is noise, not "no answer".
-        if let (Some(how), None) = (stats.utf16, &self.extractor) {
+        if let Some(how) = stats.utf16.filter(|_| self.recognized == 0) {
             return failed(
                 self.forced.unwrap_or(Producer::Text),
                 Failure::new(
@@ -245,16 +245,24 @@ impl Router {
             None if stats.values == 1 && self.dones == 0 && !self.pending_overflow => {
                 json_document(self.pending, framer, stats, opts)
             }
-            // Every line was over the limit: say so, not what the nothing left looks like.
-            None if stats.values == 0 && stats.sse_lines == 0 && stats.too_long > 0 => failed(
+            // Lines over the limit left nothing to read: say so, not what the rest looks like
+            // (short SSE `event:` lines without their long `data:`).
+            None if stats.values == 0 && stats.too_long > 0 => failed(
                 Producer::Text,
                 Failure::new(
                     ErrorKind::Parse,
                     "read",
-                    format!(
-                        "every line of the input ({}) is longer than --max-line-bytes {}; none was read",
-                        stats.too_long, opts.max_line_bytes
-                    ),
+                    if stats.sse_lines == 0 && stats.text_lines == 0 {
+                        format!(
+                            "every line of the input ({}) is longer than --max-line-bytes {}; none was read",
+                            stats.too_long, opts.max_line_bytes
+                        )
+                    } else {
+                        format!(
+                            "{} line(s) of the input are longer than --max-line-bytes {}, and what is left holds no JSON",
+                            stats.too_long, opts.max_line_bytes
+                        )
+                    },
                 )
                 .hint("raise --max-line-bytes to the longest line the producer writes")
                 .retryable(false),

@@ -61,16 +61,17 @@ pub struct Stats {
     pub utf16: Option<&'static str>,
 }
 
-/// How a first line shows that its input is UTF-16 (PowerShell's `>` writes it): ASCII text
-/// with a NUL byte after (little-endian) or before (big-endian) each character, after a byte
-/// order mark or not. `None` for UTF-8 (a NUL is never part of JSON text or of a line of
-/// prose), and for binary that merely starts with the mark's bytes.
+/// How a first line shows that its input is UTF-16 (PowerShell's `>` writes it): an ASCII
+/// character with a NUL byte after it (little-endian) or before it (big-endian), after a byte
+/// order mark or not; a pretty-printed document's first line is just `{` and its NUL. `None`
+/// for UTF-8 (a NUL is never part of JSON text or of a line of prose), and for binary that
+/// merely starts with the mark's bytes.
 pub fn utf16(first: &[u8]) -> Option<&'static str> {
     match first {
         [0xFF, 0xFE] | [0xFF, 0xFE, _, 0, ..] => Some("UTF-16LE with a byte order mark"),
         [0xFE, 0xFF] | [0xFE, 0xFF, 0, _, ..] => Some("UTF-16BE with a byte order mark"),
-        [a, 0, b, 0, ..] if *a != 0 && *b != 0 => Some("UTF-16LE"),
-        [0, a, 0, b, ..] if *a != 0 && *b != 0 => Some("UTF-16BE"),
+        [a, 0, ..] if a.is_ascii() && *a != 0 => Some("UTF-16LE"),
+        [0, a, ..] if a.is_ascii() && *a != 0 => Some("UTF-16BE"),
         _ => None,
     }
 }

@@ -149,7 +149,7 @@ pub(crate) fn lint(loaded: &Loaded, args: &cli::SchemaArgs, which: LintProvider)
 /// `sojx lint`: one envelope.
 pub(crate) fn run(a: &cli::LintArgs) -> Envelope {
     let args = a.refs.schema_args(&a.schema);
-    let loaded = match schema::read(&a.schema) {
+    let loaded = match schema::check_options(&args).and_then(|()| schema::read(&a.schema)) {
         Ok(l) => l,
         Err(f) => return envelope::failure("lint", &a.schema, f, Parts::default()),
     };

@@ -5,15 +5,18 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use jsonschema::{Draft, Validator};
+use jsonschema::Validator;
 use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::budget::{self, Cost, Graph};
-use crate::cli::{self, SchemaArgs};
+use crate::cli::SchemaArgs;
 use crate::error::{ErrorKind, Failure, thousands};
 
+mod draft;
 mod retrieve;
+
+pub use draft::{draft_name, to_draft};
 
 use retrieve::{NotRetrieved, not_retrieved, read_text, retriever, retriever_error};
 
@@ -248,26 +251,6 @@ fn unfinished(e: &jsonschema::ValidationError<'_>) -> bool {
     )
 }
 
-pub fn draft_name(d: Draft) -> &'static str {
-    match d {
-        Draft::Draft4 => "4",
-        Draft::Draft6 => "6",
-        Draft::Draft7 => "7",
-        Draft::Draft201909 => "2019-09",
-        _ => "2020-12",
-    }
-}
-
-pub fn to_draft(d: cli::Draft) -> Draft {
-    match d {
-        cli::Draft::Draft4 => Draft::Draft4,
-        cli::Draft::Draft6 => Draft::Draft6,
-        cli::Draft::Draft7 => Draft::Draft7,
-        cli::Draft::Draft201909 => Draft::Draft201909,
-        cli::Draft::Draft202012 => Draft::Draft202012,
-    }
-}
-
 /// How a message names the schema: `the schema x.json`, or `the inline schema`.
 fn called(name: &str) -> String {
     if name == INLINE_NAME {
@@ -354,6 +337,13 @@ pub fn read(arg: &str) -> Result<Loaded, Failure> {
         document: unwrap(doc),
         base,
     })
+}
+
+/// The caller's side of the schema options, checked before the schema is: every `--resource`
+/// is `URI=FILE` and its FILE can be read (`usage`, `filesystem`). `lint` and `compile` call it
+/// first, so that their own unreadable files are not findings about the schema.
+pub fn check_options(args: &SchemaArgs) -> Result<(), Failure> {
+    retriever(None, args).map(|_| ())
 }
 
 /// Read, unwrap and compile the schema given by `--schema`, or `None` when there is none.
@@ -459,13 +449,14 @@ fn compile_with(
         if let Some(f) = ours.and_then(|why| not_retrieved(name, why)) {
             return f;
         }
+        // Where in the schema, when the library says (a `$ref` error carries no location).
         let at = match e.instance_path().as_str() {
-            "" => "its root".to_owned(),
-            p => p.to_owned(),
+            "" => String::new(),
+            p => format!("at {p}: "),
         };
         let mut f = invalid(
             name,
-            format!("{} is not a valid JSON Schema: at {at}: {msg}", called(name)),
+            format!("{} is not a valid JSON Schema: {at}{msg}", called(name)),
         );
         match (referencing, ours) {
             // A relative reference that our retriever never saw: there was no base URI to

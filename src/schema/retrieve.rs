@@ -169,6 +169,30 @@ fn parse_resources(specs: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> 
                 )
                 .retryable(false)
             })?;
+            // The caller's file, told as such before any schema is compiled (a `$ref` to it
+            // would otherwise blame the schema).
+            let dir = uri.ends_with('/');
+            let usable = std::fs::metadata(file).and_then(|m| {
+                if m.is_dir() == dir {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::other(if dir {
+                        "not a directory (a URI ending in / maps a directory)"
+                    } else {
+                        "not a regular file"
+                    }))
+                }
+            });
+            if let Err(e) = usable {
+                return Err(Failure::new(
+                    ErrorKind::Filesystem,
+                    "read",
+                    format!("cannot read --resource {file}: {}", crate::input::io_reason(&e)),
+                )
+                .target(file.to_owned())
+                .retryable(false)
+                .hint("--resource URI=FILE maps a reference to a local file; URI/=DIR/ maps a directory"));
+            }
             Ok((uri.to_owned(), PathBuf::from(file)))
         })
         .collect()

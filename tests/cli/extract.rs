@@ -634,6 +634,32 @@ fn too_long_lines_are_named_and_never_make_a_smaller_document() {
             r.stdout
         );
     }
+    // SSE whose `data:` lines are all too long, beside short `event:` lines: the limit is named.
+    let sse = fixture("producers/anthropic/tool-stream.sse");
+    let r = run(sojx().args(["extract", "--max-line-bytes", "40"]).arg(&sse));
+    assert_eq!((r.code, r.kind()), (1, Some("parse")), "{}", r.stdout);
+    let msg = r.one()["error"]["message"].as_str().unwrap();
+    assert!(msg.contains("longer than --max-line-bytes 40"), "{msg}");
+    assert!(
+        !msg.contains("Server-Sent Events stream without data"),
+        "{msg}"
+    );
+    // Only the long `result` line skipped: not a retryable `truncated`, the limit is named.
+    let r = run(sojx().args([
+        "extract",
+        "--max-line-bytes",
+        "500",
+        "examples/claude-review.ndjson",
+    ]));
+    assert_eq!((r.code, r.kind()), (1, Some("parse")), "{}", r.stdout);
+    let e = &r.one()["error"];
+    assert_eq!(e["retryable"], false);
+    assert!(
+        e["message"].as_str().unwrap().ends_with(
+            "1 line(s) longer than --max-line-bytes 500 were skipped, and may have held it"
+        ),
+        "{e}"
+    );
     let r = run(sojx()
         .args(["validate", "--schema", "{}", "--max-line-bytes", "10"])
         .arg("examples/verdict.json"));
@@ -678,6 +704,31 @@ fn utf16_input_is_named_with_a_way_to_convert_it() {
             .write_stdin(bytes));
         assert_eq!((r.code, r.kind()), (1, Some("parse")), "{how}");
         assert!(r.one()["error"]["message"].as_str().unwrap().contains(how));
+    }
+    // A pretty-printed document without a BOM (its first line is `{` and a NUL), and with
+    // --from: still named.
+    let pretty = std::fs::read_to_string("examples/verdict.json").unwrap();
+    let le: Vec<u8> = pretty.encode_utf16().flat_map(u16::to_le_bytes).collect();
+    for args in [
+        &["extract"][..],
+        &["extract", "--from", "claude-code"],
+        &["validate", "--schema", "{}"],
+    ] {
+        let r = run(sojx().args(args).write_stdin(le.clone()));
+        assert_eq!(
+            (r.code, r.kind()),
+            (1, Some("parse")),
+            "{args:?}: {}",
+            r.stdout
+        );
+        assert!(
+            r.envelopes[0]["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("the input is UTF-16LE"),
+            "{args:?}: {}",
+            r.stdout
+        );
     }
 }
 
@@ -726,6 +777,19 @@ fn quiet_prints_nothing_and_the_status_decides() {
             true,
         ),
         (&["extract", "-q", "--shema", "x.json", review], 3, true),
+        (
+            &[
+                "extract",
+                "-q",
+                "--output-format",
+                "github",
+                "--schema",
+                bad,
+                review,
+            ],
+            1,
+            true,
+        ),
     ];
     for (args, code, told) in cases {
         let out = sojx().args(*args).output().unwrap();

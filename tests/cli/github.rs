@@ -152,6 +152,26 @@ fn model_text_and_file_names_cannot_forge_a_command() {
     );
 }
 
+/// A failure before any input (a broken schema, a usage error) is one annotation that blames
+/// no input file, however many inputs were named.
+#[test]
+fn a_setup_failure_is_one_annotation() {
+    let o = github(&["--schema", "nope.json", "a.ndjson", "b.ndjson"], None);
+    assert_eq!(o.code, 3);
+    assert_eq!(
+        o.stdout,
+        "::error title=sojx filesystem::cannot read the schema nope.json: no such file%0Ahint: a schema is a path, @path, or inline JSON\n"
+    );
+    let o = github(&["--shema", "x.json"], None);
+    assert_eq!(o.code, 3);
+    assert!(
+        o.stdout
+            .starts_with("::error title=sojx usage::unexpected argument '--shema' found"),
+        "{}",
+        o.stdout
+    );
+}
+
 #[test]
 fn the_job_summary_is_a_table_appended_once_per_run() {
     let d = scratch("github-summary");
@@ -172,7 +192,7 @@ fn the_job_summary_is_a_table_appended_once_per_run() {
         ),
     ];
     assert!(
-        t.starts_with("before\n### sojx extract\n\n| input |"),
+        t.starts_with("before\n\n### sojx extract\n\n| input |"),
         "{t}"
     );
     for row in &want_rows {

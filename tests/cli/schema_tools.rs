@@ -277,12 +277,11 @@ fn resource_maps_a_file_or_a_directory_on_every_command() {
         ],
         "{}",
     );
-    assert_eq!(r.kind(), Some("schema_invalid"));
-    assert!(
-        r.one()["error"]["hint"]
-            .as_str()
-            .unwrap()
-            .contains("--resource mapping")
+    // A mapped file that is not there is the caller's, told before the schema is compiled.
+    assert_eq!(r.kind(), Some("filesystem"));
+    assert_eq!(
+        r.one()["error"]["message"],
+        "cannot read --resource tests/fixtures/schema/nope.json: no such file"
     );
     let _ = std::fs::remove_dir_all(renamed);
 }
@@ -428,6 +427,46 @@ fn lint_without_a_provider_fails_only_for_the_schema_itself() {
             "{tty}"
         );
         assert!(!tty.contains("\"timestamp\""), "{tty}");
+        // --pretty asks for the envelope; a key with an escape sequence reaches the terminal
+        // escaped.
+        let evil = r#"{"properties": {"a\u001b[31mRED": {"type": "string", "maxLenght": 3}}}"#;
+        for (args, envelope) in [
+            (format!("--pretty {ORDER}"), true),
+            (format!("'{evil}'"), false),
+        ] {
+            let cmd = format!("{} lint {args}", bin.display());
+            let out = std::process::Command::new("script")
+                .args(["-qec", &cmd, "/dev/null"])
+                .env("NO_COLOR", "1")
+                .output()
+                .unwrap();
+            let tty = String::from_utf8_lossy(&out.stdout);
+            assert_eq!(tty.contains("\"timestamp\""), envelope, "{args}: {tty}");
+            assert!(
+                !tty.contains('\u{1b}'),
+                "{args}: a raw escape reached the terminal: {tty}"
+            );
+        }
+    }
+}
+
+/// lint's and compile's own files: an unreadable `--resource` is `filesystem`, exit 3, not a
+/// finding about the schema.
+#[test]
+fn an_unreadable_resource_is_the_callers_file() {
+    for cmd in [&["lint"][..], &["compile", "--provider", "openai"]] {
+        for map in [
+            "http://x/a.json=/nonexistent.json",
+            "http://x/=examples/verdict.json",
+        ] {
+            let r = run(sojx().args(cmd).args(["--resource", map, ORDER]));
+            assert_eq!(
+                (r.code, r.kind()),
+                (3, Some("filesystem")),
+                "{cmd:?} {map}: {}",
+                r.stdout
+            );
+        }
     }
 }
 

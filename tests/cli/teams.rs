@@ -629,3 +629,26 @@ fn markers_work_for_any_producer_with_a_final_answer_text() {
     let r = run_stdin(&["extract", "--markers"], cut);
     assert_eq!(r.kind(), Some("truncated"));
 }
+
+/// compare's exit status is its worst failed input's, whatever the order of the arguments: an
+/// unreadable file (3) outweighs an input with no answer (1).
+#[test]
+fn compare_fails_with_the_worst_input_in_any_order() {
+    let d = scratch("compare-worst");
+    let prose = d.join("prose.txt");
+    std::fs::write(&prose, "no answer here").unwrap();
+    let prose = path_str(&prose).to_owned();
+    let ok = path_str(&fixture("recipes/review/style.json")).to_owned();
+    for files in [
+        [prose.as_str(), "/nonexistent.ndjson", ok.as_str()],
+        ["/nonexistent.ndjson", prose.as_str(), ok.as_str()],
+    ] {
+        let r = compare(&files);
+        assert_eq!(
+            (r.code, r.kind()),
+            (3, Some("filesystem")),
+            "{files:?}: {}",
+            r.stdout
+        );
+    }
+}
