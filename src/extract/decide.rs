@@ -12,7 +12,6 @@ use super::Options;
 use super::candidate::{Chosen, json_invalid, not_found, source_of, too_deep, try_repair};
 use super::fallback::from_answer;
 
-/// Turn an outcome into the envelope: choose the candidate, parse, repair, validate, assert.
 /// A stream that looks cut off, or holds no answer, after lines past `--max-line-bytes` were
 /// skipped: the skipped lines are the likely cause (the `result` line was the long one), so it
 /// is a `parse` failure of the caller's limit, not a retryable `truncated` or `not_found`.
@@ -30,6 +29,7 @@ fn blame_long_lines(mut f: Failure, warnings: &[Warning]) -> Failure {
     f
 }
 
+/// Turn an outcome into the envelope: choose the candidate, parse, repair, validate, assert.
 pub fn decide(
     name: &str,
     outcome: Outcome,
