@@ -150,6 +150,17 @@ pub(crate) fn thousands(n: u64) -> String {
     out
 }
 
+/// One violation of `error.details`: where in the value (`/` for the root), its message, and
+/// the schema keyword that failed.
+pub(crate) fn violation_parts(v: &Value) -> (&str, &str, &str) {
+    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
+    let at = match s("instance_location") {
+        "" => "/",
+        at => at,
+    };
+    (at, s("message"), s("keyword_location"))
+}
+
 #[cfg(test)]
 mod kind_tests {
     use super::ErrorKind;

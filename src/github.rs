@@ -12,7 +12,7 @@ use std::io::{self, Write};
 use serde_json::Value;
 
 use crate::envelope::Envelope;
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, violation_parts};
 
 /// Most violations of one input annotated (the envelope, and the JSON mode, have them all).
 const VIOLATIONS: usize = 20;
@@ -94,12 +94,8 @@ pub(crate) fn commands(out: &mut dyn Write, env: &Envelope) -> io::Result<()> {
         return cmd(out, "error", line, &title, &msg);
     }
     for v in violations.iter().take(VIOLATIONS) {
-        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
-        let at = match s("instance_location") {
-            "" => "/",
-            p => p,
-        };
-        let msg = format!("{} ({})", s("message"), s("keyword_location"));
+        let (at, message, keyword) = violation_parts(v);
+        let msg = format!("{message} ({keyword})");
         cmd(out, "error", line, &format!("{title} at {at}"), &msg)?;
     }
     if violations.len() > VIOLATIONS {
@@ -154,12 +150,8 @@ pub(crate) fn summary_row(env: &Envelope) -> String {
                     .iter()
                     .take(3)
                     .map(|v| {
-                        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
-                        let at = match s("instance_location") {
-                            "" => "/",
-                            p => p,
-                        };
-                        format!("`{}`: {}", cell(at), cell(s("message")))
+                        let (at, message, _) = violation_parts(v);
+                        format!("`{}`: {}", cell(at), cell(message))
                     })
                     .collect::<Vec<_>>()
                     .join("<br>"),

@@ -254,20 +254,14 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
 
 /// One violation of `error.details`, as a line for people: `  - /at: message (/keyword)`.
 pub(crate) fn violation(v: &Value, color: bool) -> String {
-    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
-    let at = match s("instance_location") {
-        "" => "/",
-        at => at,
-    };
+    let (at, message, keyword) = crate::error::violation_parts(v);
     format!(
         "  - {}: {} {}",
         paint(color, &sanitize(at), |s| s.yellow().to_string()),
-        sanitize(s("message")),
-        paint(
-            color,
-            &format!("({})", sanitize(s("keyword_location"))),
-            |s| s.dimmed().to_string()
-        )
+        sanitize(message),
+        paint(color, &format!("({})", sanitize(keyword)), |s| s
+            .dimmed()
+            .to_string())
     )
 }
 

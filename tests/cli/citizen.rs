@@ -12,7 +12,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{check_envelope, fixture, have_tool, root, run, run_stdin, sojx, sojx_process};
+use crate::common::{
+    check_envelope, fixture, have_tool, on_a_terminal, root, run, run_stdin, sojx, sojx_process,
+};
 
 const SCHEMA: &str = "examples/verdict.schema.json";
 const HOSTILE: &str = "citizen/hostile.ndjson";
@@ -821,14 +823,7 @@ fn model_text_on_a_terminal_is_escaped_in_every_format() {
         "extract --output-format text",
         "validate --schema {}",
     ] {
-        let cmd = format!("{} {args} {}", bin.display(), path.display());
-        let out = Command::new("script")
-            .args(["-qec", &cmd, "/dev/null"])
-            .env("NO_COLOR", "1")
-            .env("TERM", "dumb")
-            .output()
-            .unwrap();
-        let tty = String::from_utf8_lossy(&out.stdout);
+        let tty = on_a_terminal(&format!("{} {args} {}", bin.display(), path.display()));
         for c in raw {
             assert!(
                 !tty.contains(c),
@@ -858,12 +853,7 @@ fn stdin_on_a_terminal_is_one_line_and_exit_3() {
         "compare --items . --key . --field .",
     ] {
         let cmd = format!("{} {command}; echo \"rc=$?\"", bin.display());
-        let out = Command::new("timeout")
-            .args(["20", "script", "-qec", &cmd, "/dev/null"])
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        let tty = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+        let tty = on_a_terminal(&cmd).replace('\r', "");
         let name = command.split(' ').next().unwrap();
         assert_eq!(
             tty,

@@ -178,6 +178,20 @@ pub fn have_tool(tool: &str, test: &str) -> bool {
     have
 }
 
+/// Run the shell command `cmd` on a pseudo-terminal (`script`, util-linux), as a person would,
+/// with no colors, at most 20 s; its terminal output (stdout and stderr both). Check
+/// `have_tool("script", …)` first.
+#[allow(dead_code)]
+pub fn on_a_terminal(cmd: &str) -> String {
+    let out = std::process::Command::new("timeout")
+        .args(["20", "script", "-qec", cmd, "/dev/null"])
+        .env("NO_COLOR", "1")
+        .env("TERM", "dumb")
+        .output()
+        .expect("timeout and script run");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// A test (or part of one) cannot run here because `what` is missing: a notice, or a failure
 /// when `SOJX_REQUIRE_TOOLS=1` (which `.ci/run` sets), so that CI never passes by skipping.
 #[allow(dead_code)]

@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Run, fixture, path_str, run, run_stdin, sojx};
+use crate::common::{Run, fixture, on_a_terminal, path_str, run, run_stdin, sojx};
 
 const ORDER: &str = "tests/fixtures/schema/order.schema.json";
 const REMOTE: &str = "tests/fixtures/schema/remote.schema.json";
@@ -411,13 +411,7 @@ fn lint_without_a_provider_fails_only_for_the_schema_itself() {
     // On a terminal, the short report for people instead of the envelope.
     if crate::common::have_tool("script", "the lint terminal report test") {
         let bin = assert_cmd::cargo::cargo_bin("sojx");
-        let cmd = format!("{} lint {ORDER}", bin.display());
-        let out = std::process::Command::new("script")
-            .args(["-qec", &cmd, "/dev/null"])
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        let tty = String::from_utf8_lossy(&out.stdout);
+        let tty = on_a_terminal(&format!("{} lint {ORDER}", bin.display()));
         assert!(
             tty.starts_with("✓ tests/fixtures/schema/order.schema.json: lint"),
             "{tty}"
@@ -434,13 +428,7 @@ fn lint_without_a_provider_fails_only_for_the_schema_itself() {
             (format!("--pretty {ORDER}"), true),
             (format!("'{evil}'"), false),
         ] {
-            let cmd = format!("{} lint {args}", bin.display());
-            let out = std::process::Command::new("script")
-                .args(["-qec", &cmd, "/dev/null"])
-                .env("NO_COLOR", "1")
-                .output()
-                .unwrap();
-            let tty = String::from_utf8_lossy(&out.stdout);
+            let tty = on_a_terminal(&format!("{} lint {args}", bin.display()));
             assert_eq!(tty.contains("\"timestamp\""), envelope, "{args}: {tty}");
             assert!(
                 !tty.contains('\u{1b}'),
