@@ -248,6 +248,22 @@ pub struct ExtractArgs {
     #[command(flatten)]
     pub schema: SchemaArgs,
 
+    #[command(flatten)]
+    pub answer: AnswerArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub live: LiveArgs,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// How `extract` and `run` find the answer in an agent's output.
+#[derive(Debug, Args)]
+pub struct AnswerArgs {
     /// Which producer wrote the input; `auto` detects it from the content.
     #[arg(long, value_enum, default_value_t = From::AUTO, value_name = "PRODUCER")]
     pub from: From,
@@ -284,15 +300,6 @@ pub struct ExtractArgs {
     /// fails with `assertion_failed`.
     #[arg(long = "assert", value_name = "EXPR")]
     pub asserts: Vec<String>,
-
-    #[command(flatten)]
-    pub output: OutputArgs,
-
-    #[command(flatten)]
-    pub live: LiveArgs,
-
-    #[command(flatten)]
-    pub limits: LimitArgs,
 }
 
 #[derive(Debug, Args)]

@@ -21,6 +21,10 @@ pub enum ErrorKind {
     Timeout,
     Io,
     Internal,
+    /// `run`: COMMAND could not be started (not found, not executable).
+    Spawn,
+    /// `run`: sojx got SIGINT, SIGTERM or SIGHUP while the agent ran.
+    Interrupted,
 }
 
 impl ErrorKind {
@@ -40,6 +44,8 @@ impl ErrorKind {
             Self::Timeout => "timeout",
             Self::Io => "io",
             Self::Internal => "internal",
+            Self::Spawn => "spawn",
+            Self::Interrupted => "interrupted",
         }
     }
 

@@ -7,6 +7,9 @@ use serde::{Serialize, Serializer};
 
 use crate::error::ErrorKind;
 
+/// SIGINT's number on every unix.
+const SIGINT: u8 = 2;
+
 /// What a run, or one input of it, tells the shell. Ordered from best to worst: a run with
 /// several inputs exits with the greatest.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
@@ -21,6 +24,9 @@ pub enum ExitStatus {
     /// 3: sojx could not do what it was asked (the caller's side: a usage error, a broken
     /// schema, an unreadable file); re-running the agent will not help.
     Error,
+    /// 128 + N: `run` was interrupted by signal N (SIGINT, SIGTERM, SIGHUP), as shells
+    /// report a process a signal ended. The worst of all: the run was stopped.
+    Interrupted(u8),
 }
 
 impl ExitStatus {
@@ -43,8 +49,17 @@ impl ExitStatus {
             | ErrorKind::SchemaInvalid
             | ErrorKind::Filesystem
             | ErrorKind::Io
-            | ErrorKind::Internal => Self::Error,
+            | ErrorKind::Internal
+            | ErrorKind::Spawn => Self::Error,
+            // The signal is known where the failure is made ([`ExitStatus::interrupted`]);
+            // SIGINT is what a person sends.
+            ErrorKind::Interrupted => Self::Interrupted(SIGINT),
         }
+    }
+
+    /// The status of a `run` that signal `signal` stopped: 128 + the signal's number.
+    pub fn interrupted(signal: i32) -> Self {
+        Self::Interrupted(u8::try_from(signal).unwrap_or(SIGINT).min(127))
     }
 
     /// The status of a run of two parts: the worse one.
@@ -60,6 +75,7 @@ impl ExitStatus {
             Self::Failure => 1,
             Self::Timeout => 2,
             Self::Error => 3,
+            Self::Interrupted(n) => 128 + n.min(127),
         }
     }
 
@@ -123,6 +139,7 @@ mod tests {
             K::Filesystem,
             K::Io,
             K::Internal,
+            K::Spawn,
         ];
         for cmd in ["extract", "validate", "compare", "lint", "compile"] {
             for k in agent {
@@ -138,5 +155,13 @@ mod tests {
                 assert_eq!(ExitStatus::of(cmd, k), want, "{cmd} {k:?}");
             }
         }
+        assert_eq!(ExitStatus::interrupted(15).code(), 143);
+        assert_eq!(ExitStatus::interrupted(1).code(), 129);
+        assert_eq!(ExitStatus::of("run", K::Interrupted).code(), 130);
+        // Stopped by a signal is worse than any input's failure.
+        assert_eq!(
+            ExitStatus::Error.worst(ExitStatus::interrupted(1)),
+            ExitStatus::interrupted(1)
+        );
     }
 }

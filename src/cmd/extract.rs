@@ -34,46 +34,76 @@ pub(super) fn extract_options<'a>(
     }
 }
 
+/// What `extract` and `run` read before any input: the schema, the `--assert` expressions and
+/// the `--handoff` file.
+pub(super) struct Loaded {
+    schema: Option<schema::Schema>,
+    assertions: jq::Assertions,
+    handoff: Option<serde_json::Value>,
+}
+
+impl Loaded {
+    /// Load them; a failure is the caller's (`schema_invalid`, `usage`, `filesystem`).
+    pub(super) fn load(
+        schema: &cli::SchemaArgs,
+        answer: &cli::AnswerArgs,
+    ) -> Result<Self, crate::error::Failure> {
+        Ok(Self {
+            schema: schema::load(schema)?,
+            assertions: jq::Assertions::compile(&answer.asserts)?,
+            handoff: answer
+                .handoff
+                .as_deref()
+                .map(markers::load_handoff)
+                .transpose()?,
+        })
+    }
+
+    /// The options of a run that finds the answer as `answer` says.
+    pub(super) fn options(
+        &self,
+        answer: &cli::AnswerArgs,
+        limits: &cli::LimitArgs,
+        env: &Env,
+        read_ahead: extract::ReadAhead,
+    ) -> extract::Options<'_> {
+        extract::Options {
+            markers: answer.markers,
+            handoff: self.handoff.as_ref(),
+            assertions: (!self.assertions.is_empty()).then_some(&self.assertions),
+            read_ahead,
+            ..extract_options(
+                answer.from,
+                answer.strict,
+                answer.repair,
+                limits,
+                self.schema.as_ref(),
+                env,
+            )
+        }
+    }
+}
+
 pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
-    let schema = match schema::load(&a.schema) {
-        Ok(s) => s,
-        Err(f) => return fail_before_input("extract", &a.files, &f, io, style),
-    };
-    let assertions = match jq::Assertions::compile(&a.asserts) {
-        Ok(x) => x,
-        Err(f) => return fail_before_input("extract", &a.files, &f, io, style),
-    };
-    let handoff = match a.handoff.as_deref().map(markers::load_handoff).transpose() {
-        Ok(h) => h,
+    let loaded = match Loaded::load(&a.schema, &a.answer) {
+        Ok(l) => l,
         Err(f) => return fail_before_input("extract", &a.files, &f, io, style),
     };
     if let Some(code) = stdin_guard("extract", &a.files, io) {
         return Ok(code);
     }
     let sources = sources(&a.files);
-    let one_by_one = a.activity || a.live.tee.is_some() || a.live.timeout.is_some();
-    let opts = extract::Options {
-        markers: a.markers,
-        handoff: handoff.as_ref(),
-        assertions: (!assertions.is_empty()).then_some(&assertions),
-        // Inputs read in parallel already keep the cores busy.
-        read_ahead: io.env.read_ahead(sources.len() <= 1 || one_by_one),
-        ..extract_options(
-            a.from,
-            a.strict,
-            a.repair,
-            &a.limits,
-            schema.as_ref(),
-            &io.env,
-        )
-    };
+    let one_by_one = a.answer.activity || a.live.tee.is_some() || a.live.timeout.is_some();
+    // Inputs read in parallel already keep the cores busy.
+    let read_ahead = io.env.read_ahead(sources.len() <= 1 || one_by_one);
+    let opts = loaded.options(&a.answer, &a.limits, &io.env, read_ahead);
     let mut status = ExitStatus::Success;
     let mut tally = Tally::default();
     if one_by_one {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
         // order (the tee file is one stream; activity lines must not interleave).
-        let read = files_read(&a.schema, a.handoff.as_deref());
+        let read = files_read(&a.schema, a.answer.handoff.as_deref());
         let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
             Ok(t) => t,
             Err(f) => return fail_before_input("extract", &a.files, &f, io, style),
@@ -89,11 +119,11 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
                 let mut live = extract::Live {
                     tee: tee.as_mut(),
                     timeout: a.live.timeout,
-                    activity: if a.activity { Some(&mut sink) } else { None },
+                    activity: if a.answer.activity { Some(&mut sink) } else { None },
                 };
                 extract::run_live(s, &opts, &mut live)
             };
-            if a.activity {
+            if a.answer.activity {
                 let _ = activity::summary(io.stderr, &env, style.stderr_color);
             }
             status = status.worst(env.exit_status());
