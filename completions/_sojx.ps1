@@ -26,6 +26,7 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Extract, validate and print an envelope per input (the main job)')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run an agent, extract and validate its answer from its output, and say how it ended')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema')
             [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Report contradictions between sibling outputs (same key, different field value)')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check that a schema is valid and that a provider''s structured output accepts it')
@@ -45,6 +46,36 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colors on stderr and in `--output-format text`')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up on an input that has not ended after DURATION: seconds (`90`, `1.5`) or with a unit (`90s`, `15m`, `1h 30m`). A `timeout` envelope with what was seen so far, exit status 2')
             [CompletionResult]::new('--tee', '--tee', [CompletionResultType]::ParameterName, 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes')
+            [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept to look for an answer in')
+            [CompletionResult]::new('--max-candidates', '--max-candidates', [CompletionResultType]::ParameterName, 'Most JSON candidates tried in one answer text')
+            [CompletionResult]::new('--max-answer-bytes', '--max-answer-bytes', [CompletionResultType]::ParameterName, 'Most answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), as for `--max-line-bytes`. Past it the input is a `parse` error; the rest of the answer is not read into memory')
+            [CompletionResult]::new('--ignore-formats', '--ignore-formats', [CompletionResultType]::ParameterName, 'Do not check the `format` keyword (it is checked by default)')
+            [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair')
+            [CompletionResult]::new('--repair', '--repair', [CompletionResultType]::ParameterName, 'Repair almost-JSON answers (trailing commas, a stray prefix or suffix; a cut-off answer keeps only its complete members, the cut one is dropped, never completed); every repair is listed in `warnings`')
+            [CompletionResult]::new('--activity', '--activity', [CompletionResultType]::ParameterName, 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns')
+            [CompletionResult]::new('--markers', '--markers', [CompletionResultType]::ParameterName, 'Legacy fallback: when the run holds no structured output, read `[EVENT:level[:service]] message` and `[MEMORY:category[:service]] observation` lines of the final answer text into `{events, memories}` (`source.kind: markers`)')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sojx;run' {
+            [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
+            [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
+            [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Force the schema''s draft instead of reading `$schema` (default 2020-12)')
+            [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file''s own directory')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Which producer wrote the input; `auto` detects it from the content')
+            [CompletionResult]::new('--handoff', '--handoff', [CompletionResultType]::ParameterName, 'With --markers: add this legacy escalation file''s content (JSON if it parses, else its text) to the marker data as `escalation`. A regular file of at most 64 MiB')
+            [CompletionResult]::new('--assert', '--assert', [CompletionResultType]::ParameterName, 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colors on stderr and in `--output-format text`')
+            [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Give up on an input that has not ended after DURATION: seconds (`90`, `1.5`) or with a unit (`90s`, `15m`, `1h 30m`). A `timeout` envelope with what was seen so far, exit status 2')
+            [CompletionResult]::new('--tee', '--tee', [CompletionResultType]::ParameterName, 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes')
+            [CompletionResult]::new('--kill-after', '--kill-after', [CompletionResultType]::ParameterName, 'How long the agent''s process group has after SIGTERM (sent when --timeout passes, or the signal sojx forwards) before SIGKILL: seconds or with a unit, as --timeout')
             [CompletionResult]::new('--max-line-bytes', '--max-line-bytes', [CompletionResultType]::ParameterName, 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept to look for an answer in')
             [CompletionResult]::new('--max-candidates', '--max-candidates', [CompletionResultType]::ParameterName, 'Most JSON candidates tried in one answer text')
             [CompletionResult]::new('--max-answer-bytes', '--max-answer-bytes', [CompletionResultType]::ParameterName, 'Most answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), as for `--max-line-bytes`. Past it the input is a `parse` error; the rest of the answer is not read into memory')
@@ -141,6 +172,7 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
         }
         'sojx;help' {
             [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Extract, validate and print an envelope per input (the main job)')
+            [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run an agent, extract and validate its answer from its output, and say how it ended')
             [CompletionResult]::new('validate', 'validate', [CompletionResultType]::ParameterValue, 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema')
             [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Report contradictions between sibling outputs (same key, different field value)')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check that a schema is valid and that a provider''s structured output accepts it')
@@ -149,6 +181,9 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             break
         }
         'sojx;help;extract' {
+            break
+        }
+        'sojx;help;run' {
             break
         }
         'sojx;help;validate' {

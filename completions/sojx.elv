@@ -23,6 +23,7 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand extract 'Extract, validate and print an envelope per input (the main job)'
+            cand run 'Run an agent, extract and validate its answer from its output, and say how it ended'
             cand validate 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
             cand compare 'Report contradictions between sibling outputs (same key, different field value)'
             cand lint 'Check that a schema is valid and that a provider''s structured output accepts it'
@@ -41,6 +42,35 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --color 'When to use colors on stderr and in `--output-format text`'
             cand --timeout 'Give up on an input that has not ended after DURATION: seconds (`90`, `1.5`) or with a unit (`90s`, `15m`, `1h 30m`). A `timeout` envelope with what was seen so far, exit status 2'
             cand --tee 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes'
+            cand --max-line-bytes 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept to look for an answer in'
+            cand --max-candidates 'Most JSON candidates tried in one answer text'
+            cand --max-answer-bytes 'Most answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), as for `--max-line-bytes`. Past it the input is a `parse` error; the rest of the answer is not read into memory'
+            cand --ignore-formats 'Do not check the `format` keyword (it is checked by default)'
+            cand --strict 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
+            cand --repair 'Repair almost-JSON answers (trailing commas, a stray prefix or suffix; a cut-off answer keeps only its complete members, the cut one is dropped, never completed); every repair is listed in `warnings`'
+            cand --activity 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns'
+            cand --markers 'Legacy fallback: when the run holds no structured output, read `[EVENT:level[:service]] message` and `[MEMORY:category[:service]] observation` lines of the final answer text into `{events, memories}` (`source.kind: markers`)'
+            cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
+            cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -q 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand --quiet 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sojx;run'= {
+            cand -s 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
+            cand --schema 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
+            cand --draft 'Force the schema''s draft instead of reading `$schema` (default 2020-12)'
+            cand --resource 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file''s own directory'
+            cand --from 'Which producer wrote the input; `auto` detects it from the content'
+            cand --handoff 'With --markers: add this legacy escalation file''s content (JSON if it parses, else its text) to the marker data as `escalation`. A regular file of at most 64 MiB'
+            cand --assert 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`'
+            cand --output-format '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations'
+            cand --color 'When to use colors on stderr and in `--output-format text`'
+            cand --timeout 'Give up on an input that has not ended after DURATION: seconds (`90`, `1.5`) or with a unit (`90s`, `15m`, `1h 30m`). A `timeout` envelope with what was seen so far, exit status 2'
+            cand --tee 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes'
+            cand --kill-after 'How long the agent''s process group has after SIGTERM (sent when --timeout passes, or the signal sojx forwards) before SIGKILL: seconds or with a unit, as --timeout'
             cand --max-line-bytes 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept to look for an answer in'
             cand --max-candidates 'Most JSON candidates tried in one answer text'
             cand --max-answer-bytes 'Most answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), as for `--max-line-bytes`. Past it the input is a `parse` error; the rest of the answer is not read into memory'
@@ -132,6 +162,7 @@ set edit:completion:arg-completer[sojx] = {|@words|
         }
         &'sojx;help'= {
             cand extract 'Extract, validate and print an envelope per input (the main job)'
+            cand run 'Run an agent, extract and validate its answer from its output, and say how it ended'
             cand validate 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
             cand compare 'Report contradictions between sibling outputs (same key, different field value)'
             cand lint 'Check that a schema is valid and that a provider''s structured output accepts it'
@@ -139,6 +170,8 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sojx;help;extract'= {
+        }
+        &'sojx;help;run'= {
         }
         &'sojx;help;validate'= {
         }

@@ -27,6 +27,7 @@ end
 complete -c sojx -n "__fish_sojx_needs_command" -s h -l help -d 'Print help'
 complete -c sojx -n "__fish_sojx_needs_command" -s V -l version -d 'Print version'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "extract" -d 'Extract, validate and print an envelope per input (the main job)'
+complete -c sojx -n "__fish_sojx_needs_command" -f -a "run" -d 'Run an agent, extract and validate its answer from its output, and say how it ended'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "validate" -d 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "compare" -d 'Report contradictions between sibling outputs (same key, different field value)'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
@@ -76,6 +77,51 @@ complete -c sojx -n "__fish_sojx_using_subcommand extract" -l pretty -d 'Pretty-
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
+6\t''
+7\t''
+2019-09\t''
+2020-12\t''"
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l from -d 'Which producer wrote the input; `auto` detects it from the content' -r -f -a "auto\t'Detect the producer from the content'
+claude-code\t'`claude -p --output-format stream-json|json`, Claude Agent SDK messages'
+codex\t'`codex exec --json` events'
+gemini-cli\t'`gemini -p --output-format json|stream-json`'
+qwen-code\t'`qwen -p --output-format json|stream-json`'
+amp\t'`amp -x --stream-json`'
+cursor\t'`cursor-agent -p --output-format json|stream-json`'
+opencode\t'`opencode run --format json`'
+openai-chat\t'OpenAI Chat Completions body or SSE stream'
+openai-responses\t'OpenAI Responses body or SSE stream'
+anthropic\t'Anthropic Messages body or SSE stream (or bare event lines)'
+ollama\t'Ollama `/api/chat` or `/api/generate`, streaming or not'
+meerkat\t'`rkat run --output json` (a RunResult)'
+json\t'The whole input is one bare JSON value'
+text\t'Plain model text with JSON somewhere in it'"
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l handoff -d 'With --markers: add this legacy escalation file\'s content (JSON if it parses, else its text) to the marker data as `escalation`. A regular file of at most 64 MiB' -r -F
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l assert -d 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+text\t'A short human summary'
+github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
+always\t'Always color (text output and stderr; JSON is never colored)'
+never\t'Never color'"
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l timeout -d 'Give up on an input that has not ended after DURATION: seconds (`90`, `1.5`) or with a unit (`90s`, `15m`, `1h 30m`). A `timeout` envelope with what was seen so far, exit status 2' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l tee -d 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes' -r -F
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l kill-after -d 'How long the agent\'s process group has after SIGTERM (sent when --timeout passes, or the signal sojx forwards) before SIGKILL: seconds or with a unit, as --timeout' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l max-line-bytes -d 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept to look for an answer in' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l max-answer-bytes -d 'Most answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), as for `--max-line-bytes`. Past it the input is a `parse` error; the rest of the answer is not read into memory' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l strict -d 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l repair -d 'Repair almost-JSON answers (trailing commas, a stray prefix or suffix; a cut-off answer keeps only its complete members, the cut one is dropped, never completed); every repair is listed in `warnings`'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l activity -d 'Print one line per event on stderr as it arrives: tool calls, text, retries, errors, the final cost and turns'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l markers -d 'Legacy fallback: when the run holds no structured output, read `[EVENT:level[:service]] message` and `[MEMORY:category[:service]] observation` lines of the final answer text into `{events, memories}` (`source.kind: markers`)'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
 6\t''
@@ -179,9 +225,10 @@ complete -c sojx -n "__fish_sojx_using_subcommand compile" -l pretty -d 'Pretty-
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "extract" -d 'Extract, validate and print an envelope per input (the main job)'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "validate" -d 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "compare" -d 'Report contradictions between sibling outputs (same key, different field value)'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "compile" -d 'Print a schema lowered for a provider\'s structured-output feature'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract validate compare lint compile help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "extract" -d 'Extract, validate and print an envelope per input (the main job)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "run" -d 'Run an agent, extract and validate its answer from its output, and say how it ended'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "validate" -d 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "compare" -d 'Report contradictions between sibling outputs (same key, different field value)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "compile" -d 'Print a schema lowered for a provider\'s structured-output feature'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

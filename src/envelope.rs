@@ -39,6 +39,13 @@ pub struct Envelope {
     #[serde(skip_serializing_if = "Option::is_none")]
     found: Option<bool>,
     warnings: Vec<Warning>,
+    /// `run`: the agent process (`{command, pid, exit_status | signal, duration_ms,
+    /// stderr_tail}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    agent: Option<Value>,
+    /// `run` with more than one attempt allowed: one entry per attempt.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    attempts: Option<Vec<Value>>,
 }
 
 impl Envelope {
@@ -60,6 +67,65 @@ impl Envelope {
             candidate: None,
             found: None,
             warnings: Vec::new(),
+            agent: None,
+            attempts: None,
+        }
+    }
+
+    /// This envelope as `command`'s (`run` reports what `extract` decided): the exit status
+    /// follows, from the error's kind.
+    #[must_use]
+    pub fn as_command(mut self, command: &'static str) -> Self {
+        self.command = command;
+        if let Some(e) = &self.error {
+            self.exit_code = ExitStatus::of(command, e.kind);
+        }
+        self
+    }
+
+    /// An interrupted run's status: 128 + `signal` (only for the kind `interrupted`).
+    #[must_use]
+    pub fn interrupted_by(mut self, signal: i32) -> Self {
+        if self.error_kind() == Some(ErrorKind::Interrupted) {
+            self.exit_code = ExitStatus::interrupted(signal);
+        }
+        self
+    }
+
+    /// `run`'s `agent` object.
+    #[must_use]
+    pub fn with_agent(mut self, agent: Value) -> Self {
+        self.agent = Some(agent);
+        self
+    }
+
+    /// `run`'s `attempts`.
+    #[must_use]
+    pub fn with_attempts(mut self, attempts: Vec<Value>) -> Self {
+        self.attempts = Some(attempts);
+        self
+    }
+
+    /// One more warning.
+    #[must_use]
+    pub fn with_warning(mut self, warning: Warning) -> Self {
+        self.warnings.push(warning);
+        self
+    }
+
+    /// `run`'s `agent` object, when this is `run`'s envelope.
+    pub fn agent(&self) -> Option<&Value> {
+        self.agent.as_ref()
+    }
+
+    /// Take the parts a failure of the same input keeps: producer, session, warnings.
+    pub fn into_parts(self) -> Parts {
+        Parts {
+            producer: self.producer,
+            source: None,
+            session: self.session,
+            warnings: self.warnings,
+            validation: None,
         }
     }
 

@@ -70,14 +70,17 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     (
         "3",
         "sojx could not do what it was asked, the caller's side: usage, schema_invalid, \
-         filesystem, io, internal. Fix the command or its files; re-running the agent will not \
+         filesystem, io, internal, and for run spawn (COMMAND could not be started). Fix the command or its files; re-running the agent will not \
          help. A failure to write standard output is reported on standard error as io. With \
          several inputs the status is the highest of 3, 2, 1 and 0.",
     ),
     (
-        "130",
-        "(as shells report it) Interrupted by SIGINT (Ctrl-C): sojx does not catch the signal and \
-         ends at once; bytes read so far are already in the --tee file.",
+        "128+N",
+        "Interrupted by signal N. sojx run catches SIGINT (130), SIGTERM (143) and SIGHUP (129), \
+         forwards it to the agent's process group, stops the group (SIGKILL after --kill-after) \
+         and prints an envelope of kind interrupted. The other commands do not catch signals: \
+         they end at once, as shells report it (130 for Ctrl-C); bytes read so far are already \
+         in the --tee file.",
     ),
 ];
 

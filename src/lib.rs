@@ -7,6 +7,8 @@
 //! docs/ARCHITECTURE.md draws the whole.
 
 pub(crate) mod activity;
+#[cfg(unix)]
+pub(crate) mod agent;
 mod batch;
 pub(crate) mod budget;
 pub mod cli;

@@ -119,7 +119,11 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
                 let mut live = extract::Live {
                     tee: tee.as_mut(),
                     timeout: a.live.timeout,
-                    activity: if a.answer.activity { Some(&mut sink) } else { None },
+                    activity: if a.answer.activity {
+                        Some(&mut sink)
+                    } else {
+                        None
+                    },
                 };
                 extract::run_live(s, &opts, &mut live)
             };

@@ -8,6 +8,7 @@ mod extract;
 mod generate;
 mod lint;
 mod output;
+mod run;
 mod usage;
 mod validate;
 
@@ -182,6 +183,7 @@ fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> Ex
     };
     let result: anyhow::Result<ExitStatus> = match cli.command {
         Command::Extract(Lazy(a)) => extract::run(&a, io),
+        Command::Run(Lazy(a)) => run::run(&a, io),
         Command::Validate(Lazy(a)) => validate::run(&a, io),
         Command::Compare(Lazy(a)) => compare::run(&a, io),
         Command::Lint(Lazy(a)) => lint::run(&a, io),

@@ -237,6 +237,18 @@ pub(super) fn fail_before_input(
     io: &mut Io<'_>,
     style: Style,
 ) -> io::Result<ExitStatus> {
+    let names: Vec<String> = sources(files).iter().map(Source::name).collect();
+    fail_before_named(command, &names, f, io, style)
+}
+
+/// [`fail_before_input`] for inputs by their names (`run`: the agent's).
+pub(super) fn fail_before_named(
+    command: &'static str,
+    names: &[String],
+    f: &Failure,
+    io: &mut Io<'_>,
+    style: Style,
+) -> io::Result<ExitStatus> {
     // GitHub annotations are not envelopes: one, blaming no input file.
     if style.format == OutputFormat::Github {
         let env = envelope::failure(command, "", f.clone(), Parts::default());
@@ -246,8 +258,8 @@ pub(super) fn fail_before_input(
         return Ok(env.exit_status());
     }
     let mut status = ExitStatus::Success;
-    for (i, s) in sources(files).iter().enumerate() {
-        let env = envelope::failure(command, &s.name(), f.clone(), Parts::default());
+    for (i, name) in names.iter().enumerate() {
+        let env = envelope::failure(command, name, f.clone(), Parts::default());
         status = status.worst(env.exit_status());
         render::render(io.stdout, &env, style)?;
         io.summary.note(&env, style, &io.env);

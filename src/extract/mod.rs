@@ -102,7 +102,28 @@ pub fn run_live(source: &Source, opts: &Options<'_>, live: &mut Live<'_>) -> Env
         Ok(r) => r,
         Err(f) => return envelope::failure("extract", &name, f, Parts::default()),
     };
-    let size = source.size();
+    from_reader(&name, reader, source.size(), opts, live)
+}
+
+/// [`run_live`] over a stream that is not a [`Source`]: `run` reads the agent's stdout, a
+/// pipe, named `name`.
+pub fn run_reader(
+    name: &str,
+    reader: Box<dyn std::io::Read + Send>,
+    opts: &Options<'_>,
+    live: &mut Live<'_>,
+) -> Envelope {
+    from_reader(name, reader, None, opts, live)
+}
+
+/// Read `reader` (of `size` bytes, when known) and decide.
+fn from_reader(
+    name: &str,
+    reader: Box<dyn std::io::Read + Send>,
+    size: Option<u64>,
+    opts: &Options<'_>,
+    live: &mut Live<'_>,
+) -> Envelope {
     let ahead = Ahead::choose(opts.read_ahead, size);
     let (outcome, warnings) = match read_live(reader, size, opts, live, ahead) {
         Ok(r) => r,
@@ -112,10 +133,10 @@ pub fn run_live(source: &Source, opts: &Options<'_>, live: &mut Live<'_>) -> Env
                 ..Parts::default()
             };
             // The target is the input unless the failure names another (the tee file).
-            return envelope::failure("extract", &name, failure, parts);
+            return envelope::failure("extract", name, failure, parts);
         }
     };
-    decide(&name, outcome, warnings, opts)
+    decide(name, outcome, warnings, opts)
 }
 
 /// Reading ended before the input did: why, and the producer if it was known by then.

@@ -1111,6 +1111,20 @@ fn usage_cases() -> Vec<Case> {
         u("compare-help", &["compare", "--help"]),
         u("lint-help", &["lint", "--help"]),
         u("compile-help", &["compile", "--help"]),
+        u("run-help", &["run", "--help"]),
+        u("run-no-command", &["run", "--schema", VERDICT]),
+        u(
+            "run-not-found",
+            &["run", "--", "sojx-no-such-agent", "-p", "hi"],
+        ),
+        u(
+            "run-schema-invalid",
+            &["run", "--schema", r#"{"type":"nonsense"}"#, "--", "true"],
+        ),
+        u(
+            "run-bad-kill-after",
+            &["run", "--kill-after", "soon", "--", "true"],
+        ),
         u("short-help", &["extract", "-h"]),
         u("version", &["--version"]),
     ]

@@ -9,6 +9,10 @@ use clap::{ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::producer::Producer;
 
+mod parse;
+
+pub use parse::{parse_size, parse_tee, parse_timeout};
+
 const EXTRACT_EXAMPLES: &str = "\
 Examples:
   claude -p \"…\" --output-format stream-json --verbose --json-schema \"$(cat x.json)\" \\
@@ -23,6 +27,19 @@ Examples:
   sojx extract --markers --handoff handoff.json session.ndjson
   sojx extract --schema review.json --assert '.counts.blocker == ([.findings[] | select(.severity == \"blocker\")] | length)' run.ndjson
   sojx extract --schema story.json runs/*.ndjson          # a batch, in parallel, in order";
+
+const RUN_EXAMPLES: &str = "\
+Examples:
+  sojx run --schema x.json --timeout 15m -- \\
+      claude -p \"…\" --output-format stream-json --verbose --json-schema \"$(cat x.json)\"
+  sojx run --schema x.json --activity --tee run.ndjson -- codex exec --json --output-schema x.json \"…\"
+
+COMMAND runs without a shell, in its own process group; its stdout is read as `extract` reads
+an input, its stderr is passed through, and the envelope's `agent` says how it ended. With
+--timeout the agent's group gets SIGTERM, then SIGKILL after --kill-after; SIGINT, SIGTERM and
+SIGHUP sent to sojx are forwarded to it. When sojx's stdin is not a terminal, the agent reads it.
+Exit status: as for extract; 3 when COMMAND cannot be started (spawn); 128+N when sojx was
+interrupted by signal N (interrupted).";
 
 const VALIDATE_EXAMPLES: &str = "\
 Examples:
@@ -70,6 +87,9 @@ pub enum Command {
     /// Extract, validate and print an envelope per input (the main job).
     #[command(after_help = EXTRACT_EXAMPLES)]
     Extract(Lazy<ExtractArgs>),
+    /// Run an agent, extract and validate its answer from its output, and say how it ended.
+    #[command(after_help = RUN_EXAMPLES)]
+    Run(Lazy<RunArgs>),
     /// Validate plain JSON documents, or JSON Lines (one document per line), against a schema.
     #[command(after_help = VALIDATE_EXAMPLES)]
     Validate(Lazy<ValidateArgs>),
@@ -300,6 +320,33 @@ pub struct AnswerArgs {
     /// fails with `assertion_failed`.
     #[arg(long = "assert", value_name = "EXPR")]
     pub asserts: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub schema: SchemaArgs,
+
+    #[command(flatten)]
+    pub answer: AnswerArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub live: LiveArgs,
+
+    /// How long the agent's process group has after SIGTERM (sent when --timeout passes, or
+    /// the signal sojx forwards) before SIGKILL: seconds or with a unit, as --timeout.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_timeout)]
+    pub kill_after: Duration,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+
+    /// The agent and its arguments, after `--`, started as given (no shell).
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Args)]
@@ -536,41 +583,4 @@ pub enum ColorWhen {
     Always,
     /// Never color.
     Never,
-}
-
-/// Parse `--timeout DURATION`: a non-negative number of seconds (fractions allowed), or a
-/// duration with units as `humantime` reads them (`90s`, `15m`, `1h 30m`, `500ms`).
-pub fn parse_timeout(s: &str) -> Result<Duration, String> {
-    let t = s.trim();
-    if let Ok(secs) = t.parse::<f64>() {
-        return Duration::try_from_secs_f64(secs).map_err(|_| {
-            format!("`{s}` is not a usable timeout (a non-negative number of seconds is expected)")
-        });
-    }
-    humantime::parse_duration(t).map_err(|e| {
-        format!("`{s}` is not a duration ({e}): give seconds (`90`, `1.5`) or a unit (`90s`, `15m`, `1h`)")
-    })
-}
-
-/// Parse a size (`--max-line-bytes`, `--max-answer-bytes`): bytes, or a number with a unit as
-/// `bytesize` reads it (`8MiB`, `512 KiB`, `1.5GiB`; `MB`, `KB` are powers of ten).
-pub fn parse_size(s: &str) -> Result<usize, String> {
-    let size: bytesize::ByteSize = s.trim().parse().map_err(|_| {
-        format!("`{s}` is not a size: give bytes (`1048576`) or a unit (`8MiB`, `512KiB`)")
-    })?;
-    usize::try_from(size.as_u64())
-        .map_err(|_| format!("`{s}` is larger than this machine's memory"))
-}
-
-/// Parse `--tee FILE`: any path but `-` (standard output carries the envelopes).
-pub fn parse_tee(s: &str) -> Result<PathBuf, String> {
-    if s == "-" {
-        return Err(
-            "`-` is not allowed: standard output carries the envelopes; name a file".into(),
-        );
-    }
-    if s.is_empty() {
-        return Err("an empty path is not a file".into());
-    }
-    Ok(PathBuf::from(s))
 }

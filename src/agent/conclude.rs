@@ -1,0 +1,191 @@
+//! What a run comes to: the envelope `extract` decided from the agent's output, read together
+//! with how the agent ended (no I/O).
+//!
+//! - sojx was signalled: `interrupted` (exit 128 + N), with what the output had come to;
+//! - the agent exited non-zero or was killed, with no valid answer: `agent_error` naming its
+//!   exit status and the last line of its stderr (a producer's own `agent_error`, more exact,
+//!   is kept);
+//! - a valid answer from an agent that then failed, or lingered past `--timeout`: the answer,
+//!   with a warning;
+//! - otherwise the output's verdict.
+
+use serde_json::{Map, Value, json};
+
+use super::{Ended, Report, signal_name};
+use crate::envelope::{self, Envelope};
+use crate::error::{ErrorKind, Failure};
+use crate::producer::Warning;
+
+/// The run's envelope: `env` (what the output came to), `report` (how the agent ended) and
+/// `ended` (whether sojx stopped it).
+pub(crate) fn conclude(env: Envelope, report: &Report, ended: Ended) -> Envelope {
+    let env = env.as_command("run");
+    let input = env.input().to_owned();
+    let env = match ended {
+        Ended::Interrupted(sig) => {
+            let name = signal_name(sig);
+            let mut details = Map::new();
+            details.insert("signal".into(), json!(name));
+            details.insert("output".into(), outcome(&env));
+            let f = Failure::new(
+                ErrorKind::Interrupted,
+                "run",
+                format!(
+                    "sojx got {name} while the agent ran; it was forwarded to the agent, which {}",
+                    report.how()
+                ),
+            )
+            .retryable(false)
+            .details(Value::Object(details));
+            envelope::failure("run", &input, f, env.into_parts()).interrupted_by(sig)
+        }
+        Ended::TimedOut if env.error().is_none() => env.with_warning(Warning::new(
+            "agent_lingered",
+            format!(
+                "the agent gave its answer but had not exited when --timeout passed; sojx stopped it, and it {}",
+                report.how()
+            ),
+        )),
+        Ended::TimedOut => env,
+        Ended::ByItself if report.succeeded() => env,
+        Ended::ByItself if env.error().is_none() => env.with_warning(Warning::new(
+            "agent_failed",
+            format!("the agent {} after giving a valid answer", report.how()),
+        )),
+        // The producer said why itself (Claude Code's `result` with `is_error`, …).
+        Ended::ByItself if env.error_kind() == Some(ErrorKind::AgentError) => env,
+        Ended::ByItself => agent_failed(env, report, &input),
+    };
+    env.with_agent(report.to_value())
+}
+
+/// `agent_error` for an agent that failed without a valid answer: its exit status or signal,
+/// and the last line of its stderr, which usually says why (an expired key, a bad flag).
+fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
+    let said = report
+        .last_stderr_line()
+        .map(|l| format!(": {}", clip(l, 300)))
+        .unwrap_or_default();
+    // The contract's `{subtype, terminal_reason, errors}`, as the process gave them.
+    let mut details = Map::new();
+    let subtype = if report.exit_status.is_some() {
+        "exited"
+    } else {
+        "killed"
+    };
+    details.insert("subtype".into(), json!(subtype));
+    details.insert("terminal_reason".into(), json!(report.how()));
+    let errors: Vec<&str> = report.last_stderr_line().into_iter().collect();
+    details.insert("errors".into(), json!(errors));
+    match (report.exit_status, report.signal) {
+        (Some(code), _) => details.insert("exit_status".into(), json!(code)),
+        (None, Some(sig)) => details.insert("signal".into(), json!(signal_name(sig))),
+        (None, None) => None,
+    };
+    details.insert("stderr_tail".into(), json!(report.stderr_tail));
+    details.insert("output".into(), outcome(&env));
+    let f = Failure::new(
+        ErrorKind::AgentError,
+        "run",
+        format!("the agent {} without a valid answer{said}", report.how()),
+    )
+    .hint("the agent's stderr (above, and in agent.stderr_tail) says why")
+    .details(Value::Object(details));
+    let candidate = env.candidate().cloned();
+    let f = match candidate {
+        Some(c) => f.candidate(c),
+        None => f,
+    };
+    envelope::failure("run", input, f, env.into_parts())
+}
+
+/// What the output came to, for `details.output`: `{kind, message}` of its failure, or
+/// `{kind: "ok"}`.
+fn outcome(env: &Envelope) -> Value {
+    match env.error() {
+        Some(e) => json!({"kind": e.kind.as_str(), "message": e.message}),
+        None => json!({"kind": "ok"}),
+    }
+}
+
+/// At most `max` bytes of `s`, on a character boundary, with `…` when cut.
+fn clip(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envelope::Parts;
+    use crate::exit::ExitStatus;
+
+    fn report(exit: Option<i32>, signal: Option<i32>, tail: &str) -> Report {
+        Report {
+            command: vec!["agent".into()],
+            pid: Some(42),
+            exit_status: exit,
+            signal,
+            stopped: None,
+            duration_ms: 7,
+            stderr_tail: tail.into(),
+        }
+    }
+
+    fn empty() -> Envelope {
+        envelope::failure(
+            "extract",
+            "agent",
+            Failure::new(ErrorKind::EmptyInput, "read", "the input is empty"),
+            Parts::default(),
+        )
+    }
+
+    #[test]
+    fn a_failed_agent_with_no_answer_is_an_agent_error_naming_its_stderr() {
+        let e = conclude(
+            empty(),
+            &report(Some(1), None, "Error: Invalid API key\n"),
+            Ended::ByItself,
+        );
+        let f = e.error().unwrap();
+        assert_eq!(f.kind, ErrorKind::AgentError);
+        assert_eq!(
+            f.message,
+            "the agent exited with status 1 without a valid answer: Error: Invalid API key"
+        );
+        assert_eq!(e.command(), "run");
+        assert_eq!(e.exit_status(), ExitStatus::Failure);
+        let v = e.into_value();
+        assert_eq!(v["error"]["details"]["output"]["kind"], "empty_input");
+        assert_eq!(v["agent"]["exit_status"], 1);
+    }
+
+    #[test]
+    fn an_agent_that_exited_zero_keeps_the_outputs_verdict() {
+        let e = conclude(empty(), &report(Some(0), None, ""), Ended::ByItself);
+        assert_eq!(e.error_kind(), Some(ErrorKind::EmptyInput));
+    }
+
+    #[test]
+    fn an_interrupted_run_exits_128_plus_the_signal() {
+        let e = conclude(empty(), &report(None, Some(15), ""), Ended::Interrupted(15));
+        assert_eq!(e.error_kind(), Some(ErrorKind::Interrupted));
+        assert_eq!(e.exit_status().code(), 143);
+        assert!(e.error().unwrap().message.contains("SIGTERM"));
+    }
+
+    #[test]
+    fn a_valid_answer_stays_valid_with_a_warning() {
+        let ok = envelope::success("extract", "agent", json!({"a": 1}), Parts::default());
+        let e = conclude(ok, &report(Some(2), None, ""), Ended::ByItself);
+        assert!(e.error().is_none());
+        assert_eq!(e.warnings()[0].kind, "agent_failed");
+    }
+}

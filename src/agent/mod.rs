@@ -1,0 +1,301 @@
+//! `sojx run`'s agent process: COMMAND started without a shell in its own process group
+//! ([`spawn`]), its stdout read as an input and its stderr passed on with its tail kept
+//! (`pipes`), bounded by `--timeout` and `--kill-after`, SIGINT/SIGTERM/SIGHUP forwarded to
+//! its group, and how it ended told ([`Report`]) (`supervise`). Nothing here decides what the
+//! output means: the caller's work does, on a thread of its own.
+
+mod conclude;
+mod pipes;
+mod supervise;
+
+use std::ffi::OsString;
+use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
+use std::time::Instant;
+
+use serde_json::{Map, Value, json};
+
+use crate::activity::Activity;
+use crate::error::{ErrorKind, Failure};
+use crate::input::io_reason;
+
+pub(crate) use conclude::conclude;
+pub(crate) use supervise::{Bounds, Ended, supervise};
+use supervise::{Caught, catch_signals};
+
+/// What the threads of a supervised run tell the loop that waits for them.
+pub(crate) enum Event<T> {
+    /// Bytes the agent wrote to its stderr, to pass on.
+    Stderr(Vec<u8>),
+    /// The agent's stderr closed.
+    StderrEnd,
+    /// An `--activity` event of the agent's stdout.
+    Activity(Activity),
+    /// The caller's work on the agent's stdout is done.
+    Done(T),
+    /// The agent (the process group's leader) exited; not reaped yet, so that its group id
+    /// cannot be taken by another group before the group is killed.
+    Exited,
+    /// sojx got this signal (and forwarded it to the agent's group).
+    Signal(i32),
+}
+
+/// How to start the agent.
+#[derive(Debug, Clone)]
+pub(crate) struct Spec {
+    /// COMMAND and its arguments, as given (no shell).
+    pub(crate) argv: Vec<OsString>,
+    /// Whether the agent reads sojx's stdin (else `/dev/null`).
+    pub(crate) stdin: bool,
+    /// Variables added to the agent's environment.
+    pub(crate) env: Vec<(String, OsString)>,
+}
+
+impl Spec {
+    /// COMMAND as given (the envelope's `input`; the whole argv is in `agent.command`, and a
+    /// prompt does not belong in every stderr line).
+    pub(crate) fn program(&self) -> String {
+        self.argv
+            .first()
+            .map(|p| p.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The argv as strings (the envelope's `agent.command`).
+    pub(crate) fn argv_strings(&self) -> Vec<String> {
+        self.argv
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect()
+    }
+}
+
+/// One argument as a POSIX shell reads it back: bare when it is safe, else in single quotes.
+pub(crate) fn quote(arg: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
+    if !arg.is_empty() && arg.chars().all(safe) {
+        arg.to_owned()
+    } else {
+        format!("'{}'", arg.replace('\'', r"'\''"))
+    }
+}
+
+/// A started agent: the child (leader of its own process group), its pipes, and when it
+/// started.
+pub(crate) struct Agent {
+    child: Child,
+    stdout: Option<ChildStdout>,
+    stderr: Option<ChildStderr>,
+    started: Instant,
+    /// SIGINT, SIGTERM and SIGHUP, caught before the agent started.
+    caught: Option<Caught>,
+}
+
+/// Start the agent as `spec` says, in a process group of its own (its pid is the group's id),
+/// stdout and stderr piped. A COMMAND that cannot be started is a `spawn` failure. SIGINT,
+/// SIGTERM and SIGHUP are caught first, so that none can end sojx between the start and
+/// [`supervise`], which forwards them, and leave the agent running.
+pub(crate) fn spawn(spec: &Spec) -> Result<Agent, Failure> {
+    let Some((program, args)) = spec.argv.split_first() else {
+        return Err(
+            Failure::new(ErrorKind::Usage, "parse_arguments", "no COMMAND after `--`")
+                .retryable(false),
+        );
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .stdin(if spec.stdin {
+            Stdio::inherit()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    let caught = catch_signals();
+    let started = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| spawn_failure(spec, &e))?;
+    Ok(Agent {
+        stdout: child.stdout.take(),
+        stderr: child.stderr.take(),
+        child,
+        started,
+        caught,
+    })
+}
+
+/// The `spawn` failure for `e`, naming the program and what to do.
+fn spawn_failure(spec: &Spec, e: &std::io::Error) -> Failure {
+    let program = spec
+        .argv
+        .first()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let bare = !program.contains('/');
+    let (why, hint) = match e.kind() {
+        std::io::ErrorKind::NotFound if bare => (
+            "not found on PATH".to_owned(),
+            "install it, or give its path",
+        ),
+        std::io::ErrorKind::NotFound => ("no such file".to_owned(), "check the path"),
+        std::io::ErrorKind::PermissionDenied => (
+            "permission denied (not executable, or a directory)".to_owned(),
+            "check the file's mode (chmod +x) and that it is a program",
+        ),
+        _ => (io_reason(e), "check the command after `--`"),
+    };
+    Failure::new(
+        ErrorKind::Spawn,
+        "spawn",
+        format!("cannot start `{}`: {why}", quote(&program)),
+    )
+    .target(program)
+    .retryable(false)
+    .hint(hint)
+}
+
+/// How the agent ended, for the envelope's `agent` object.
+#[derive(Debug, Clone)]
+pub(crate) struct Report {
+    pub(crate) command: Vec<String>,
+    pub(crate) pid: Option<u32>,
+    /// Its exit status, when it exited.
+    pub(crate) exit_status: Option<i32>,
+    /// The signal that ended it, when one did.
+    pub(crate) signal: Option<i32>,
+    /// Why sojx signalled its group, when it did: `timeout` or `interrupted`.
+    pub(crate) stopped: Option<&'static str>,
+    pub(crate) duration_ms: u64,
+    pub(crate) stderr_tail: String,
+}
+
+impl Report {
+    /// The report of an agent that never started.
+    pub(crate) fn not_started(spec: &Spec) -> Self {
+        Self {
+            command: spec.argv_strings(),
+            pid: None,
+            exit_status: None,
+            signal: None,
+            stopped: None,
+            duration_ms: 0,
+            stderr_tail: String::new(),
+        }
+    }
+
+    /// Whether it exited 0.
+    pub(crate) fn succeeded(&self) -> bool {
+        self.exit_status == Some(0)
+    }
+
+    /// How it ended, in a few words: `exited with status 1`, `killed by SIGTERM`.
+    pub(crate) fn how(&self) -> String {
+        match (self.exit_status, self.signal) {
+            (Some(code), _) => format!("exited with status {code}"),
+            (None, Some(sig)) => format!("was killed by {}", signal_name(sig)),
+            (None, None) => "did not start".to_owned(),
+        }
+    }
+
+    /// The last non-empty line of its stderr, when there is one.
+    pub(crate) fn last_stderr_line(&self) -> Option<&str> {
+        self.stderr_tail
+            .lines()
+            .map(str::trim)
+            .rfind(|l| !l.is_empty())
+    }
+
+    /// The envelope's `agent` object: `exit_status` or `signal`, never both.
+    pub(crate) fn to_value(&self) -> Value {
+        let mut m = Map::new();
+        m.insert("command".into(), json!(self.command));
+        if let Some(pid) = self.pid {
+            m.insert("pid".into(), json!(pid));
+        }
+        match (self.exit_status, self.signal) {
+            (Some(code), _) => {
+                m.insert("exit_status".into(), json!(code));
+            }
+            (None, Some(sig)) => {
+                m.insert("signal".into(), json!(signal_name(sig)));
+            }
+            (None, None) => {}
+        }
+        if let Some(why) = self.stopped {
+            m.insert("stopped".into(), json!(why));
+        }
+        m.insert("duration_ms".into(), json!(self.duration_ms));
+        m.insert("stderr_tail".into(), json!(self.stderr_tail));
+        Value::Object(m)
+    }
+}
+
+/// A signal's name (`SIGTERM`), or `signal N` for one without a common name.
+pub(crate) fn signal_name(sig: i32) -> String {
+    let name = match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        6 => "SIGABRT",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        11 => "SIGSEGV",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        _ => return format!("signal {sig}"),
+    };
+    name.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arguments_are_quoted_as_a_shell_reads_them() {
+        assert_eq!(quote("claude"), "claude");
+        assert_eq!(quote("--json-schema=x.json"), "--json-schema=x.json");
+        assert_eq!(quote("say \"hi\""), "'say \"hi\"'");
+        assert_eq!(quote("it's"), r"'it'\''s'");
+        assert_eq!(quote(""), "''");
+    }
+
+    #[test]
+    fn a_missing_program_is_a_spawn_failure_naming_it() {
+        let spec = Spec {
+            argv: vec!["sojx-no-such-agent".into()],
+            stdin: false,
+            env: Vec::new(),
+        };
+        let Err(f) = spawn(&spec) else {
+            panic!("started")
+        };
+        assert_eq!(f.kind, ErrorKind::Spawn);
+        assert!(!f.retryable);
+        assert!(f.message.contains("not found on PATH"), "{}", f.message);
+    }
+
+    #[test]
+    fn the_report_has_exit_status_or_signal() {
+        let mut r = Report::not_started(&Spec {
+            argv: vec!["a".into()],
+            stdin: false,
+            env: Vec::new(),
+        });
+        r.signal = Some(15);
+        assert_eq!(r.to_value()["signal"], "SIGTERM");
+        assert_eq!(r.how(), "was killed by SIGTERM");
+        r.exit_status = Some(1);
+        assert!(r.to_value().get("signal").is_none());
+        r.stderr_tail = "a\nInvalid API key\n\n".into();
+        assert_eq!(r.last_stderr_line(), Some("Invalid API key"));
+    }
+}

@@ -1,0 +1,383 @@
+//! The loop that owns a started agent until it is gone: it passes the agent's stderr on as it
+//! arrives, hands `--activity` events to the caller, forwards SIGINT/SIGTERM/SIGHUP to the
+//! agent's process group, and ends the group when `--timeout` passes, when sojx is signalled,
+//! or when the agent exited and left processes behind: SIGTERM (or the forwarded signal), then
+//! SIGKILL after `--kill-after`. No process of the group outlives the loop.
+//!
+//! ```text
+//!   agent stdout ──► pipes::ChildOut ──► work (the caller's, on a scoped thread) ──► Done(T)
+//!   agent stderr ──► pass_stderr ──────────────────────────────────────► Stderr(bytes)
+//!   waitid(NOWAIT) ─────────────────────────────────────────────────────► Exited
+//!   SIGINT/TERM/HUP ─► forwarded to the group ──────────────────────────► Signal(n)
+//!                                                   all ──► this loop (stderr, timers)
+//! ```
+
+use std::io::{Read, Write};
+use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
+
+use super::pipes::{Stopper, Tail, child_out, pass_stderr};
+use super::{Agent, Event, Report, Spec};
+use crate::activity::Activity;
+
+/// Events in flight to the loop: a chatty agent's stderr waits for sojx's stderr instead of
+/// filling memory.
+const EVENTS_IN_FLIGHT: usize = 64;
+
+/// How long the loop waits for the rest of the agent's stderr once the group is gone.
+const STDERR_GRACE: Duration = Duration::from_millis(200);
+
+/// How long after SIGKILL the agent's stdout is still read (what the group wrote before it
+/// died), before reading stops even if a process that left the group holds the pipe.
+const READ_GRACE: Duration = Duration::from_secs(1);
+
+/// The bounds of one attempt.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Bounds {
+    /// `--timeout`: from the start to the end of the attempt.
+    pub(crate) timeout: Option<Duration>,
+    /// `--kill-after`: from SIGTERM (or a forwarded signal) to SIGKILL.
+    pub(crate) kill_after: Duration,
+}
+
+/// Why the loop ended the agent's group early, if it did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Ended {
+    /// The agent ended on its own (or its leftovers were killed after it exited).
+    ByItself,
+    /// `--timeout` passed.
+    TimedOut,
+    /// sojx got this signal.
+    Interrupted(i32),
+}
+
+/// What a supervised run gives back.
+pub(crate) struct Finished<T> {
+    /// The work's result; `None` when no thread could be started to do it (the agent was
+    /// killed then).
+    pub(crate) result: Option<T>,
+    pub(crate) report: Report,
+    pub(crate) ended: Ended,
+}
+
+/// Run `work` over the agent's stdout while the loop owns the agent, as the module says.
+/// `timed_out(&result)` tells whether the work stopped at its own read deadline (`--timeout`),
+/// which ends the group. The agent's stderr is written to `err` as it arrives (as is: it is the
+/// agent's own, as a shell would show it) and the work's events go to `on_activity`, both on
+/// this thread, in the order they arrived.
+pub(crate) fn supervise<T: Send + 'static>(
+    mut agent: Agent,
+    spec: &Spec,
+    bounds: Bounds,
+    err: &mut dyn Write,
+    on_activity: &mut dyn FnMut(&mut dyn Write, &Activity),
+    work: impl FnOnce(Box<dyn Read + Send>, &mut dyn FnMut(Activity)) -> T + Send,
+    timed_out: impl Fn(&T) -> bool,
+) -> Finished<T> {
+    let (tx, rx) = mpsc::sync_channel::<Event<T>>(EVENTS_IN_FLIGHT);
+    let pid = agent.child.id();
+    let group = Pid::from_child(&agent.child);
+    let tail = Tail::default();
+    let stderr_open = agent
+        .stderr
+        .take()
+        .is_some_and(|e| pass_stderr(e, tx.clone(), tail.clone()));
+    let (stdout, stopper): (Box<dyn Read + Send>, Option<Stopper>) = match agent.stdout.take() {
+        Some(out) => match child_out(out) {
+            Ok((out, stop)) => (Box::new(out), Some(stop)),
+            Err(_) => (Box::new(std::io::empty()), None),
+        },
+        None => (Box::new(std::io::empty()), None),
+    };
+    if !watch_exit(group, tx.clone()) {
+        // Nothing will say when the leader exits: count it as gone once the work is done.
+        let _ = tx.send(Event::Exited);
+    }
+    let signals = agent
+        .caught
+        .take()
+        .and_then(|signals| forward_signals(signals, group, stopper.clone(), tx.clone()));
+    let mut state = State {
+        group,
+        bounds,
+        started: agent.started,
+        stopper,
+        done: None,
+        exited: false,
+        stderr_open,
+        asked_at: None,
+        killed_at: None,
+        exited_at: None,
+        gone_at: None,
+        ended: Ended::ByItself,
+    };
+    let result = std::thread::scope(|s| {
+        let work_tx = tx.clone();
+        let worker = std::thread::Builder::new()
+            .name("sojx-run".to_owned())
+            .spawn_scoped(s, move || {
+                let events = work_tx.clone();
+                let mut send = move |a: Activity| {
+                    let _ = events.send(Event::Activity(a));
+                };
+                let result = work(stdout, &mut send);
+                let _ = work_tx.send(Event::Done(result));
+            });
+        drop(tx);
+        if worker.is_err() {
+            // No thread for the work: nothing would read the agent's stdout. End the agent.
+            state.kill();
+            return None;
+        }
+        state.run(&rx, err, on_activity, &timed_out);
+        state.done.take()
+    });
+    if let Some(h) = signals {
+        h.close();
+    }
+    // Reap the leader (the group was killed above, while its id was still reserved).
+    let status = agent.child.wait().ok();
+    let report = Report {
+        command: spec.argv_strings(),
+        pid: Some(pid),
+        exit_status: status.and_then(|s| s.code()),
+        signal: status.and_then(|s| {
+            use std::os::unix::process::ExitStatusExt;
+            s.signal()
+        }),
+        stopped: match state.ended {
+            Ended::ByItself => None,
+            Ended::TimedOut => Some("timeout"),
+            Ended::Interrupted(_) => Some("interrupted"),
+        },
+        duration_ms: u64::try_from(agent.started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        stderr_tail: tail.text(),
+    };
+    Finished {
+        result,
+        report,
+        ended: state.ended,
+    }
+}
+
+/// SIGINT, SIGTERM and SIGHUP caught for a run: caught before the agent starts, so that none
+/// can end sojx (and leave the agent running) between the start and the forwarding.
+pub(crate) struct Caught(signal_hook::iterator::Signals);
+
+/// Catch the signals a run forwards; when they cannot be caught they keep acting on sojx as
+/// by default.
+pub(crate) fn catch_signals() -> Option<Caught> {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
+        .ok()
+        .map(Caught)
+}
+
+/// The loop's state: what has happened, and when.
+struct State<T> {
+    group: Pid,
+    bounds: Bounds,
+    started: Instant,
+    stopper: Option<Stopper>,
+    done: Option<T>,
+    exited: bool,
+    stderr_open: bool,
+    /// When the group was asked to stop (SIGTERM, or a forwarded signal).
+    asked_at: Option<Instant>,
+    /// When the group was sent SIGKILL.
+    killed_at: Option<Instant>,
+    /// When the leader was seen to exit.
+    exited_at: Option<Instant>,
+    /// When the work was done and the leader had exited: the group is killed then.
+    gone_at: Option<Instant>,
+    ended: Ended,
+}
+
+impl<T> State<T> {
+    fn run(
+        &mut self,
+        rx: &mpsc::Receiver<Event<T>>,
+        err: &mut dyn Write,
+        on_activity: &mut dyn FnMut(&mut dyn Write, &Activity),
+        timed_out: &dyn Fn(&T) -> bool,
+    ) {
+        loop {
+            let now = Instant::now();
+            self.timers(now);
+            if let Some(gone) = self.gone_at
+                && (!self.stderr_open || now >= gone + STDERR_GRACE)
+            {
+                return;
+            }
+            let event = match self.next_wake() {
+                Some(at) => rx.recv_timeout(at.saturating_duration_since(now)),
+                None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            match event {
+                Ok(Event::Stderr(bytes)) => {
+                    // sojx's stderr closed or failing must not stop the agent's supervision.
+                    let _ = err.write_all(&bytes).and_then(|()| err.flush());
+                }
+                Ok(Event::StderrEnd) => self.stderr_open = false,
+                Ok(Event::Activity(a)) => on_activity(err, &a),
+                Ok(Event::Done(result)) => {
+                    if timed_out(&result) && self.asked_at.is_none() {
+                        self.ended = Ended::TimedOut;
+                        self.ask_to_stop(Signal::TERM);
+                    }
+                    self.done = Some(result);
+                }
+                Ok(Event::Exited) => {
+                    self.exited = true;
+                    self.exited_at = Some(Instant::now());
+                }
+                Ok(Event::Signal(sig)) => {
+                    if !matches!(self.ended, Ended::Interrupted(_)) {
+                        self.ended = Ended::Interrupted(sig);
+                    }
+                    // The signal itself was forwarded; that is the request to stop.
+                    self.asked_at.get_or_insert_with(Instant::now);
+                    self.stop_reading();
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                // Every sender is gone: the work ended without a result (it could not start).
+                Err(RecvTimeoutError::Disconnected) => {
+                    self.kill();
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Act on the timers that have passed.
+    fn timers(&mut self, now: Instant) {
+        if self.gone_at.is_none() && self.done.is_some() && self.exited {
+            // The work is done and the leader exited: whatever is left of its group goes now
+            // (the leader is not reaped yet, so the group's id is still its own).
+            self.kill();
+            self.gone_at = Some(now);
+            return;
+        }
+        // The output ended but the agent lingers past --timeout.
+        if self.done.is_some()
+            && !self.exited
+            && self.asked_at.is_none()
+            && self.deadline().is_some_and(|d| now >= d)
+        {
+            self.ended = Ended::TimedOut;
+            self.ask_to_stop(Signal::TERM);
+        }
+        if self.killed_at.is_none()
+            && let Some(at) = self.kill_time()
+            && now >= at
+        {
+            self.kill();
+        }
+        if self.done.is_none()
+            && let Some(k) = self.killed_at
+            && now >= k + READ_GRACE
+        {
+            self.stop_reading();
+        }
+    }
+
+    /// The next moment a timer acts, if any.
+    fn next_wake(&self) -> Option<Instant> {
+        let mut at: Vec<Instant> = Vec::new();
+        if let Some(g) = self.gone_at {
+            at.push(g + STDERR_GRACE);
+        }
+        if self.done.is_some() && !self.exited && self.asked_at.is_none() {
+            at.extend(self.deadline());
+        }
+        if self.killed_at.is_none() {
+            at.extend(self.kill_time());
+        }
+        if self.done.is_none()
+            && let Some(k) = self.killed_at
+        {
+            at.push(k + READ_GRACE);
+        }
+        at.into_iter().min()
+    }
+
+    fn deadline(&self) -> Option<Instant> {
+        self.bounds
+            .timeout
+            .and_then(|t| self.started.checked_add(t))
+    }
+
+    /// When SIGKILL is due: `--kill-after` after the group was asked to stop, or after the
+    /// leader exited while its group still holds the output open.
+    fn kill_time(&self) -> Option<Instant> {
+        let asked = self.asked_at.map(|a| a + self.bounds.kill_after);
+        let left = match (self.exited_at, self.done.is_none()) {
+            (Some(e), true) => Some(e + self.bounds.kill_after),
+            _ => None,
+        };
+        asked.into_iter().chain(left).min()
+    }
+
+    fn ask_to_stop(&mut self, sig: Signal) {
+        let _ = kill_process_group(self.group, sig);
+        self.asked_at.get_or_insert_with(Instant::now);
+    }
+
+    fn kill(&mut self) {
+        let _ = kill_process_group(self.group, Signal::KILL);
+        self.killed_at.get_or_insert_with(Instant::now);
+    }
+
+    fn stop_reading(&self) {
+        if let Some(s) = &self.stopper {
+            s.stop();
+        }
+    }
+}
+
+/// A thread that waits for the leader to exit without reaping it, then says so; `false` when
+/// it cannot start.
+fn watch_exit<T: Send + 'static>(leader: Pid, tx: SyncSender<Event<T>>) -> bool {
+    std::thread::Builder::new()
+        .name("sojx-agent-wait".to_owned())
+        .spawn(move || {
+            // Interrupted by a signal: wait again.
+            while let Err(rustix::io::Errno::INTR) = waitid(
+                WaitId::Pid(leader),
+                WaitIdOptions::EXITED | WaitIdOptions::NOWAIT,
+            ) {}
+            let _ = tx.send(Event::Exited);
+        })
+        .is_ok()
+}
+
+/// A thread that forwards SIGINT, SIGTERM and SIGHUP to the agent's group, stops reading its
+/// output and tells the loop; its handle closes it. `None` when the signals cannot be caught
+/// (they then act on sojx as by default).
+fn forward_signals<T: Send + 'static>(
+    Caught(mut signals): Caught,
+    group: Pid,
+    stopper: Option<Stopper>,
+    tx: SyncSender<Event<T>>,
+) -> Option<signal_hook::iterator::Handle> {
+    let handle = signals.handle();
+    std::thread::Builder::new()
+        .name("sojx-signals".to_owned())
+        .spawn(move || {
+            for sig in signals.forever() {
+                if let Some(s) = Signal::from_named_raw(sig) {
+                    let _ = kill_process_group(group, s);
+                }
+                if let Some(s) = &stopper {
+                    s.stop();
+                }
+                if tx.send(Event::Signal(sig)).is_err() {
+                    return;
+                }
+            }
+        })
+        .ok()?;
+    Some(handle)
+}

@@ -1,0 +1,364 @@
+//! `sojx run -- COMMAND`: fake agents under `tests/fixtures/agents/` play the ways a real one
+//! ends (a recorded stream, a refused key, a hang, a grandchild that keeps the pipe, SIGTERM
+//! ignored, a signal to sojx), and each test checks the exit status, the envelope's `agent`,
+//! the wall time against `--timeout` + `--kill-after` + 1 s, and that no process of the agent's
+//! group is left.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{fixture, path_str, run, sojx};
+
+/// The recorded Claude Code run of the README (`examples/`).
+const REVIEW: &str = "examples/claude-review.ndjson";
+
+fn agent(name: &str) -> String {
+    path_str(&fixture(&format!("agents/{name}"))).to_owned()
+}
+
+/// The processes of group `pgid` still alive (not zombies), from `/proc`.
+fn alive_in_group(pgid: u64) -> Vec<u64> {
+    let mut alive = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return alive;
+    };
+    for e in dir.flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u64>() else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid pgrp …`; comm may hold spaces and parentheses.
+        let Some(rest) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        if f.len() > 3 && f[0] != "Z" && f[0] != "X" && f[2].parse::<u64>() == Ok(pgid) {
+            alive.push(pid);
+        }
+    }
+    alive
+}
+
+/// Whether process `pid` is gone (or a zombie waiting for a parent that no longer cares).
+fn gone(pid: u64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
+        s.rfind(')')
+            .is_some_and(|i| matches!(s[i + 1..].split_whitespace().next(), Some("Z" | "X")))
+    })
+}
+
+/// A new empty directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let n = N.fetch_add(1, Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("sojx-run-{}-{name}-{n}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn pid_in(file: &Path) -> u64 {
+    for _ in 0..50 {
+        if let Ok(s) = std::fs::read_to_string(file)
+            && let Ok(pid) = s.trim().parse()
+        {
+            return pid;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("{} holds no pid", file.display())
+}
+
+/// The agent's group is gone: the group id is the agent's pid.
+fn group_gone(e: &Value) {
+    let pgid = e["agent"]["pid"].as_u64().expect("agent.pid");
+    let left = alive_in_group(pgid);
+    assert!(
+        left.is_empty(),
+        "processes of the agent's group left: {left:?}"
+    );
+}
+
+/// An envelope without what differs between `run` and `extract`.
+fn comparable(mut e: Value) -> Value {
+    let o = e.as_object_mut().unwrap();
+    for k in ["timestamp", "command", "input", "agent"] {
+        o.remove(k);
+    }
+    if let Some(err) = o.get_mut("error").and_then(Value::as_object_mut) {
+        err.remove("target");
+    }
+    e
+}
+
+#[test]
+fn run_cat_gives_the_envelope_extract_gives() {
+    let files = [
+        REVIEW,
+        "tests/fixtures/claude-code/max-structured-retries.ndjson",
+        "tests/fixtures/claude-code/error-with-structured-output.ndjson",
+        "tests/fixtures/claude-code/partial-messages.ndjson",
+        "tests/fixtures/claude-code/rejected-only.ndjson",
+    ];
+    for f in files {
+        for schema in [None, Some("examples/verdict.schema.json")] {
+            let mut args = vec![];
+            if let Some(s) = schema {
+                args.extend(["--schema", s]);
+            }
+            let x = run(sojx().arg("extract").args(&args).arg(f));
+            let r = run(sojx().arg("run").args(&args).args(["--", "cat", f]));
+            assert_eq!(r.code, x.code, "{f} {schema:?}");
+            let e = r.one();
+            assert_eq!(e["command"], "run");
+            assert_eq!(e["input"], "cat");
+            assert_eq!(e["agent"]["command"], serde_json::json!(["cat", f]));
+            assert_eq!(e["agent"]["exit_status"], 0);
+            assert!(e["agent"].get("stopped").is_none());
+            assert_eq!(
+                comparable(e.clone()),
+                comparable(x.one().clone()),
+                "{f} {schema:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_agent_reads_sojx_stdin() {
+    let stream = std::fs::read(crate::common::root().join(REVIEW)).unwrap();
+    let r = run(sojx()
+        .args(["run", "--", &agent("stdin-echo.sh")])
+        .write_stdin(stream));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.one()["data"]["verdict"], "FAIL");
+}
+
+#[test]
+fn an_agent_whose_key_is_refused_is_an_agent_error_that_says_so() {
+    let r = run(sojx().args(["run", "--", &agent("auth-fail.sh")]));
+    assert_eq!(r.code, 1);
+    let e = r.one();
+    assert_eq!(r.kind(), Some("agent_error"));
+    let msg = e["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("the agent exited with status 1 without a valid answer")
+            && msg.contains("Invalid API key"),
+        "{msg}"
+    );
+    assert_eq!(e["error"]["details"]["exit_status"], 1);
+    assert_eq!(e["error"]["details"]["output"]["kind"], "empty_input");
+    assert_eq!(e["agent"]["exit_status"], 1);
+    assert!(
+        e["agent"]["stderr_tail"]
+            .as_str()
+            .unwrap()
+            .contains("Invalid API key")
+    );
+    // The agent's own stderr passed through, before sojx's line about it.
+    let agent_line = r
+        .stderr
+        .find("Error: Invalid API key")
+        .expect("passed through");
+    let sojx_line = r.stderr.find("sojx: ").expect("told");
+    assert!(agent_line < sojx_line, "{}", r.stderr);
+}
+
+#[test]
+fn a_command_that_cannot_start_is_spawn_exit_3() {
+    let r = run(sojx().args(["run", "--", "sojx-no-such-agent", "-p", "hi"]));
+    assert_eq!(r.code, 3);
+    assert_eq!(r.kind(), Some("spawn"));
+    let e = r.one();
+    assert_eq!(e["error"]["retryable"], false);
+    assert!(e["agent"].get("pid").is_none());
+    assert!(r.stderr.contains("not found on PATH"), "{}", r.stderr);
+    // A file that is not a program.
+    let r = run(sojx().args(["run", "--", "./examples/verdict.schema.json"]));
+    assert_eq!((r.code, r.kind()), (3, Some("spawn")));
+    // No COMMAND at all is a usage error.
+    let r = run(sojx().args(["run", "--schema", "examples/verdict.schema.json"]));
+    assert_eq!((r.code, r.kind()), (3, Some("usage")));
+}
+
+#[test]
+fn timeout_stops_a_hung_agent_and_its_group() {
+    let started = Instant::now();
+    let r = run(sojx().args([
+        "run",
+        "--timeout",
+        "1",
+        "--kill-after",
+        "1",
+        "--",
+        &agent("hang-after-half.sh"),
+        REVIEW,
+    ]));
+    let took = started.elapsed();
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert_eq!(r.kind(), Some("timeout"));
+    let e = r.one();
+    assert_eq!(e["producer"], "claude-code");
+    assert_eq!(e["error"]["details"]["lines"], 2);
+    assert_eq!(e["agent"]["signal"], "SIGTERM");
+    assert_eq!(e["agent"]["stopped"], "timeout");
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+    group_gone(e);
+}
+
+#[test]
+fn an_agent_that_ignores_sigterm_gets_sigkill_after_kill_after() {
+    let pidfile = scratch("ignore-term").join("child.pid");
+    let started = Instant::now();
+    let r = run(sojx().args([
+        "run",
+        "--timeout",
+        "0.5",
+        "--kill-after",
+        "1",
+        "--",
+        &agent("ignore-term.sh"),
+        path_str(&pidfile),
+    ]));
+    let took = started.elapsed();
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let e = r.one();
+    assert_eq!(e["agent"]["signal"], "SIGKILL");
+    assert_eq!(e["agent"]["stopped"], "timeout");
+    assert!(
+        took >= Duration::from_millis(1400),
+        "SIGKILL came early: {took:?}"
+    );
+    assert!(took < Duration::from_millis(2500), "took {took:?}");
+    let child = pid_in(&pidfile);
+    assert!(gone(child), "the agent's child {child} outlived sojx");
+    group_gone(e);
+}
+
+#[test]
+fn a_grandchild_that_holds_the_pipe_is_killed_after_the_agent_exits() {
+    let pidfile = scratch("grandchild").join("grandchild.pid");
+    let started = Instant::now();
+    let r = run(sojx().args([
+        "run",
+        "--kill-after",
+        "1",
+        "--schema",
+        "examples/verdict.schema.json",
+        "--",
+        &agent("grandchild-holds-stdout.sh"),
+        REVIEW,
+        path_str(&pidfile),
+    ]));
+    let took = started.elapsed();
+    // The stream was whole and the agent exited 0: the answer stands.
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let e = r.one();
+    assert_eq!(e["agent"]["exit_status"], 0);
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+    let grandchild = pid_in(&pidfile);
+    assert!(
+        gone(grandchild),
+        "the grandchild {grandchild} outlived sojx"
+    );
+    group_gone(e);
+}
+
+#[test]
+fn a_grandchild_that_holds_the_pipe_cannot_hold_sojx_past_its_timeout() {
+    let pidfile = scratch("grandchild").join("grandchild.pid");
+    let started = Instant::now();
+    // --kill-after longer than --timeout: the timeout ends it.
+    let r = run(sojx().args([
+        "run",
+        "--timeout",
+        "1",
+        "--kill-after",
+        "30",
+        "--",
+        &agent("grandchild-holds-stdout.sh"),
+        REVIEW,
+        path_str(&pidfile),
+    ]));
+    let took = started.elapsed();
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(took < Duration::from_secs(3), "took {took:?}");
+    let grandchild = pid_in(&pidfile);
+    assert!(
+        gone(grandchild),
+        "the grandchild {grandchild} outlived sojx"
+    );
+}
+
+/// Send `signal` to a running `sojx run` once its agent is ready; the run's output.
+fn interrupt(signal: &str) -> (crate::common::Run, String) {
+    let mark = scratch(&format!("signal-{signal}")).join("signal");
+    let child = crate::common::sojx_process()
+        .args(["run", "--kill-after", "2", "--", &agent("record-signal.sh")])
+        .arg(&mark)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let ready = mark.with_extension("ready");
+    let waited = Instant::now();
+    while !ready.exists() {
+        assert!(
+            waited.elapsed() < Duration::from_secs(10),
+            "the agent never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let sent = std::process::Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let started = Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(3));
+    let got = std::fs::read_to_string(&mark).unwrap_or_default();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let envelopes: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    for e in &envelopes {
+        crate::common::check_envelope(e);
+    }
+    let r = crate::common::Run {
+        code: out.status.code().expect("sojx exits, not killed"),
+        stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        envelopes,
+    };
+    (r, got.trim().to_owned())
+}
+
+#[test]
+fn signals_to_sojx_are_forwarded_and_end_it_as_a_shell_reports() {
+    for (signal, code, name) in [("INT", 130, "SIGINT"), ("TERM", 143, "SIGTERM")] {
+        let (r, got) = interrupt(signal);
+        assert_eq!(got, signal, "the agent got {got:?}");
+        assert_eq!(r.code, code, "{}", r.stderr);
+        assert_eq!(r.kind(), Some("interrupted"));
+        let e = r.one();
+        assert_eq!(e["exit_code"], code);
+        assert_eq!(e["error"]["details"]["signal"], name);
+        assert_eq!(e["agent"]["exit_status"], code);
+        assert_eq!(e["agent"]["stopped"], "interrupted");
+        assert!(
+            r.stderr.contains(&format!("agent: got {name}")),
+            "{}",
+            r.stderr
+        );
+        group_gone(e);
+    }
+}
