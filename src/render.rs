@@ -240,6 +240,14 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             )?;
         }
     }
+    if let Some(a) = env.agent() {
+        writeln!(
+            out,
+            "  {} {}",
+            paint(color, "agent:", |s| s.cyan().to_string()),
+            sanitize(&agent_summary(a))
+        )?;
+    }
     for w in env.warnings() {
         writeln!(
             out,
@@ -250,6 +258,23 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// How `run`'s agent ended, for people: `exited with status 1`, `killed by SIGKILL (sojx stopped
+/// it: timeout)`.
+fn agent_summary(a: &Value) -> String {
+    let how = match (
+        a.get("exit_status"),
+        a.get("signal").and_then(Value::as_str),
+    ) {
+        (Some(code), _) => format!("exited with status {code}"),
+        (None, Some(sig)) => format!("killed by {sig}"),
+        (None, None) => "not started".to_owned(),
+    };
+    match a.get("stopped").and_then(Value::as_str) {
+        Some(why) => format!("{how} (sojx stopped it: {why})"),
+        None => how,
+    }
 }
 
 /// One violation of `error.details`, as a line for people: `  - /at: message (/keyword)`.

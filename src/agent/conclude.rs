@@ -82,7 +82,6 @@ fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
         (None, Some(sig)) => details.insert("signal".into(), json!(signal_name(sig))),
         (None, None) => None,
     };
-    details.insert("stderr_tail".into(), json!(report.stderr_tail));
     details.insert("output".into(), outcome(&env));
     let f = Failure::new(
         ErrorKind::AgentError,
