@@ -399,7 +399,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__run)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --kill-after --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --kill-after --max-line-bytes --max-candidates --max-answer-bytes --max-attempts --retry-on --resume-profile --retry-command --feedback-template --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -462,6 +462,26 @@ _sojx() {
                     return 0
                     ;;
                 --max-answer-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-attempts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --retry-on)
+                    COMPREPLY=($(compgen -W "timeout truncated agent_error" -- "${cur}"))
+                    return 0
+                    ;;
+                --resume-profile)
+                    COMPREPLY=($(compgen -W "claude codex gemini qwen opencode amp cursor-agent none" -- "${cur}"))
+                    return 0
+                    ;;
+                --retry-command)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --feedback-template)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -113,6 +113,20 @@ complete -c sojx -n "__fish_sojx_using_subcommand run" -l kill-after -d 'How lon
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l max-line-bytes -d 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept to look for an answer in' -r
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l max-candidates -d 'Most JSON candidates tried in one answer text' -r
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l max-answer-bytes -d 'Most answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode), as for `--max-line-bytes`. Past it the input is a `parse` error; the rest of the answer is not read into memory' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l max-attempts -d 'Attempts in all (1: no retry). An attempt whose answer is missing or invalid (not_found, json_invalid, validation_failed, assertion_failed) is tried again with what was wrong fed back to the agent' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l retry-on -d 'Also retry these failures (comma-separated). A failure the producer marks as not retryable (authentication, billing, permission) never is' -r -f -a "timeout\t'`--timeout` passed'
+truncated\t'The stream ended without its terminal marker'
+agent_error\t'The agent reported an error, or exited non-zero without an answer'"
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l resume-profile -d 'Resume the agent\'s session this way with the feedback as the prompt, or `none` to run COMMAND again. Default: chosen by COMMAND\'s file name and confirmed by the producer' -r -f -a "claude\t'Claude Code: `claude -p --resume ID`'
+codex\t'Codex: `codex exec resume ID`'
+gemini\t'Gemini CLI: `gemini --resume ID`'
+qwen\t'Qwen Code: `qwen --resume ID`'
+opencode\t'opencode: `opencode run --session ID`'
+amp\t'Amp: `amp threads continue ID`'
+cursor-agent\t'Cursor: `cursor-agent -p --resume ID`'
+none\t'Never resume: run COMMAND again, the feedback in its environment'"
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l retry-command -d 'The argv of every retry, split like a shell line once; {session_id}, {feedback}, {feedback_file}, {attempt}, {schema_file} and {previous_output_file} are replaced in each argument (never through a shell). Wins over a resume profile' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l feedback-template -d 'The feedback text, with {errors}, {candidate} and {schema} replaced; `@FILE` reads it' -r
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l strict -d 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l repair -d 'Repair almost-JSON answers (trailing commas, a stray prefix or suffix; a cut-off answer keeps only its complete members, the cut one is dropped, never completed); every repair is listed in `warnings`'

@@ -6,6 +6,8 @@
 
 mod conclude;
 mod pipes;
+mod resume;
+mod retry;
 mod supervise;
 
 use std::ffi::OsString;
@@ -19,6 +21,8 @@ use crate::error::{ErrorKind, Failure};
 use crate::input::io_reason;
 
 pub(crate) use conclude::conclude;
+pub(crate) use resume::Profile;
+pub(crate) use retry::{Extra, Parts as Feedback, Values, attempt_entry, retries, split_template};
 pub(crate) use supervise::{Bounds, Ended, supervise};
 use supervise::{Caught, catch_signals};
 

@@ -10,8 +10,11 @@ use clap::{ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 use crate::producer::Producer;
 
 mod parse;
+mod run;
 
 pub use parse::{parse_size, parse_tee, parse_timeout};
+use run::RUN_EXAMPLES;
+pub use run::{ResumeProfile, RetryArgs, RetryOn, RunArgs};
 
 const EXTRACT_EXAMPLES: &str = "\
 Examples:
@@ -27,19 +30,6 @@ Examples:
   sojx extract --markers --handoff handoff.json session.ndjson
   sojx extract --schema review.json --assert '.counts.blocker == ([.findings[] | select(.severity == \"blocker\")] | length)' run.ndjson
   sojx extract --schema story.json runs/*.ndjson          # a batch, in parallel, in order";
-
-const RUN_EXAMPLES: &str = "\
-Examples:
-  sojx run --schema x.json --timeout 15m -- \\
-      claude -p \"…\" --output-format stream-json --verbose --json-schema \"$(cat x.json)\"
-  sojx run --schema x.json --activity --tee run.ndjson -- codex exec --json --output-schema x.json \"…\"
-
-COMMAND runs without a shell, in its own process group; its stdout is read as `extract` reads
-an input, its stderr is passed through, and the envelope's `agent` says how it ended. With
---timeout the agent's group gets SIGTERM, then SIGKILL after --kill-after; SIGINT, SIGTERM and
-SIGHUP sent to sojx are forwarded to it. When sojx's stdin is not a terminal, the agent reads it.
-Exit status: as for extract; 3 when COMMAND cannot be started (spawn); 128+N when sojx was
-interrupted by signal N (interrupted).";
 
 const VALIDATE_EXAMPLES: &str = "\
 Examples:
@@ -320,33 +310,6 @@ pub struct AnswerArgs {
     /// fails with `assertion_failed`.
     #[arg(long = "assert", value_name = "EXPR")]
     pub asserts: Vec<String>,
-}
-
-#[derive(Debug, Args)]
-pub struct RunArgs {
-    #[command(flatten)]
-    pub schema: SchemaArgs,
-
-    #[command(flatten)]
-    pub answer: AnswerArgs,
-
-    #[command(flatten)]
-    pub output: OutputArgs,
-
-    #[command(flatten)]
-    pub live: LiveArgs,
-
-    /// How long the agent's process group has after SIGTERM (sent when --timeout passes, or
-    /// the signal sojx forwards) before SIGKILL: seconds or with a unit, as --timeout.
-    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_timeout)]
-    pub kill_after: Duration,
-
-    #[command(flatten)]
-    pub limits: LimitArgs,
-
-    /// The agent and its arguments, after `--`, started as given (no shell).
-    #[arg(last = true, required = true, value_name = "COMMAND")]
-    pub command: Vec<std::ffi::OsString>,
 }
 
 #[derive(Debug, Args)]

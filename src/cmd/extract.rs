@@ -59,6 +59,11 @@ impl Loaded {
         })
     }
 
+    /// The schema, when `--schema` gave one.
+    pub(super) fn schema(&self) -> Option<&schema::Schema> {
+        self.schema.as_ref()
+    }
+
     /// The options of a run that finds the answer as `answer` says.
     pub(super) fn options(
         &self,

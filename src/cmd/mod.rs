@@ -38,6 +38,8 @@ pub struct Env {
     /// `GITHUB_STEP_SUMMARY` (set by the GitHub Actions runner, not empty): the job summary
     /// file `--output-format github` appends its table to.
     pub github_step_summary: Option<std::path::PathBuf>,
+    /// The directory for temporary files (`TMPDIR`, else `/tmp`): `run`'s feedback files.
+    pub tmpdir: std::path::PathBuf,
 }
 
 impl Env {
@@ -56,6 +58,7 @@ impl Env {
             github_step_summary: std::env::var_os("GITHUB_STEP_SUMMARY")
                 .filter(|v| !v.is_empty())
                 .map(std::path::PathBuf::from),
+            tmpdir: std::env::temp_dir(),
         }
     }
 

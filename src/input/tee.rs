@@ -16,6 +16,8 @@ use super::{FileId, io_reason};
 pub struct Tee {
     file: File,
     path: PathBuf,
+    /// Whether what was written so far ends a line (nothing written counts as ended).
+    at_line_start: bool,
 }
 
 impl Tee {
@@ -75,6 +77,7 @@ impl Tee {
             Ok(file) => Ok(Some(Self {
                 file,
                 path: path.to_path_buf(),
+                at_line_start: true,
             })),
             Err(e) => Err(cannot_create(path, &e)),
         }
@@ -86,12 +89,28 @@ impl Tee {
             Ok(file) => Ok(Self {
                 file,
                 path: path.to_path_buf(),
+                at_line_start: true,
             }),
             Err(e) => Err(cannot_create(path, &e)),
         }
     }
 
+    /// One line of sojx's own between two inputs' bytes (`run`'s attempts), on a line of its
+    /// own even when the bytes before it did not end theirs.
+    pub fn mark(&mut self, line: &str) -> Result<(), Failure> {
+        let mut text = String::new();
+        if !self.at_line_start {
+            text.push('\n');
+        }
+        text.push_str(line);
+        text.push('\n');
+        self.write(text.as_bytes())
+    }
+
     pub(super) fn write(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+        if let Some(&last) = bytes.last() {
+            self.at_line_start = last == b'\n';
+        }
         self.file
             .write_all(bytes)
             .and_then(|()| self.file.flush())

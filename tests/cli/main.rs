@@ -18,6 +18,7 @@ mod layout;
 mod pipelines;
 mod producers;
 mod props;
+mod retry;
 mod run;
 
 mod schema_safety;

@@ -1,0 +1,447 @@
+//! Resume profiles: how each agent CLI continues one session by its id with a new prompt,
+//! non-interactively, printing the stream sojx reads. A profile is chosen by COMMAND's file
+//! name (`claude`, `codex`, …) or `--resume-profile`, and used only when the producer sojx
+//! detected is of the profile's family and the stream gave a session id. Never a "continue the
+//! last session" flag: a parallel run in the same directory would win the race.
+//!
+//! The first attempt's flags that shape the output and the session (output format, schema,
+//! model, permissions, tools) are carried to the resume, from a table per profile; its prompt
+//! and every other argument are not. The forms and their sources are in docs/run.md.
+
+use std::ffi::{OsStr, OsString};
+use std::path::Path;
+
+use crate::producer::{Family, Producer};
+
+/// An agent CLI `run` knows how to resume.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Profile {
+    Claude,
+    Codex,
+    Gemini,
+    Qwen,
+    Opencode,
+    Amp,
+    CursorAgent,
+}
+
+/// How many values a carried flag takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Arity {
+    /// A switch.
+    Zero,
+    /// One value (`--flag V` or `--flag=V`).
+    One,
+    /// Values up to the next option (commander's `<values...>`, yargs' arrays).
+    Many,
+}
+
+use Arity::{Many, One, Zero};
+
+/// One flag carried from the first attempt: its spellings and arity.
+type Carried = (&'static [&'static str], Arity);
+
+const CLAUDE_CARRY: &[Carried] = &[
+    (&["--output-format"], One),
+    (&["--input-format"], One),
+    (&["--verbose"], Zero),
+    (&["--json-schema"], One),
+    (&["--model"], One),
+    (&["--fallback-model"], One),
+    (&["--effort"], One),
+    (&["--permission-mode"], One),
+    (&["--permission-prompt-tool"], One),
+    (&["--dangerously-skip-permissions"], Zero),
+    (&["--allow-dangerously-skip-permissions"], Zero),
+    (&["--allowedTools", "--allowed-tools"], Many),
+    (&["--disallowedTools", "--disallowed-tools"], Many),
+    (&["--tools"], Many),
+    (&["--mcp-config"], Many),
+    (&["--strict-mcp-config"], Zero),
+    (&["--settings"], One),
+    (&["--setting-sources"], One),
+    (&["--add-dir"], Many),
+    (&["--plugin-dir"], One),
+    (&["--agents"], One),
+    (&["--agent"], One),
+    (&["--max-turns"], One),
+    (&["--max-budget-usd"], One),
+    (&["--system-prompt"], One),
+    (&["--system-prompt-file"], One),
+    (&["--append-system-prompt"], One),
+    (&["--append-system-prompt-file"], One),
+    (&["--include-partial-messages"], Zero),
+    (&["--include-hook-events"], Zero),
+    (&["--bare"], Zero),
+    (&["--betas"], Many),
+];
+
+/// `codex exec resume` takes fewer options than `codex exec` (no `--sandbox`, `--cd`,
+/// `--add-dir`, `--oss`, `--profile`): only the ones it takes.
+const CODEX_CARRY: &[Carried] = &[
+    (&["--json"], Zero),
+    (&["--output-schema"], One),
+    (&["-m", "--model"], One),
+    (&["-c", "--config"], One),
+    (&["--enable"], One),
+    (&["--disable"], One),
+    (&["--skip-git-repo-check"], Zero),
+    (&["--dangerously-bypass-approvals-and-sandbox"], Zero),
+    (&["--full-auto"], Zero),
+    (&["--ignore-user-config"], Zero),
+    (&["--ignore-rules"], Zero),
+    (&["--strict-config"], Zero),
+];
+
+const GEMINI_CARRY: &[Carried] = &[
+    (&["-o", "--output-format"], One),
+    (&["-m", "--model"], One),
+    (&["-y", "--yolo"], Zero),
+    (&["--approval-mode"], One),
+    (&["--skip-trust"], Zero),
+    (&["-s", "--sandbox"], Zero),
+    (&["--policy"], Many),
+    (&["--allowed-mcp-server-names"], Many),
+    (&["--allowed-tools"], Many),
+    (&["-e", "--extensions"], Many),
+    (&["--include-directories"], Many),
+];
+
+const QWEN_CARRY: &[Carried] = &[
+    (&["-o", "--output-format"], One),
+    (&["--json-schema"], One),
+    (&["-m", "--model"], One),
+    (&["-y", "--yolo"], Zero),
+    (&["--approval-mode"], One),
+    (&["-s", "--sandbox"], Zero),
+    (&["--include-partial-messages"], Zero),
+    (&["--allowed-mcp-server-names"], Many),
+    (&["--mcp-config"], One),
+    (&["--allowed-tools"], Many),
+    (&["--core-tools"], Many),
+    (&["--exclude-tools"], Many),
+    (&["-e", "--extensions"], Many),
+    (&["--include-directories", "--add-dir"], Many),
+    (&["--auth-type"], One),
+    (&["--system-prompt"], One),
+    (&["--append-system-prompt"], One),
+    (&["--max-session-turns"], One),
+    (&["--bare"], Zero),
+];
+
+const OPENCODE_CARRY: &[Carried] = &[
+    (&["--format"], One),
+    (&["-m", "--model"], One),
+    (&["--agent"], One),
+    (&["--variant"], One),
+    (&["--dir"], One),
+    (&["--attach"], One),
+    (&["--pure"], Zero),
+    (&["--auto"], Zero),
+];
+
+const AMP_CARRY: &[Carried] = &[
+    (&["--stream-json"], Zero),
+    (&["--stream-json-thinking"], Zero),
+    (&["-m", "--mode"], One),
+    (&["--mcp-config"], One),
+    (&["--settings-file"], One),
+    (&["--dangerously-allow-all"], Zero),
+];
+
+const CURSOR_CARRY: &[Carried] = &[
+    (&["--output-format"], One),
+    (&["--model"], One),
+    (&["-f", "--force"], Zero),
+    (&["--stream-partial-output"], Zero),
+];
+
+impl Profile {
+    /// The profile for COMMAND, by its file name (`/usr/local/bin/claude` is `claude`).
+    pub(crate) fn for_program(program: &OsStr) -> Option<Self> {
+        let name = Path::new(program).file_name()?.to_str()?;
+        Some(match name {
+            "claude" => Self::Claude,
+            "codex" => Self::Codex,
+            "gemini" => Self::Gemini,
+            "qwen" => Self::Qwen,
+            "opencode" => Self::Opencode,
+            "amp" => Self::Amp,
+            "cursor-agent" => Self::CursorAgent,
+            _ => return None,
+        })
+    }
+
+    /// Its name, as `--resume-profile` takes it.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Claude => "claude",
+            Self::Codex => "codex",
+            Self::Gemini => "gemini",
+            Self::Qwen => "qwen",
+            Self::Opencode => "opencode",
+            Self::Amp => "amp",
+            Self::CursorAgent => "cursor-agent",
+        }
+    }
+
+    /// Whether the detected producer is this agent's (or of its family: Qwen Code, Amp and
+    /// Cursor print Claude Code's events).
+    pub(crate) fn confirms(self, producer: Option<Producer>) -> bool {
+        let Some(p) = producer else { return false };
+        let family = match self {
+            Self::Claude | Self::Qwen | Self::Amp | Self::CursorAgent => Family::Claude,
+            Self::Codex => Family::Codex,
+            Self::Gemini => Family::Gemini,
+            Self::Opencode => Family::Opencode,
+        };
+        p.family() == family
+    }
+
+    fn carry(self) -> &'static [Carried] {
+        match self {
+            Self::Claude => CLAUDE_CARRY,
+            Self::Codex => CODEX_CARRY,
+            Self::Gemini => GEMINI_CARRY,
+            Self::Qwen => QWEN_CARRY,
+            Self::Opencode => OPENCODE_CARRY,
+            Self::Amp => AMP_CARRY,
+            Self::CursorAgent => CURSOR_CARRY,
+        }
+    }
+
+    /// Whether the first attempt's argv keeps its session from being saved (Claude Code
+    /// `--no-session-persistence`, Codex `--ephemeral`, Qwen `--chat-recording false`): then
+    /// there is nothing to resume.
+    pub(crate) fn resumable(self, first: &[OsString]) -> bool {
+        let has = |flag: &str| first.iter().any(|a| a == flag);
+        match self {
+            Self::Claude => !has("--no-session-persistence"),
+            Self::Codex => !has("--ephemeral"),
+            Self::Qwen => {
+                !first
+                    .windows(2)
+                    .any(|w| w[0] == "--chat-recording" && w[1] == "false")
+                    && !has("--chat-recording=false")
+            }
+            _ => true,
+        }
+    }
+
+    /// The argv that resumes session `id` of the first attempt's `first` argv (its program
+    /// first) with `feedback` as the prompt.
+    pub(crate) fn resume(self, first: &[OsString], id: &str, feedback: &str) -> Vec<OsString> {
+        let program = first.first().cloned().unwrap_or_else(|| self.name().into());
+        let carried = carried(first.get(1..).unwrap_or_default(), self.carry());
+        let mut argv: Vec<OsString> = vec![program];
+        let words =
+            |argv: &mut Vec<OsString>, w: &[&str]| argv.extend(w.iter().map(OsString::from));
+        match self {
+            Self::Claude => {
+                words(&mut argv, &["-p", "--resume", id]);
+                argv.extend(carried);
+                words(&mut argv, &["--", feedback]);
+            }
+            Self::Codex => {
+                words(&mut argv, &["exec", "resume"]);
+                argv.extend(carried);
+                words(&mut argv, &["--", id, feedback]);
+            }
+            Self::Gemini | Self::Qwen => {
+                words(&mut argv, &["--resume", id]);
+                argv.extend(carried);
+                argv.push(format!("--prompt={feedback}").into());
+            }
+            Self::Opencode => {
+                words(&mut argv, &["run", "--session", id]);
+                argv.extend(carried);
+                words(&mut argv, &["--", feedback]);
+            }
+            Self::Amp => {
+                words(&mut argv, &["threads", "continue", id]);
+                argv.extend(carried);
+                argv.push(format!("--execute={feedback}").into());
+            }
+            Self::CursorAgent => {
+                words(&mut argv, &["-p", "--resume", id]);
+                argv.extend(carried);
+                words(&mut argv, &["--", feedback]);
+            }
+        }
+        argv
+    }
+}
+
+/// The arguments of `args` that are flags of `table`, with their values, in order. A `--`
+/// ends the options: what follows is the prompt.
+fn carried(args: &[OsString], table: &[Carried]) -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].to_string_lossy();
+        i += 1;
+        if a == "--" {
+            break;
+        }
+        let (name, inline) = match a.split_once('=') {
+            Some((n, _)) if n.starts_with("--") => (n, true),
+            _ => (a.as_ref(), false),
+        };
+        let Some(&(_, arity)) = table.iter().find(|(names, _)| names.contains(&name)) else {
+            continue;
+        };
+        out.push(args[i - 1].clone());
+        if inline {
+            continue;
+        }
+        match arity {
+            Zero => {}
+            One => {
+                if let Some(v) = args.get(i) {
+                    out.push(v.clone());
+                    i += 1;
+                }
+            }
+            Many => {
+                while let Some(v) = args.get(i) {
+                    if v.to_string_lossy().starts_with('-') {
+                        break;
+                    }
+                    out.push(v.clone());
+                    i += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn argv(words: &[&str]) -> Vec<OsString> {
+        words.iter().map(OsString::from).collect()
+    }
+
+    fn strings(v: &[OsString]) -> Vec<String> {
+        v.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn profiles_come_from_the_program_file_name() {
+        assert_eq!(
+            Profile::for_program(OsStr::new("/opt/bin/claude")),
+            Some(Profile::Claude)
+        );
+        assert_eq!(
+            Profile::for_program(OsStr::new("cursor-agent")),
+            Some(Profile::CursorAgent)
+        );
+        assert_eq!(Profile::for_program(OsStr::new("claude.sh")), None);
+        assert!(Profile::Qwen.confirms(Some(Producer::ClaudeCode)));
+        assert!(!Profile::Codex.confirms(Some(Producer::ClaudeCode)));
+        assert!(!Profile::Codex.confirms(None));
+    }
+
+    #[test]
+    fn claude_resumes_with_the_flags_that_shape_its_output() {
+        let first = argv(&[
+            "claude",
+            "-p",
+            "Review the diff",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "--json-schema",
+            "{\"type\":\"object\"}",
+            "--allowedTools",
+            "Read",
+            "Grep",
+            "--session-id",
+            "aaaa",
+            "--model=opus",
+        ]);
+        let got = Profile::Claude.resume(&first, "sess-1", "fix it");
+        assert_eq!(
+            strings(&got),
+            [
+                "claude",
+                "-p",
+                "--resume",
+                "sess-1",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+                "--json-schema",
+                "{\"type\":\"object\"}",
+                "--allowedTools",
+                "Read",
+                "Grep",
+                "--model=opus",
+                "--",
+                "fix it"
+            ]
+        );
+        assert!(!Profile::Claude.resumable(&argv(&["claude", "--no-session-persistence"])));
+    }
+
+    #[test]
+    fn codex_resumes_by_thread_id_with_its_schema_file() {
+        let first = argv(&[
+            "codex",
+            "exec",
+            "--json",
+            "--sandbox",
+            "read-only",
+            "--output-schema",
+            "x.json",
+            "do it",
+        ]);
+        assert_eq!(
+            strings(&Profile::Codex.resume(&first, "th-1", "again")),
+            [
+                "codex",
+                "exec",
+                "resume",
+                "--json",
+                "--output-schema",
+                "x.json",
+                "--",
+                "th-1",
+                "again"
+            ]
+        );
+    }
+
+    #[test]
+    fn gemini_and_opencode_resume_by_session_id() {
+        let first = argv(&["gemini", "-p", "q", "-o", "stream-json", "--skip-trust"]);
+        assert_eq!(
+            strings(&Profile::Gemini.resume(&first, "g-1", "-again")),
+            [
+                "gemini",
+                "--resume",
+                "g-1",
+                "-o",
+                "stream-json",
+                "--skip-trust",
+                "--prompt=-again"
+            ]
+        );
+        let first = argv(&["opencode", "run", "--format", "json", "q"]);
+        assert_eq!(
+            strings(&Profile::Opencode.resume(&first, "ses_1", "again")),
+            [
+                "opencode",
+                "run",
+                "--session",
+                "ses_1",
+                "--format",
+                "json",
+                "--",
+                "again"
+            ]
+        );
+    }
+}

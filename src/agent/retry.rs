@@ -1,0 +1,319 @@
+//! `run --max-attempts N`: which failures earn another attempt, the feedback that tells the
+//! agent what was wrong, `--retry-command`'s argv, and the `attempts` entries (no I/O).
+
+use std::ffi::OsString;
+
+use serde_json::{Map, Value, json};
+
+use crate::envelope::Envelope;
+use crate::error::{ErrorKind, Failure};
+
+/// Most violations listed in the feedback.
+pub(crate) const FEEDBACK_VIOLATIONS: usize = 20;
+
+/// The rule every feedback ends with.
+pub(crate) const RULE: &str =
+    "Return only JSON matching the schema, with no prose and no code fences.";
+
+/// Failure kinds retried only when `--retry-on` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Extra {
+    Timeout,
+    Truncated,
+    AgentError,
+}
+
+/// Whether an attempt that ended in `env` earns another one (attempts left aside).
+pub(crate) fn retries(env: &Envelope, extra: &[Extra]) -> bool {
+    let Some(err) = env.error() else {
+        return false;
+    };
+    match err.kind {
+        ErrorKind::NotFound
+        | ErrorKind::JsonInvalid
+        | ErrorKind::ValidationFailed
+        | ErrorKind::AssertionFailed => true,
+        // Claude Code gave up on its own structured-output retries: the answer's quality, not
+        // the agent's health.
+        ErrorKind::AgentError if subtype(err) == Some("error_max_structured_output_retries") => {
+            true
+        }
+        ErrorKind::AgentError => extra.contains(&Extra::AgentError) && err.retryable,
+        ErrorKind::Timeout => extra.contains(&Extra::Timeout),
+        ErrorKind::Truncated => extra.contains(&Extra::Truncated) && err.retryable,
+        // The caller's errors, sojx's own, an empty or unreadable output, a signal: another
+        // attempt would meet the same.
+        _ => false,
+    }
+}
+
+fn subtype(f: &Failure) -> Option<&str> {
+    f.details.as_ref()?.get("subtype")?.as_str()
+}
+
+/// What the feedback is made of.
+#[derive(Debug, Default)]
+pub(crate) struct Parts {
+    /// One `- …` line per problem.
+    pub(crate) errors: String,
+    /// The output that failed (text as it was, a value as compact JSON); empty when none.
+    pub(crate) candidate: String,
+    /// The schema, pretty-printed; empty when none was given.
+    pub(crate) schema: String,
+}
+
+impl Parts {
+    pub(crate) fn of(env: &Envelope, schema: Option<&Value>) -> Self {
+        Self {
+            errors: errors(env),
+            candidate: env.candidate().map(candidate_text).unwrap_or_default(),
+            schema: schema
+                .map(|s| serde_json::to_string_pretty(s).unwrap_or_default())
+                .unwrap_or_default(),
+        }
+    }
+
+    /// The feedback: `template` with `{errors}`, `{candidate}` and `{schema}` replaced, or the
+    /// default, which also carries the schema and the previous output when the session is not
+    /// `resumed` (the agent does not remember them then).
+    pub(crate) fn feedback(&self, template: Option<&str>, resumed: bool) -> String {
+        if let Some(t) = template {
+            return substitute(
+                t,
+                &[
+                    ("{errors}", &self.errors),
+                    ("{candidate}", &self.candidate),
+                    ("{schema}", &self.schema),
+                ],
+            );
+        }
+        let mut f = format!("The previous output was invalid:\n{}\n{RULE}", self.errors);
+        if !resumed {
+            if !self.schema.is_empty() {
+                f.push_str(&format!("\n\nThe JSON schema:\n{}", self.schema));
+            }
+            if !self.candidate.is_empty() {
+                f.push_str(&format!("\n\nThe previous output:\n{}", self.candidate));
+            }
+        }
+        f
+    }
+}
+
+/// The problems of a failed attempt, one `- …` line each: the schema's violations as
+/// `- <instance pointer>: <message>` (at most [`FEEDBACK_VIOLATIONS`]), each failed assertion,
+/// or the failure's message.
+fn errors(env: &Envelope) -> String {
+    let Some(err) = env.error() else {
+        return String::new();
+    };
+    let mut lines = Vec::new();
+    match (err.kind, &err.details) {
+        (ErrorKind::ValidationFailed, Some(Value::Array(vs))) => {
+            for v in vs.iter().take(FEEDBACK_VIOLATIONS) {
+                let (at, message, _) = crate::error::violation_parts(v);
+                lines.push(format!("- {at}: {message}"));
+            }
+            if vs.len() > FEEDBACK_VIOLATIONS {
+                lines.push(format!(
+                    "- and {} more violation(s)",
+                    vs.len() - FEEDBACK_VIOLATIONS
+                ));
+            }
+        }
+        (ErrorKind::AssertionFailed, Some(d)) => {
+            for a in d
+                .get("assertions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let expr = a.get("expression").and_then(Value::as_str).unwrap_or("");
+                lines.push(format!("- the check `{expr}` does not hold"));
+            }
+        }
+        _ => {}
+    }
+    if lines.is_empty() {
+        lines.push(format!("- {}", err.message));
+    }
+    lines.join("\n")
+}
+
+fn candidate_text(c: &Value) -> String {
+    match c {
+        Value::String(s) => s.clone(),
+        v => serde_json::to_string(v).unwrap_or_default(),
+    }
+}
+
+/// `s` with each `(placeholder, value)` replaced, in one pass (a value that holds a
+/// placeholder is not replaced again).
+pub(crate) fn substitute(s: &str, pairs: &[(&str, &str)]) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    'outer: while !rest.is_empty() {
+        if rest.starts_with('{') {
+            for (k, v) in pairs {
+                if let Some(after) = rest.strip_prefix(k) {
+                    out.push_str(v);
+                    rest = after;
+                    continue 'outer;
+                }
+            }
+        }
+        let c = rest.chars().next().unwrap_or_default();
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// `--retry-command TEMPLATE` split like a shell line, once, when the run starts: `None` when
+/// it does not split (an unclosed quote) or is empty.
+pub(crate) fn split_template(template: &str) -> Option<Vec<String>> {
+    shlex::split(template).filter(|v| !v.is_empty())
+}
+
+/// The values of `--retry-command`'s placeholders for one attempt.
+#[derive(Debug, Default)]
+pub(crate) struct Values {
+    pub(crate) session_id: String,
+    pub(crate) feedback: String,
+    pub(crate) feedback_file: String,
+    pub(crate) attempt: String,
+    pub(crate) schema_file: String,
+    pub(crate) previous_output_file: String,
+}
+
+impl Values {
+    /// The argv of the template's words with the placeholders replaced in each word (never
+    /// through a shell: a value stays one argument, whatever it holds).
+    pub(crate) fn argv(&self, words: &[String]) -> Vec<OsString> {
+        let pairs = [
+            ("{session_id}", self.session_id.as_str()),
+            ("{feedback}", &self.feedback),
+            ("{feedback_file}", &self.feedback_file),
+            ("{attempt}", &self.attempt),
+            ("{schema_file}", &self.schema_file),
+            ("{previous_output_file}", &self.previous_output_file),
+        ];
+        words
+            .iter()
+            .map(|w| OsString::from(substitute(w, &pairs)))
+            .collect()
+    }
+}
+
+/// One entry of `attempts`.
+pub(crate) fn attempt_entry(n: u32, env: &Envelope, via: &str, duration_ms: u64) -> Value {
+    let mut m = Map::new();
+    m.insert("attempt".into(), json!(n));
+    match env.error_kind() {
+        None => m.insert("outcome".into(), json!("ok")),
+        Some(k) => {
+            m.insert("outcome".into(), json!("failed"));
+            m.insert("error_kind".into(), json!(k.as_str()))
+        }
+    };
+    if let Some(id) = env.session().and_then(|s| s.id.as_deref()) {
+        m.insert("session_id".into(), json!(id));
+    }
+    m.insert("via".into(), json!(via));
+    m.insert("duration_ms".into(), json!(duration_ms));
+    Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::envelope::{self, Parts as EnvParts};
+
+    fn failed(kind: ErrorKind, details: Option<Value>) -> Envelope {
+        let mut f = Failure::new(kind, "validate", "the output does not match the schema");
+        if let Some(d) = details {
+            f = f.details(d);
+        }
+        envelope::failure(
+            "run",
+            "agent",
+            f.candidate(json!({"verdict": "MAYBE"})),
+            EnvParts::default(),
+        )
+    }
+
+    #[test]
+    fn answer_failures_retry_and_the_rest_only_when_asked() {
+        let v = failed(ErrorKind::ValidationFailed, None);
+        assert!(retries(&v, &[]));
+        assert!(!retries(&failed(ErrorKind::Timeout, None), &[]));
+        assert!(retries(
+            &failed(ErrorKind::Timeout, None),
+            &[Extra::Timeout]
+        ));
+        assert!(!retries(
+            &failed(ErrorKind::Usage, None),
+            &[Extra::AgentError]
+        ));
+        assert!(!retries(&failed(ErrorKind::EmptyInput, None), &[]));
+        let gave_up = failed(
+            ErrorKind::AgentError,
+            Some(json!({"subtype": "error_max_structured_output_retries"})),
+        );
+        assert!(retries(&gave_up, &[]));
+        let auth = envelope::failure(
+            "run",
+            "agent",
+            Failure::new(ErrorKind::AgentError, "extract", "auth").retryable(false),
+            EnvParts::default(),
+        );
+        assert!(!retries(&auth, &[Extra::AgentError]));
+        let ok = envelope::success("run", "agent", json!(1), EnvParts::default());
+        assert!(!retries(&ok, &[Extra::AgentError]));
+    }
+
+    #[test]
+    fn feedback_lists_violations_and_carries_what_a_new_session_lacks() {
+        let violations: Vec<Value> = (0..25)
+            .map(|i| {
+                json!({"instance_location": format!("/v{i}"), "keyword_location": "/enum",
+                       "message": "\"MAYBE\" is not one of [\"PASS\",\"FAIL\"]"})
+            })
+            .collect();
+        let env = failed(ErrorKind::ValidationFailed, Some(Value::Array(violations)));
+        let schema = json!({"type": "object"});
+        let p = Parts::of(&env, Some(&schema));
+        let resumed = p.feedback(None, true);
+        assert!(resumed.starts_with(
+            "The previous output was invalid:\n- /v0: \"MAYBE\" is not one of [\"PASS\",\"FAIL\"]\n"
+        ));
+        assert!(resumed.contains("- /v19: "), "{resumed}");
+        assert!(!resumed.contains("- /v20: "));
+        assert!(resumed.contains("- and 5 more violation(s)\n"));
+        assert!(resumed.ends_with(RULE));
+        let fresh = p.feedback(None, false);
+        assert!(fresh.contains("The JSON schema:\n{\n  \"type\": \"object\"\n}"));
+        assert!(fresh.ends_with("The previous output:\n{\"verdict\":\"MAYBE\"}"));
+        assert_eq!(
+            p.feedback(Some("fix: {candidate} {nothing}"), true),
+            "fix: {\"verdict\":\"MAYBE\"} {nothing}"
+        );
+    }
+
+    #[test]
+    fn placeholders_are_replaced_per_argument_never_through_a_shell() {
+        let words = split_template("agent --resume '{session_id}' -p {feedback}").unwrap();
+        let v = Values {
+            session_id: "s-1".into(),
+            feedback: "a b; rm -rf / {attempt}".into(),
+            attempt: "2".into(),
+            ..Values::default()
+        };
+        assert_eq!(
+            v.argv(&words),
+            ["agent", "--resume", "s-1", "-p", "a b; rm -rf / {attempt}"]
+        );
+        assert_eq!(split_template("a 'b"), None);
+        assert_eq!(split_template("  "), None);
+    }
+}

@@ -1,0 +1,115 @@
+//! `sojx run`'s arguments: extract's, plus the agent's COMMAND and how it is bounded and
+//! retried.
+
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use super::{AnswerArgs, LimitArgs, LiveArgs, OutputArgs, SchemaArgs, parse_timeout};
+
+pub(super) const RUN_EXAMPLES: &str = "\
+Examples:
+  sojx run --schema x.json --timeout 15m -- \\
+      claude -p \"…\" --output-format stream-json --verbose --json-schema \"$(cat x.json)\"
+  sojx run --schema x.json --activity --tee run.ndjson -- codex exec --json --output-schema x.json \"…\"
+
+COMMAND runs without a shell, in its own process group; its stdout is read as `extract` reads
+an input, its stderr is passed through, and the envelope's `agent` says how it ended. With
+--timeout the agent's group gets SIGTERM, then SIGKILL after --kill-after; SIGINT, SIGTERM and
+SIGHUP sent to sojx are forwarded to it. When sojx's stdin is not a terminal, the agent reads it.
+Exit status: as for extract; 3 when COMMAND cannot be started (spawn); 128+N when sojx was
+interrupted by signal N (interrupted).";
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub schema: SchemaArgs,
+
+    #[command(flatten)]
+    pub answer: AnswerArgs,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+
+    #[command(flatten)]
+    pub live: LiveArgs,
+
+    /// How long the agent's process group has after SIGTERM (sent when --timeout passes, or
+    /// the signal sojx forwards) before SIGKILL: seconds or with a unit, as --timeout.
+    #[arg(long, value_name = "DURATION", default_value = "5s", value_parser = parse_timeout)]
+    pub kill_after: Duration,
+
+    #[command(flatten)]
+    pub limits: LimitArgs,
+
+    #[command(flatten)]
+    pub retry: RetryArgs,
+
+    /// The agent and its arguments, after `--`, started as given (no shell).
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+/// How `run` tries again, and how the feedback reaches the agent.
+#[derive(Debug, Args)]
+pub struct RetryArgs {
+    /// Attempts in all (1: no retry). An attempt whose answer is missing or invalid
+    /// (not_found, json_invalid, validation_failed, assertion_failed) is tried again with what
+    /// was wrong fed back to the agent.
+    #[arg(long, value_name = "N", default_value_t = 1,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub max_attempts: u32,
+
+    /// Also retry these failures (comma-separated). A failure the producer marks as not
+    /// retryable (authentication, billing, permission) never is.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "KINDS")]
+    pub retry_on: Vec<RetryOn>,
+
+    /// Resume the agent's session this way with the feedback as the prompt, or `none` to run
+    /// COMMAND again. Default: chosen by COMMAND's file name and confirmed by the producer.
+    #[arg(long, value_enum, value_name = "PROFILE")]
+    pub resume_profile: Option<ResumeProfile>,
+
+    /// The argv of every retry, split like a shell line once; {session_id}, {feedback},
+    /// {feedback_file}, {attempt}, {schema_file} and {previous_output_file} are replaced in
+    /// each argument (never through a shell). Wins over a resume profile.
+    #[arg(long, value_name = "TEMPLATE")]
+    pub retry_command: Option<String>,
+
+    /// The feedback text, with {errors}, {candidate} and {schema} replaced; `@FILE` reads it.
+    #[arg(long, value_name = "TEXT")]
+    pub feedback_template: Option<String>,
+}
+
+/// Failures `run --retry-on` adds to the retried ones.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RetryOn {
+    /// `--timeout` passed.
+    Timeout,
+    /// The stream ended without its terminal marker.
+    Truncated,
+    /// The agent reported an error, or exited non-zero without an answer.
+    #[value(name = "agent_error")]
+    AgentError,
+}
+
+/// The agents `run` can resume (`--resume-profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ResumeProfile {
+    /// Claude Code: `claude -p --resume ID`.
+    Claude,
+    /// Codex: `codex exec resume ID`.
+    Codex,
+    /// Gemini CLI: `gemini --resume ID`.
+    Gemini,
+    /// Qwen Code: `qwen --resume ID`.
+    Qwen,
+    /// opencode: `opencode run --session ID`.
+    Opencode,
+    /// Amp: `amp threads continue ID`.
+    Amp,
+    /// Cursor: `cursor-agent -p --resume ID`.
+    CursorAgent,
+    /// Never resume: run COMMAND again, the feedback in its environment.
+    None,
+}

@@ -1,0 +1,192 @@
+//! `sojx run -- COMMAND…`: start the agent and own it until it is gone (`agent::supervise`),
+//! read its stdout as `extract` reads an input, and print one envelope that also says how the
+//! agent ended; with `--max-attempts`, try again with what was wrong fed back.
+
+#[cfg(unix)]
+mod retry;
+
+use std::io;
+
+use super::Io;
+use super::extract::Loaded;
+use super::output::{emit, fail_before_named, files_read, style};
+use crate::exit::ExitStatus;
+use crate::{activity, cli};
+
+#[cfg(unix)]
+pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
+    use crate::agent::{self, Spec};
+    use crate::input;
+
+    let style = style(&a.output, io);
+    let first = Spec {
+        argv: a.command.clone(),
+        // In its own process group the agent cannot read a terminal (SIGTTIN would stop it).
+        stdin: !io.stdin_is_tty,
+        env: Vec::new(),
+    };
+    let name = first.program();
+    let names = [name.clone()];
+    let setup = Loaded::load(&a.schema, &a.answer).and_then(|l| {
+        let retry = retry::Plan::new(&a.retry, l.schema().map(|s| &s.document), &io.env)?;
+        Ok((l, retry))
+    });
+    let (loaded, mut plan) = match setup {
+        Ok(x) => x,
+        Err(f) => return fail_before_named("run", &names, &f, io, style),
+    };
+    let read = files_read(&a.schema, a.answer.handoff.as_deref());
+    // The agent may read sojx's stdin: the tee must not be that file either.
+    let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read) {
+        Ok(t) => t,
+        Err(f) => return fail_before_named("run", &names, &f, io, style),
+    };
+    let opts = loaded.options(&a.answer, &a.limits, &io.env, io.env.read_ahead(true));
+    let color = style.stderr_color;
+    let mut spec = first.clone();
+    let mut attempts = Vec::new();
+    let mut n = 1;
+    let env = loop {
+        spec.env = plan.variables(n);
+        if n > 1
+            && let Some(t) = tee.as_mut()
+        {
+            // Each attempt's bytes follow a line of sojx's own (docs/run.md).
+            let mark = serde_json::json!({"type": "sojx_attempt", "attempt": n});
+            if let Err(f) = t.mark(&mark.to_string()) {
+                let env =
+                    crate::envelope::failure("run", &name, f, crate::envelope::Parts::default());
+                break env.with_attempts(std::mem::take(&mut attempts));
+            }
+        }
+        let started = std::time::Instant::now();
+        let env = attempt(a, &spec, &name, &opts, tee.as_mut(), io, color);
+        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        attempts.push(agent::attempt_entry(n, &env, plan.via(), ms));
+        let Some(next) = plan.next(&first, &env, n) else {
+            break env;
+        };
+        tell_retry(io, &name, n, plan.max_attempts(), &env, &next.how, color);
+        spec = Spec {
+            argv: next.argv,
+            stdin: false,
+            env: Vec::new(),
+        };
+        n += 1;
+    };
+    let env = if plan.max_attempts() > 1 {
+        env.with_attempts(attempts)
+    } else {
+        env
+    };
+    if a.answer.activity {
+        let _ = activity::summary(io.stderr, &env, color);
+    }
+    emit(io, &env, style)?;
+    Ok(env.exit_status())
+}
+
+/// One attempt: start the agent as `spec` says and own it until it is gone; its envelope.
+#[cfg(unix)]
+fn attempt(
+    a: &cli::RunArgs,
+    spec: &crate::agent::Spec,
+    name: &str,
+    opts: &crate::extract::Options<'_>,
+    mut tee: Option<&mut crate::input::Tee>,
+    io: &mut Io<'_>,
+    color: bool,
+) -> crate::envelope::Envelope {
+    use crate::agent::{self, Bounds};
+    use crate::envelope::{self, Envelope, Parts};
+    use crate::error::{ErrorKind, Failure};
+    use crate::extract;
+
+    let started = match agent::spawn(spec) {
+        Ok(s) => s,
+        Err(f) => {
+            return envelope::failure("run", name, f, Parts::default())
+                .with_agent(agent::Report::not_started(spec).to_value());
+        }
+    };
+    let bounds = Bounds {
+        timeout: a.live.timeout,
+        kill_after: a.kill_after,
+    };
+    let show = a.answer.activity;
+    let work = |reader, send: &mut dyn FnMut(activity::Activity)| {
+        let mut live = extract::Live {
+            tee: tee.as_deref_mut(),
+            timeout: a.live.timeout,
+            activity: if show { Some(send) } else { None },
+        };
+        extract::run_reader(name, reader, opts, &mut live)
+    };
+    let finished = agent::supervise(
+        started,
+        spec,
+        bounds,
+        &mut *io.stderr,
+        &mut |err, ev| {
+            let _ = activity::event(err, name, ev, color);
+        },
+        work,
+        |env: &Envelope| env.error_kind() == Some(ErrorKind::Timeout),
+    );
+    let env = finished.result.unwrap_or_else(|| {
+        let f = Failure::new(
+            ErrorKind::Io,
+            "read",
+            "no thread could be started to read the agent's output; the agent was stopped",
+        )
+        .retryable(true)
+        .hint("the system is out of threads or memory: run again");
+        envelope::failure("extract", name, f, Parts::default())
+    });
+    agent::conclude(env, &finished.report, finished.ended)
+}
+
+/// One line on stderr between two attempts: what failed, and how the next one is made.
+#[cfg(unix)]
+fn tell_retry(
+    io: &mut Io<'_>,
+    name: &str,
+    n: u32,
+    max: u32,
+    env: &crate::envelope::Envelope,
+    how: &str,
+    color: bool,
+) {
+    let kind = env.error_kind().map_or("failed", |k| k.as_str());
+    let label = if color {
+        "\x1b[33mretry\x1b[0m".to_owned()
+    } else {
+        "retry".to_owned()
+    };
+    let _ = writeln!(
+        io.stderr,
+        "sojx: {}: {label}: attempt {n} of {max} failed ({kind}); attempt {} {how}",
+        crate::sanitize::sanitize(name),
+        n + 1
+    );
+}
+
+/// Not on this platform: process groups and signals are unix's.
+#[cfg(not(unix))]
+pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
+    use crate::error::{ErrorKind, Failure};
+    let style = style(&a.output, io);
+    let f = Failure::new(
+        ErrorKind::Usage,
+        "parse_arguments",
+        "`sojx run` needs a unix system (process groups and signals); pipe the agent's output into `sojx extract` instead",
+    )
+    .retryable(false);
+    let names = [a
+        .command
+        .first()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default()];
+    let _ = (activity::event, files_read, emit, Loaded::load);
+    fail_before_named("run", &names, &f, io, style)
+}

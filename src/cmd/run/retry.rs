@@ -1,0 +1,296 @@
+//! `run`'s attempts: the `SOJX_*` variables of each, and how the next one is made, most
+//! specific first: `--retry-command`, the agent's resume profile, COMMAND again (contract §9).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use super::super::Env;
+use crate::agent::{Extra, Feedback, Profile, Spec, Values, retries, split_template};
+use crate::cli::{ResumeProfile, RetryArgs, RetryOn};
+use crate::envelope::Envelope;
+use crate::error::{ErrorKind, Failure};
+
+/// The next attempt's argv, and how it was made, for people.
+pub(super) struct Next {
+    pub(super) argv: Vec<OsString>,
+    pub(super) how: String,
+}
+
+/// How the profile is chosen.
+#[derive(Debug, Clone, Copy)]
+enum Choice {
+    /// By COMMAND's file name.
+    Auto,
+    Forced(Profile),
+    /// `--resume-profile none`.
+    Never,
+}
+
+/// The attempts of one run.
+pub(super) struct Plan {
+    max: u32,
+    extra: Vec<Extra>,
+    choice: Choice,
+    /// `--retry-command`, split once.
+    command: Option<Vec<String>>,
+    template: Option<String>,
+    schema: Option<Value>,
+    /// The run's private directory for the feedback, previous output and schema files (only
+    /// when there can be a retry), removed when the run ends.
+    dir: Option<Scratch>,
+    /// The current attempt's values.
+    values: Values,
+    via: String,
+}
+
+impl Plan {
+    pub(super) fn new(
+        args: &RetryArgs,
+        schema: Option<&Value>,
+        env: &Env,
+    ) -> Result<Self, Failure> {
+        let usage = |m: String| {
+            Failure::new(ErrorKind::Usage, "parse_arguments", m)
+                .retryable(false)
+                .target("--retry-command")
+        };
+        let command = match &args.retry_command {
+            None => None,
+            Some(t) => Some(split_template(t).ok_or_else(|| {
+                usage(format!(
+                    "--retry-command {t:?} is not a command line (empty, or an unclosed quote)"
+                ))
+            })?),
+        };
+        let template = match args.feedback_template.as_deref() {
+            Some(t) => Some(read_template(t)?),
+            None => None,
+        };
+        let dir = if args.max_attempts > 1 {
+            Some(Scratch::create(&env.tmpdir)?)
+        } else {
+            None
+        };
+        let mut values = Values {
+            attempt: "1".into(),
+            ..Values::default()
+        };
+        if let (Some(d), Some(s)) = (&dir, schema) {
+            let text = serde_json::to_string_pretty(s).unwrap_or_default();
+            values.schema_file = d.write("schema.json", &text)?;
+        }
+        Ok(Self {
+            max: args.max_attempts,
+            extra: args
+                .retry_on
+                .iter()
+                .map(|r| match r {
+                    RetryOn::Timeout => Extra::Timeout,
+                    RetryOn::Truncated => Extra::Truncated,
+                    RetryOn::AgentError => Extra::AgentError,
+                })
+                .collect(),
+            choice: match args.resume_profile {
+                None => Choice::Auto,
+                Some(ResumeProfile::None) => Choice::Never,
+                Some(p) => Choice::Forced(profile(p)),
+            },
+            command,
+            template,
+            schema: schema.cloned(),
+            dir,
+            values,
+            via: "command".into(),
+        })
+    }
+
+    pub(super) fn max_attempts(&self) -> u32 {
+        self.max
+    }
+
+    /// How the current attempt was started: `command`, `resume:<profile>`, `retry_command`.
+    pub(super) fn via(&self) -> &str {
+        &self.via
+    }
+
+    /// The `SOJX_*` variables of attempt `n` (empty where not known).
+    pub(super) fn variables(&self, n: u32) -> Vec<(String, OsString)> {
+        let v = &self.values;
+        [
+            ("SOJX_ATTEMPT", n.to_string()),
+            ("SOJX_MAX_ATTEMPTS", self.max.to_string()),
+            ("SOJX_FEEDBACK", v.feedback.clone()),
+            ("SOJX_FEEDBACK_FILE", v.feedback_file.clone()),
+            ("SOJX_SESSION_ID", v.session_id.clone()),
+            ("SOJX_SCHEMA_FILE", v.schema_file.clone()),
+            ("SOJX_PREVIOUS_OUTPUT_FILE", v.previous_output_file.clone()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_owned(), OsString::from(v)))
+        .collect()
+    }
+
+    /// The attempt after attempt `n`, which ended in `env`, when it earns one; `first` is the
+    /// first attempt's spec (COMMAND as given).
+    pub(super) fn next(&mut self, first: &Spec, env: &Envelope, n: u32) -> Option<Next> {
+        if n >= self.max || !retries(env, &self.extra) {
+            return None;
+        }
+        let session = env.session().and_then(|s| s.id.clone());
+        let profile = match self.choice {
+            Choice::Never => None,
+            Choice::Forced(p) => Some(p),
+            Choice::Auto => first.argv.first().and_then(|p| Profile::for_program(p)),
+        }
+        .filter(|p| p.confirms(env.producer()) && p.resumable(&first.argv));
+        let resumed = match (&self.command, profile, &session) {
+            (Some(words), _, Some(_)) => words.iter().any(|w| w.contains("{session_id}")),
+            (None, Some(_), Some(_)) => true,
+            _ => false,
+        };
+        let feedback =
+            Feedback::of(env, self.schema.as_ref()).feedback(self.template.as_deref(), resumed);
+        self.values.attempt = (n + 1).to_string();
+        self.values.session_id = session.clone().unwrap_or_default();
+        self.values.feedback.clone_from(&feedback);
+        if let Some(d) = &self.dir {
+            // A file that cannot be written leaves its variable empty; the feedback is also
+            // in SOJX_FEEDBACK and the argv.
+            self.values.feedback_file = d.write("feedback.txt", &feedback).unwrap_or_default();
+            let previous = env.candidate().map(|c| match c {
+                Value::String(s) => s.clone(),
+                v => serde_json::to_string(v).unwrap_or_default(),
+            });
+            self.values.previous_output_file = previous
+                .and_then(|p| d.write("previous-output.txt", &p).ok())
+                .unwrap_or_default();
+        }
+        let (argv, how) = match (&self.command, profile, &session) {
+            (Some(words), _, _) => {
+                self.via = "retry_command".into();
+                (self.values.argv(words), "runs --retry-command".to_owned())
+            }
+            (None, Some(p), Some(id)) => {
+                self.via = format!("resume:{}", p.name());
+                (
+                    p.resume(&first.argv, id, &feedback),
+                    format!(
+                        "resumes session {id} with the feedback ({} profile)",
+                        p.name()
+                    ),
+                )
+            }
+            _ => {
+                self.via = "command".into();
+                (
+                    first.argv.clone(),
+                    "runs COMMAND again, the feedback in SOJX_FEEDBACK".to_owned(),
+                )
+            }
+        };
+        Some(Next { argv, how })
+    }
+}
+
+fn profile(p: ResumeProfile) -> Profile {
+    match p {
+        ResumeProfile::Claude => Profile::Claude,
+        ResumeProfile::Codex => Profile::Codex,
+        ResumeProfile::Gemini => Profile::Gemini,
+        ResumeProfile::Qwen => Profile::Qwen,
+        ResumeProfile::Opencode => Profile::Opencode,
+        ResumeProfile::Amp => Profile::Amp,
+        // `None` is told apart before; Cursor is the last.
+        ResumeProfile::CursorAgent | ResumeProfile::None => Profile::CursorAgent,
+    }
+}
+
+/// `--feedback-template`: the text, or `@FILE`'s.
+fn read_template(t: &str) -> Result<String, Failure> {
+    let Some(path) = t.strip_prefix('@') else {
+        return Ok(t.to_owned());
+    };
+    let bytes = crate::input::read_regular(Path::new(path)).map_err(|e| {
+        Failure::new(
+            ErrorKind::Filesystem,
+            "read",
+            format!(
+                "cannot read --feedback-template {path}: {}",
+                crate::input::io_reason(&e)
+            ),
+        )
+        .target(path)
+        .retryable(false)
+    })?;
+    String::from_utf8(bytes).map_err(|_| {
+        Failure::new(
+            ErrorKind::Usage,
+            "parse_arguments",
+            format!("--feedback-template {path} is not UTF-8 text"),
+        )
+        .target(path)
+        .retryable(false)
+    })
+}
+
+/// A directory only this run uses (mode 0700), removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn create(tmp: &Path) -> Result<Self, Failure> {
+        use std::os::unix::fs::DirBuilderExt;
+        let mut last = None;
+        for i in 0..100 {
+            let p = tmp.join(format!("sojx-run-{}-{i}", std::process::id()));
+            match std::fs::DirBuilder::new().mode(0o700).create(&p) {
+                Ok(()) => return Ok(Self(p)),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => {
+                    last = Some(e);
+                    break;
+                }
+            }
+        }
+        let why = last.map_or_else(
+            || "every name is taken".to_owned(),
+            |e| crate::input::io_reason(&e),
+        );
+        Err(Failure::new(
+            ErrorKind::Filesystem,
+            "write",
+            format!(
+                "cannot create a directory for the retries' files under {}: {why}",
+                tmp.display()
+            ),
+        )
+        .target(tmp.to_string_lossy().into_owned())
+        .retryable(false)
+        .hint("set TMPDIR to a writable directory"))
+    }
+
+    /// Write `name` in the directory; its path.
+    fn write(&self, name: &str, text: &str) -> Result<String, Failure> {
+        let p = self.0.join(name);
+        std::fs::write(&p, text).map_err(|e| {
+            Failure::new(
+                ErrorKind::Filesystem,
+                "write",
+                format!(
+                    "cannot write {}: {}",
+                    p.display(),
+                    crate::input::io_reason(&e)
+                ),
+            )
+            .retryable(false)
+        })?;
+        Ok(p.to_string_lossy().into_owned())
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,0 +1,329 @@
+//! `sojx run --max-attempts N`: a fake Claude Code (`tests/fixtures/agents/fake-claude.sh`,
+//! linked as `claude` so that its resume profile is chosen) answers wrong, then right once it
+//! is resumed or given the feedback; it records the argv and the `SOJX_*` variables it got.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::common::{fixture, path_str, run, sojx};
+
+const SCHEMA: &str = "examples/verdict.schema.json";
+
+/// The feedback for the fake agent's wrong answer, when its session is resumed.
+const FEEDBACK: &str = "The previous output was invalid:\n\
+- /verdict: \"MAYBE\" is not one of \"PASS\" or \"FAIL\"\n\
+Return only JSON matching the schema, with no prose and no code fences.";
+
+/// A scratch directory with `claude` linked to the fake agent, and the agent's log.
+struct Scratch {
+    dir: PathBuf,
+}
+
+impl Scratch {
+    fn new(name: &str) -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("sojx-retry-{}-{name}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::os::unix::fs::symlink(fixture("agents/fake-claude.sh"), dir.join("claude")).unwrap();
+        Self { dir }
+    }
+
+    fn claude(&self) -> String {
+        path_str(&self.dir.join("claude")).to_owned()
+    }
+
+    fn log(&self) -> PathBuf {
+        self.dir.join("log")
+    }
+
+    /// Each attempt the agent recorded: its arguments, and the rest of its record.
+    fn attempts(&self) -> Vec<(Vec<String>, String)> {
+        let text = std::fs::read_to_string(self.log()).unwrap_or_default();
+        text.split("==\n")
+            .filter(|a| !a.is_empty())
+            .map(|a| {
+                let (args, env) = a.split_once("## env\n").expect("an env section");
+                let args = args.lines().map(str::to_owned).collect();
+                (args, env.to_owned())
+            })
+            .collect()
+    }
+}
+
+/// The fake agent's first argv (after its program): a Claude Code print run with a schema.
+const FIRST: [&str; 7] = [
+    "-p",
+    "review",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--json-schema",
+    "{\"type\":\"object\"}",
+];
+
+#[test]
+fn a_wrong_answer_resumes_the_session_with_the_violations_fed_back() {
+    let s = Scratch::new("resume");
+    let r = run(sojx()
+        .env("FAKE_AGENT_LOG", s.log())
+        .args([
+            "run",
+            "--max-attempts",
+            "3",
+            "--schema",
+            SCHEMA,
+            "--",
+            &s.claude(),
+        ])
+        .args(FIRST));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let e = r.one();
+    assert_eq!(e["data"]["verdict"], "PASS");
+    let attempts = e["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2);
+    assert_eq!(attempts[0]["outcome"], "failed");
+    assert_eq!(attempts[0]["error_kind"], "validation_failed");
+    assert_eq!(attempts[0]["session_id"], "fake-session-1");
+    assert_eq!(attempts[0]["via"], "command");
+    assert_eq!(attempts[1]["outcome"], "ok");
+    assert_eq!(attempts[1]["via"], "resume:claude");
+    let got = s.attempts();
+    assert_eq!(got.len(), 2);
+    assert_eq!(got[0].0, FIRST);
+    // The same session, the output and schema flags re-passed, the feedback as the prompt.
+    let mut want: Vec<String> = [
+        "-p",
+        "--resume",
+        "fake-session-1",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--json-schema",
+        "{\"type\":\"object\"}",
+        "--",
+    ]
+    .map(String::from)
+    .to_vec();
+    want.extend(FEEDBACK.lines().map(String::from));
+    assert_eq!(got[1].0, want);
+    let env = &got[1].1;
+    assert!(env.starts_with("SOJX_ATTEMPT=2 SOJX_MAX_ATTEMPTS=3 SOJX_SESSION_ID=fake-session-1\n"));
+    assert!(
+        env.contains(&format!("SOJX_FEEDBACK={FEEDBACK}\n")),
+        "{env}"
+    );
+    assert!(
+        env.contains("previous output: {\"verdict\":\"MAYBE\",\"confidence\":0.9,\"issues\":[]}\n")
+    );
+    assert!(
+        got[0]
+            .1
+            .starts_with("SOJX_ATTEMPT=1 SOJX_MAX_ATTEMPTS=3 SOJX_SESSION_ID=\n")
+    );
+    // The agent's stderr, then sojx's line on the retry, then the agent's again.
+    let retry = r.stderr.find("retry: attempt 1 of 3 failed (validation_failed); attempt 2 resumes session fake-session-1").expect(&r.stderr);
+    assert!(r.stderr.find("fake-claude: attempt 1").unwrap() < retry);
+    assert!(r.stderr.find("fake-claude: attempt 2").unwrap() > retry);
+    // The run's directory for the feedback files is gone.
+    let files: Vec<&str> = env
+        .lines()
+        .filter_map(|l| l.split_once("_FILE=").map(|(_, p)| p))
+        .filter(|p| !p.is_empty())
+        .collect();
+    assert_eq!(files.len(), 3, "{env}");
+    for f in files {
+        assert!(!std::path::Path::new(f).exists(), "{f} was left behind");
+    }
+}
+
+#[test]
+fn without_a_profile_command_runs_again_with_the_whole_feedback_in_its_environment() {
+    let s = Scratch::new("again");
+    let r = run(sojx()
+        .env("FAKE_AGENT_LOG", s.log())
+        .args([
+            "run",
+            "--max-attempts",
+            "2",
+            "--resume-profile",
+            "none",
+            "--schema",
+            SCHEMA,
+            "--",
+            &s.claude(),
+        ])
+        .args(FIRST));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.one()["attempts"][1]["via"], "command");
+    let got = s.attempts();
+    assert_eq!(got[1].0, FIRST, "COMMAND again, as given");
+    let env = &got[1].1;
+    // Not resumed: the feedback carries the schema and the previous output.
+    assert!(
+        env.contains(&format!(
+            "SOJX_FEEDBACK={FEEDBACK}\n\nThe JSON schema:\n{{\n"
+        )),
+        "{env}"
+    );
+    assert!(env.contains(
+        "\n\nThe previous output:\n{\"verdict\":\"MAYBE\",\"confidence\":0.9,\"issues\":[]}\n"
+    ));
+}
+
+#[test]
+fn retry_command_places_each_value_in_one_argument() {
+    let s = Scratch::new("template");
+    let template = format!(
+        "{} --resume {{session_id}} --attempt={{attempt}} -f {{feedback_file}} '{{feedback}}'",
+        s.claude()
+    );
+    let r = run(sojx()
+        .env("FAKE_AGENT_LOG", s.log())
+        .args([
+            "run",
+            "--max-attempts",
+            "2",
+            "--retry-command",
+            &template,
+            "--feedback-template",
+            "fix: {errors}",
+            "--schema",
+            SCHEMA,
+            "--",
+            &s.claude(),
+        ])
+        .args(FIRST));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.one()["attempts"][1]["via"], "retry_command");
+    let got = s.attempts();
+    let args = &got[1].0;
+    assert_eq!(args[..3], ["--resume", "fake-session-1", "--attempt=2"]);
+    assert_eq!(args[3], "-f");
+    assert!(args[4].ends_with("/feedback.txt"), "{args:?}");
+    assert_eq!(
+        args[5..],
+        ["fix: - /verdict: \"MAYBE\" is not one of \"PASS\" or \"FAIL\""]
+    );
+    // A template that is not a command line is the caller's error, before any attempt.
+    let r = run(sojx().args([
+        "run",
+        "--max-attempts",
+        "2",
+        "--retry-command",
+        "agent 'open",
+        "--",
+        "true",
+    ]));
+    assert_eq!((r.code, r.kind()), (3, Some("usage")));
+}
+
+#[test]
+fn attempts_run_out_with_the_last_failure() {
+    let s = Scratch::new("exhausted");
+    let r = run(sojx()
+        .env("FAKE_AGENT_LOG", s.log())
+        .env("FAKE_AGENT_ALWAYS_BAD", "1")
+        .args([
+            "run",
+            "--max-attempts",
+            "3",
+            "--schema",
+            SCHEMA,
+            "--",
+            &s.claude(),
+        ])
+        .args(FIRST));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.kind(), Some("validation_failed"));
+    let a = r.one()["attempts"].as_array().unwrap().clone();
+    assert_eq!(a.len(), 3);
+    assert!(a.iter().all(|x| x["outcome"] == "failed"));
+    assert_eq!(s.attempts().len(), 3);
+    // The last attempt's agent.
+    assert_eq!(r.one()["agent"]["command"][2], "--resume");
+}
+
+#[test]
+fn failures_that_another_attempt_cannot_fix_are_not_retried() {
+    let auth = path_str(&fixture("agents/auth-fail.sh")).to_owned();
+    let r = run(sojx().args(["run", "--max-attempts", "3", "--", &auth]));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.one()["attempts"].as_array().unwrap().len(), 1);
+    assert!(!r.stderr.contains("retry:"));
+    // Asked for: an agent that failed is tried again.
+    let r = run(sojx().args([
+        "run",
+        "--max-attempts",
+        "2",
+        "--retry-on",
+        "agent_error",
+        "--",
+        &auth,
+    ]));
+    assert_eq!(r.one()["attempts"].as_array().unwrap().len(), 2);
+    // One attempt allowed: no `attempts`.
+    let r = run(sojx().args(["run", "--", &auth]));
+    assert!(r.one().get("attempts").is_none());
+}
+
+#[test]
+fn timeouts_are_retried_only_when_asked() {
+    let hang = path_str(&fixture("agents/hang-after-half.sh")).to_owned();
+    let started = Instant::now();
+    let r = run(sojx().args([
+        "run",
+        "--timeout",
+        "0.5",
+        "--kill-after",
+        "0.5",
+        "--max-attempts",
+        "2",
+        "--retry-on",
+        "timeout",
+        "--",
+        &hang,
+        "examples/claude-review.ndjson",
+    ]));
+    assert_eq!(r.code, 2);
+    let a = r.one()["attempts"].as_array().unwrap().clone();
+    assert_eq!(a.len(), 2);
+    assert!(a.iter().all(|x| x["error_kind"] == "timeout"));
+    assert!(started.elapsed() < Duration::from_secs(4));
+}
+
+#[test]
+fn the_tee_separates_attempts_and_reads_back_as_the_last_answer() {
+    let s = Scratch::new("tee");
+    let tee = s.dir.join("run.ndjson");
+    let r = run(sojx()
+        .env("FAKE_AGENT_LOG", s.log())
+        .args([
+            "run",
+            "--max-attempts",
+            "2",
+            "--schema",
+            SCHEMA,
+            "--tee",
+            path_str(&tee),
+            "--",
+            &s.claude(),
+        ])
+        .args(FIRST));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let text = std::fs::read_to_string(&tee).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5, "{text}");
+    assert_eq!(lines[2], json!({"type": "sojx_attempt", "attempt": 2}));
+    let back = run(sojx().args(["extract", "--schema", SCHEMA, path_str(&tee)]));
+    assert_eq!(back.code, 0, "{}", back.stderr);
+    assert_eq!(back.one()["data"], r.one()["data"]);
+}
