@@ -228,6 +228,53 @@ impl Profile {
         }
     }
 
+    /// The schema the first attempt gave the agent, as `--schema` would take it, and the flag
+    /// that gave it: Claude Code's and Qwen Code's `--json-schema` (inline JSON; Qwen also
+    /// `@path`), Codex's `--output-schema FILE`.
+    pub(crate) fn schema_arg(self, first: &[OsString]) -> Option<(&'static str, String)> {
+        let flag = match self {
+            Self::Claude | Self::Qwen => "--json-schema",
+            Self::Codex => "--output-schema",
+            _ => return None,
+        };
+        let value = flag_value(first.get(1..).unwrap_or_default(), flag)?;
+        Some((flag, value))
+    }
+
+    /// The flags to add when the first attempt's argv lacks what makes the agent print a
+    /// stream sojx reads (its `--output-format` of text, or none): `None` when it has them.
+    pub(crate) fn missing_stream_flags(self, first: &[OsString]) -> Option<&'static str> {
+        let args = first.get(1..).unwrap_or_default();
+        let value = |flags: &[&str]| flags.iter().find_map(|f| flag_value(args, f));
+        let has = |flag: &str| args.iter().any(|a| a == flag);
+        let json = |v: Option<String>| v.is_some_and(|v| v == "json" || v == "stream-json");
+        match self {
+            Self::Claude => {
+                let format = value(&["--output-format"]);
+                let stream = format.as_deref() == Some("stream-json");
+                if !json(format) {
+                    Some("-p --output-format stream-json --verbose")
+                } else if stream && !has("--verbose") {
+                    Some("--verbose (Claude Code requires it with --output-format stream-json)")
+                } else {
+                    None
+                }
+            }
+            Self::Codex => (!has("--json")).then_some("exec --json"),
+            Self::Gemini | Self::Qwen => {
+                (!json(value(&["-o", "--output-format"]))).then_some("--output-format stream-json")
+            }
+            Self::Opencode => {
+                (value(&["--format"]).as_deref() != Some("json")).then_some("run --format json")
+            }
+            Self::Amp => (!has("--stream-json") && !has("--stream-json-thinking"))
+                .then_some("-x --stream-json"),
+            Self::CursorAgent => {
+                (!json(value(&["--output-format"]))).then_some("-p --output-format stream-json")
+            }
+        }
+    }
+
     /// The argv that resumes session `id` of the first attempt's `first` argv (its program
     /// first) with `feedback` as the prompt.
     pub(crate) fn resume(self, first: &[OsString], id: &str, feedback: &str) -> Vec<OsString> {
@@ -270,6 +317,26 @@ impl Profile {
         }
         argv
     }
+}
+
+/// The value of `flag` in `args` (`--flag V` or `--flag=V`; the last one given), before a `--`.
+fn flag_value(args: &[OsString], flag: &str) -> Option<String> {
+    let mut found = None;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i].to_string_lossy();
+        if a == "--" {
+            break;
+        }
+        if a == flag {
+            found = args.get(i + 1).map(|v| v.to_string_lossy().into_owned());
+            i += 1;
+        } else if let Some(v) = a.strip_prefix(flag).and_then(|r| r.strip_prefix('=')) {
+            found = Some(v.to_owned());
+        }
+        i += 1;
+    }
+    found
 }
 
 /// The arguments of `args` that are flags of `table`, with their values, in order. A `--`
@@ -412,6 +479,41 @@ mod tests {
                 "again"
             ]
         );
+    }
+
+    #[test]
+    fn the_schema_and_the_missing_stream_flags_are_read_from_the_argv() {
+        let claude = argv(&["claude", "-p", "q", "--json-schema={\"type\":\"object\"}"]);
+        assert_eq!(
+            Profile::Claude.schema_arg(&claude),
+            Some(("--json-schema", "{\"type\":\"object\"}".to_owned()))
+        );
+        assert_eq!(
+            Profile::Claude.missing_stream_flags(&claude),
+            Some("-p --output-format stream-json --verbose")
+        );
+        let codex = argv(&["codex", "exec", "--output-schema", "x.json", "q"]);
+        assert_eq!(
+            Profile::Codex.schema_arg(&codex),
+            Some(("--output-schema", "x.json".to_owned()))
+        );
+        assert_eq!(
+            Profile::Codex.missing_stream_flags(&codex),
+            Some("exec --json")
+        );
+        let ok = argv(&[
+            "claude",
+            "-p",
+            "--output-format",
+            "stream-json",
+            "--verbose",
+            "q",
+        ]);
+        assert_eq!(Profile::Claude.missing_stream_flags(&ok), None);
+        assert_eq!(Profile::Claude.schema_arg(&ok), None);
+        let gemini = argv(&["gemini", "-p", "q", "-o", "json"]);
+        assert_eq!(Profile::Gemini.missing_stream_flags(&gemini), None);
+        assert_eq!(Profile::Gemini.schema_arg(&gemini), None);
     }
 
     #[test]

@@ -64,6 +64,14 @@ impl Loaded {
         self.schema.as_ref()
     }
 
+    /// Say where the schema came from in `validation.schema` (`run`: COMMAND's own flag):
+    /// `<inline> (claude --json-schema)`.
+    pub(super) fn schema_from(&mut self, flag: &str) {
+        if let Some(s) = &mut self.schema {
+            s.name = format!("{} ({flag})", s.name);
+        }
+    }
+
     /// The options of a run that finds the answer as `answer` says.
     pub(super) fn options(
         &self,

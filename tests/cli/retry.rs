@@ -327,3 +327,49 @@ fn the_tee_separates_attempts_and_reads_back_as_the_last_answer() {
     assert_eq!(back.code, 0, "{}", back.stderr);
     assert_eq!(back.one()["data"], r.one()["data"]);
 }
+
+#[test]
+fn without_schema_the_schema_comes_from_the_agents_own_flag() {
+    let s = Scratch::new("argv-schema");
+    let schema = std::fs::read_to_string(crate::common::root().join(SCHEMA)).unwrap();
+    let claude = s.claude();
+    let args = [
+        "-p",
+        "review",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+        "--json-schema",
+        &schema,
+    ];
+    let r = run(sojx().args(["run", "--", &claude]).args(args));
+    assert_eq!(r.kind(), Some("validation_failed"), "{}", r.stderr);
+    assert_eq!(
+        r.one()["validation"]["schema"],
+        format!("<inline> ({claude} --json-schema)")
+    );
+    assert!(!r.stderr.contains("hint: add"), "{}", r.stderr);
+    // Both given and different: --schema wins, with a warning.
+    let r = run(sojx()
+        .args(["run", "--schema", "{\"type\":\"object\"}", "--", &claude])
+        .args(args));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.one()["warnings"][0]["kind"], "schema_mismatch");
+    // The same schema: no warning.
+    let r = run(sojx()
+        .args(["run", "--schema", SCHEMA, "--", &claude])
+        .args(args));
+    assert_eq!(r.one()["warnings"], json!([]));
+}
+
+#[test]
+fn an_agent_started_without_its_stream_flags_gets_a_hint() {
+    let s = Scratch::new("hint");
+    let r = run(sojx().args(["run", "--", &s.claude(), "-p", "review"]));
+    assert!(
+        r.stderr
+            .contains(": hint: add -p --output-format stream-json --verbose to COMMAND"),
+        "{}",
+        r.stderr
+    );
+}

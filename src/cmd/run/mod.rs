@@ -27,7 +27,20 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     };
     let name = first.program();
     let names = [name.clone()];
-    let setup = Loaded::load(&a.schema, &a.answer).and_then(|l| {
+    // What sojx knows of COMMAND's own flags: by --resume-profile, or by its file name.
+    let known = retry::known_profile(&a.retry, &first);
+    let from_argv = known.and_then(|p| p.schema_arg(&first.argv));
+    let schema_args = match (&a.schema.schema, &from_argv) {
+        (None, Some((_, value))) => cli::SchemaArgs {
+            schema: Some(value.clone()),
+            ..a.schema.clone()
+        },
+        _ => a.schema.clone(),
+    };
+    let setup = Loaded::load(&schema_args, &a.answer).and_then(|mut l| {
+        if let (None, Some((flag, _))) = (&a.schema.schema, &from_argv) {
+            l.schema_from(&format!("{name} {flag}"));
+        }
         let retry = retry::Plan::new(&a.retry, l.schema().map(|s| &s.document), &io.env)?;
         Ok((l, retry))
     });
@@ -35,6 +48,28 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         Ok(x) => x,
         Err(f) => return fail_before_named("run", &names, &f, io, style),
     };
+    let mismatch = match (&a.schema.schema, &from_argv, loaded.schema()) {
+        (Some(_), Some((flag, value)), Some(s)) => crate::schema::read(value)
+            .ok()
+            .filter(|given| given.document != s.document)
+            .map(|_| {
+                crate::producer::Warning::new(
+                    "schema_mismatch",
+                    format!(
+                        "--schema {} differs from the schema {name} was given ({flag}); the answer is validated against --schema",
+                        s.name
+                    ),
+                )
+            }),
+        _ => None,
+    };
+    if let Some(flags) = known.and_then(|p| p.missing_stream_flags(&first.argv)) {
+        let _ = writeln!(
+            io.stderr,
+            "sojx: {}: hint: add {flags} to COMMAND so that it prints a stream sojx reads",
+            crate::sanitize::sanitize(&name)
+        );
+    }
     let read = files_read(&a.schema, a.answer.handoff.as_deref());
     // The agent may read sojx's stdin: the tee must not be that file either.
     let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read) {
@@ -78,6 +113,10 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         env.with_attempts(attempts)
     } else {
         env
+    };
+    let env = match mismatch {
+        Some(w) => env.with_warning(w),
+        None => env,
     };
     if a.answer.activity {
         let _ = activity::summary(io.stderr, &env, color);

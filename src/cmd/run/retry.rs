@@ -194,6 +194,18 @@ impl Plan {
     }
 }
 
+/// The profile whose flags sojx reads in COMMAND's argv (its schema, its stream flags):
+/// `--resume-profile`'s, or the one of COMMAND's file name (even with `--resume-profile none`,
+/// which only keeps sojx from resuming).
+pub(super) fn known_profile(args: &RetryArgs, first: &Spec) -> Option<Profile> {
+    match args.resume_profile {
+        Some(ResumeProfile::None) | None => {
+            first.argv.first().and_then(|p| Profile::for_program(p))
+        }
+        Some(p) => Some(profile(p)),
+    }
+}
+
 fn profile(p: ResumeProfile) -> Profile {
     match p {
         ResumeProfile::Claude => Profile::Claude,
