@@ -132,6 +132,14 @@ def commands(sojx, release, extra, inp, tmp):
                      "the plain release build: dynamically linked, no LTO"))
     cmds.append(("sojx (one thread)", [sojx, "extract", "--schema", sch, *extra, str(inp)], "SOJX_READ_AHEAD=0"))
     cmds.append(("sojx (full parse)", [sojx, "extract", "--schema", sch, *extra, str(inp)], "SOJX_NO_FAST_PATH=1"))
+    # An agent's stdout, read from a pipe: as a pipeline gives it to extract, and as `run` does
+    # when it owns the agent (here `cat`, so the difference is run's own cost).
+    flags = " ".join(shlex.quote(f) for f in extra)
+    cmds.append(("sojx (cat | extract)",
+                 f"cat {shlex.quote(str(inp))} | {shlex.quote(sojx)} extract --schema {shlex.quote(sch)} {flags}",
+                 "the stream from a pipe, as a pipeline reads an agent"))
+    cmds.append(("sojx run -- cat", [sojx, "run", "--schema", sch, *extra, "--", "cat", str(inp)],
+                 "sojx starts the agent (cat) and reads its stdout"))
     skipped = []
     for tool in ["jq", "jaq"]:
         if shutil.which(tool):
@@ -468,7 +476,18 @@ def main():
         mb = info["bytes"] / 1e6
         md.append(f"| {size} | {fmt_ms(w)} | {fmt_ms(c)} | {mb / w:,.0f} / {mb / max(c, 1e-9):,.0f} MB/s | {r('jq')} | {r('jaq')} | "
                   f"{r('jaq | jsonschema-cli')} | {r('jq | check-jsonschema')} | {head} |")
-    md += ["", "## Targets (issue 6)", ""] + targets(summary) + ["", "## Results", ""] + [s + "\n" for s in sections]
+    md += ["", "## Targets (issue 6)", ""] + targets(summary)
+    md += ["", "## `sojx run` (issue 19)", "",
+           "What `sojx run` costs over `extract` when it owns the agent: `sojx run -- cat FILE` against "
+           "`cat FILE | sojx extract`, both reading the stream from a pipe. Goal: within 5% on the 256 MB stream.", "",
+           "| input | cat \\| extract wall / CPU | run -- cat wall / CPU | run's cost (wall / CPU) |",
+           "|---|---:|---:|---:|"]
+    for size, info, by, rss in summary:
+        if "sojx (cat | extract)" in by and "sojx run -- cat" in by:
+            (pw, pc), (rw, rc) = by["sojx (cat | extract)"], by["sojx run -- cat"]
+            md.append(f"| {size} | {fmt_ms(pw)} / {fmt_ms(pc)} | {fmt_ms(rw)} / {fmt_ms(rc)} | "
+                      f"{(rw / pw - 1) * 100:+.1f}% / {(rc / pc - 1) * 100:+.1f}% |")
+    md += ["", "## Results", ""] + [s + "\n" for s in sections]
     if skipped_all:
         md += [f"Not installed here, so not measured: {', '.join(sorted(skipped_all))}. "
                "Install them (`cargo install jaq jsonschema-cli`, `pip install check-jsonschema`) and re-run.", ""]

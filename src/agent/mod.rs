@@ -43,13 +43,24 @@ pub(crate) enum Event<T> {
     Signal(i32),
 }
 
+/// What the agent reads on its stdin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stdin {
+    /// sojx's own stdin (the first attempt, when it is not a terminal).
+    Inherit,
+    /// `/dev/null`.
+    Null,
+    /// This text, then the end (opencode and Amp take a resumed prompt on stdin).
+    Text(String),
+}
+
 /// How to start the agent.
 #[derive(Debug, Clone)]
 pub(crate) struct Spec {
     /// COMMAND and its arguments, as given (no shell).
     pub(crate) argv: Vec<OsString>,
-    /// Whether the agent reads sojx's stdin (else `/dev/null`).
-    pub(crate) stdin: bool,
+    /// What the agent reads on its stdin.
+    pub(crate) stdin: Stdin,
     /// Variables added to the agent's environment.
     pub(crate) env: Vec<(String, OsString)>,
 }
@@ -107,10 +118,10 @@ pub(crate) fn spawn(spec: &Spec) -> Result<Agent, Failure> {
     };
     let mut cmd = Command::new(program);
     cmd.args(args)
-        .stdin(if spec.stdin {
-            Stdio::inherit()
-        } else {
-            Stdio::null()
+        .stdin(match spec.stdin {
+            Stdin::Inherit => Stdio::inherit(),
+            Stdin::Null => Stdio::null(),
+            Stdin::Text(_) => Stdio::piped(),
         })
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -125,6 +136,17 @@ pub(crate) fn spawn(spec: &Spec) -> Result<Agent, Failure> {
     let caught = catch_signals();
     let started = Instant::now();
     let mut child = cmd.spawn().map_err(|e| spawn_failure(spec, &e))?;
+    if let (Stdin::Text(text), Some(mut pipe)) = (&spec.stdin, child.stdin.take()) {
+        // On a thread of its own: an agent that reads nothing must not block sojx. A write
+        // that fails (the agent exited first) is the agent's to tell.
+        let text = text.clone();
+        let _ = std::thread::Builder::new()
+            .name("sojx-agent-stdin".to_owned())
+            .spawn(move || {
+                use std::io::Write;
+                let _ = pipe.write_all(text.as_bytes());
+            });
+    }
     Ok(Agent {
         stdout: child.stdout.take(),
         stderr: child.stderr.take(),
@@ -276,7 +298,7 @@ mod tests {
     fn a_missing_program_is_a_spawn_failure_naming_it() {
         let spec = Spec {
             argv: vec!["sojx-no-such-agent".into()],
-            stdin: false,
+            stdin: Stdin::Null,
             env: Vec::new(),
         };
         let Err(f) = spawn(&spec) else {
@@ -291,7 +313,7 @@ mod tests {
     fn the_report_has_exit_status_or_signal() {
         let mut r = Report::not_started(&Spec {
             argv: vec!["a".into()],
-            stdin: false,
+            stdin: Stdin::Null,
             env: Vec::new(),
         });
         r.signal = Some(15);

@@ -373,3 +373,31 @@ fn an_agent_started_without_its_stream_flags_gets_a_hint() {
         r.stderr
     );
 }
+
+#[test]
+fn opencode_is_resumed_with_the_feedback_on_its_stdin() {
+    let s = Scratch::new("opencode");
+    let opencode = s.dir.join("opencode");
+    std::os::unix::fs::symlink(fixture("agents/fake-opencode.sh"), &opencode).unwrap();
+    let r = run(sojx().env("FAKE_AGENT_LOG", s.log()).args([
+        "run",
+        "--max-attempts",
+        "2",
+        "--schema",
+        SCHEMA,
+        "--",
+        path_str(&opencode),
+        "run",
+        "--format",
+        "json",
+        "review it",
+    ]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.one()["attempts"][1]["via"], "resume:opencode");
+    let log = std::fs::read_to_string(s.log()).unwrap();
+    let second = log.split("==\n").nth(1).unwrap();
+    assert_eq!(
+        second,
+        format!("run\n--session\nses_fake1\n--format\njson\nstdin: {FEEDBACK}\n")
+    );
+}

@@ -15,14 +15,18 @@ use crate::{activity, cli};
 
 #[cfg(unix)]
 pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
-    use crate::agent::{self, Spec};
+    use crate::agent::{self, Spec, Stdin};
     use crate::input;
 
     let style = style(&a.output, io);
     let first = Spec {
         argv: a.command.clone(),
         // In its own process group the agent cannot read a terminal (SIGTTIN would stop it).
-        stdin: !io.stdin_is_tty,
+        stdin: if io.stdin_is_tty {
+            Stdin::Null
+        } else {
+            Stdin::Inherit
+        },
         env: Vec::new(),
     };
     let name = first.program();
@@ -104,7 +108,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         tell_retry(io, &name, n, plan.max_attempts(), &env, &next.how, color);
         spec = Spec {
             argv: next.argv,
-            stdin: false,
+            stdin: next.stdin,
             env: Vec::new(),
         };
         n += 1;

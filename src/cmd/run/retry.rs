@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::super::Env;
-use crate::agent::{Extra, Feedback, Profile, Spec, Values, retries, split_template};
+use crate::agent::{Extra, Feedback, Profile, Spec, Stdin, Values, retries, split_template};
 use crate::cli::{ResumeProfile, RetryArgs, RetryOn};
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure};
@@ -15,6 +15,7 @@ use crate::error::{ErrorKind, Failure};
 /// The next attempt's argv, and how it was made, for people.
 pub(super) struct Next {
     pub(super) argv: Vec<OsString>,
+    pub(super) stdin: Stdin,
     pub(super) how: String,
 }
 
@@ -138,13 +139,20 @@ impl Plan {
         if n >= self.max || !retries(env, &self.extra) {
             return None;
         }
-        let session = env.session().and_then(|s| s.id.clone());
+        let session = env
+            .session()
+            .and_then(|s| s.id.clone())
+            .filter(|id| !id.is_empty());
         let profile = match self.choice {
             Choice::Never => None,
             Choice::Forced(p) => Some(p),
             Choice::Auto => first.argv.first().and_then(|p| Profile::for_program(p)),
         }
-        .filter(|p| p.confirms(env.producer()) && p.resumable(&first.argv));
+        .filter(|p| {
+            p.confirms(env.producer())
+                && p.resumable(&first.argv)
+                && session.as_deref().is_some_and(|id| p.takes_id(id))
+        });
         let resumed = match (&self.command, profile, &session) {
             (Some(words), _, Some(_)) => words.iter().any(|w| w.contains("{session_id}")),
             (None, Some(_), Some(_)) => true,
@@ -167,30 +175,28 @@ impl Plan {
                 .and_then(|p| d.write("previous-output.txt", &p).ok())
                 .unwrap_or_default();
         }
-        let (argv, how) = match (&self.command, profile, &session) {
+        let (argv, stdin, how) = match (&self.command, profile, &session) {
             (Some(words), _, _) => {
                 self.via = "retry_command".into();
-                (self.values.argv(words), "runs --retry-command".to_owned())
+                let how = "runs --retry-command".to_owned();
+                (self.values.argv(words), Stdin::Null, how)
             }
             (None, Some(p), Some(id)) => {
                 self.via = format!("resume:{}", p.name());
-                (
-                    p.resume(&first.argv, id, &feedback),
-                    format!(
-                        "resumes session {id} with the feedback ({} profile)",
-                        p.name()
-                    ),
-                )
+                let r = p.resume(&first.argv, id, &feedback);
+                let how = format!(
+                    "resumes session {id} with the feedback ({} profile)",
+                    p.name()
+                );
+                (r.argv, r.stdin.map_or(Stdin::Null, Stdin::Text), how)
             }
             _ => {
                 self.via = "command".into();
-                (
-                    first.argv.clone(),
-                    "runs COMMAND again, the feedback in SOJX_FEEDBACK".to_owned(),
-                )
+                let how = "runs COMMAND again, the feedback in SOJX_FEEDBACK".to_owned();
+                (first.argv.clone(), Stdin::Null, how)
             }
         };
-        Some(Next { argv, how })
+        Some(Next { argv, stdin, how })
     }
 }
 

@@ -25,136 +25,9 @@ pub(crate) enum Profile {
     CursorAgent,
 }
 
-/// How many values a carried flag takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Arity {
-    /// A switch.
-    Zero,
-    /// One value (`--flag V` or `--flag=V`).
-    One,
-    /// Values up to the next option (commander's `<values...>`, yargs' arrays).
-    Many,
-}
+mod carry;
 
-use Arity::{Many, One, Zero};
-
-/// One flag carried from the first attempt: its spellings and arity.
-type Carried = (&'static [&'static str], Arity);
-
-const CLAUDE_CARRY: &[Carried] = &[
-    (&["--output-format"], One),
-    (&["--input-format"], One),
-    (&["--verbose"], Zero),
-    (&["--json-schema"], One),
-    (&["--model"], One),
-    (&["--fallback-model"], One),
-    (&["--effort"], One),
-    (&["--permission-mode"], One),
-    (&["--permission-prompt-tool"], One),
-    (&["--dangerously-skip-permissions"], Zero),
-    (&["--allow-dangerously-skip-permissions"], Zero),
-    (&["--allowedTools", "--allowed-tools"], Many),
-    (&["--disallowedTools", "--disallowed-tools"], Many),
-    (&["--tools"], Many),
-    (&["--mcp-config"], Many),
-    (&["--strict-mcp-config"], Zero),
-    (&["--settings"], One),
-    (&["--setting-sources"], One),
-    (&["--add-dir"], Many),
-    (&["--plugin-dir"], One),
-    (&["--agents"], One),
-    (&["--agent"], One),
-    (&["--max-turns"], One),
-    (&["--max-budget-usd"], One),
-    (&["--system-prompt"], One),
-    (&["--system-prompt-file"], One),
-    (&["--append-system-prompt"], One),
-    (&["--append-system-prompt-file"], One),
-    (&["--include-partial-messages"], Zero),
-    (&["--include-hook-events"], Zero),
-    (&["--bare"], Zero),
-    (&["--betas"], Many),
-];
-
-/// `codex exec resume` takes fewer options than `codex exec` (no `--sandbox`, `--cd`,
-/// `--add-dir`, `--oss`, `--profile`): only the ones it takes.
-const CODEX_CARRY: &[Carried] = &[
-    (&["--json"], Zero),
-    (&["--output-schema"], One),
-    (&["-m", "--model"], One),
-    (&["-c", "--config"], One),
-    (&["--enable"], One),
-    (&["--disable"], One),
-    (&["--skip-git-repo-check"], Zero),
-    (&["--dangerously-bypass-approvals-and-sandbox"], Zero),
-    (&["--full-auto"], Zero),
-    (&["--ignore-user-config"], Zero),
-    (&["--ignore-rules"], Zero),
-    (&["--strict-config"], Zero),
-];
-
-const GEMINI_CARRY: &[Carried] = &[
-    (&["-o", "--output-format"], One),
-    (&["-m", "--model"], One),
-    (&["-y", "--yolo"], Zero),
-    (&["--approval-mode"], One),
-    (&["--skip-trust"], Zero),
-    (&["-s", "--sandbox"], Zero),
-    (&["--policy"], Many),
-    (&["--allowed-mcp-server-names"], Many),
-    (&["--allowed-tools"], Many),
-    (&["-e", "--extensions"], Many),
-    (&["--include-directories"], Many),
-];
-
-const QWEN_CARRY: &[Carried] = &[
-    (&["-o", "--output-format"], One),
-    (&["--json-schema"], One),
-    (&["-m", "--model"], One),
-    (&["-y", "--yolo"], Zero),
-    (&["--approval-mode"], One),
-    (&["-s", "--sandbox"], Zero),
-    (&["--include-partial-messages"], Zero),
-    (&["--allowed-mcp-server-names"], Many),
-    (&["--mcp-config"], One),
-    (&["--allowed-tools"], Many),
-    (&["--core-tools"], Many),
-    (&["--exclude-tools"], Many),
-    (&["-e", "--extensions"], Many),
-    (&["--include-directories", "--add-dir"], Many),
-    (&["--auth-type"], One),
-    (&["--system-prompt"], One),
-    (&["--append-system-prompt"], One),
-    (&["--max-session-turns"], One),
-    (&["--bare"], Zero),
-];
-
-const OPENCODE_CARRY: &[Carried] = &[
-    (&["--format"], One),
-    (&["-m", "--model"], One),
-    (&["--agent"], One),
-    (&["--variant"], One),
-    (&["--dir"], One),
-    (&["--attach"], One),
-    (&["--pure"], Zero),
-    (&["--auto"], Zero),
-];
-
-const AMP_CARRY: &[Carried] = &[
-    (&["--stream-json"], Zero),
-    (&["--stream-json-thinking"], Zero),
-    (&["-m", "--mode"], One),
-    (&["--mcp-config"], One),
-    (&["--settings-file"], One),
-    (&["--dangerously-allow-all"], Zero),
-];
-
-const CURSOR_CARRY: &[Carried] = &[
-    (&["--output-format"], One),
-    (&["--model"], One),
-    (&["-f", "--force"], Zero),
-    (&["--stream-partial-output"], Zero),
-];
+use carry::{Arity, Carried};
 
 impl Profile {
     /// The profile for COMMAND, by its file name (`/usr/local/bin/claude` is `claude`).
@@ -200,13 +73,13 @@ impl Profile {
 
     fn carry(self) -> &'static [Carried] {
         match self {
-            Self::Claude => CLAUDE_CARRY,
-            Self::Codex => CODEX_CARRY,
-            Self::Gemini => GEMINI_CARRY,
-            Self::Qwen => QWEN_CARRY,
-            Self::Opencode => OPENCODE_CARRY,
-            Self::Amp => AMP_CARRY,
-            Self::CursorAgent => CURSOR_CARRY,
+            Self::Claude => carry::CLAUDE_CARRY,
+            Self::Codex => carry::CODEX_CARRY,
+            Self::Gemini => carry::GEMINI_CARRY,
+            Self::Qwen => carry::QWEN_CARRY,
+            Self::Opencode => carry::OPENCODE_CARRY,
+            Self::Amp => carry::AMP_CARRY,
+            Self::CursorAgent => carry::CURSOR_CARRY,
         }
     }
 
@@ -275,14 +148,28 @@ impl Profile {
         }
     }
 
+    /// Whether `id` is a session id this agent resumes: never empty (Gemini CLI reads an empty
+    /// one as "latest", Qwen Code opens a picker); for Codex a UUID, since another id silently
+    /// starts a new thread.
+    pub(crate) fn takes_id(self, id: &str) -> bool {
+        match self {
+            _ if id.is_empty() || id.starts_with('-') => false,
+            Self::Codex => is_uuid(id),
+            _ => true,
+        }
+    }
+
     /// The argv that resumes session `id` of the first attempt's `first` argv (its program
-    /// first) with `feedback` as the prompt.
-    pub(crate) fn resume(self, first: &[OsString], id: &str, feedback: &str) -> Vec<OsString> {
+    /// first) with `feedback` as the prompt, and what it reads on stdin: opencode and Amp take
+    /// the prompt there (opencode quotes a positional prompt with spaces; Amp reads more thread
+    /// ids from its positionals), as Amp's own SDK gives it.
+    pub(crate) fn resume(self, first: &[OsString], id: &str, feedback: &str) -> Resume {
         let program = first.first().cloned().unwrap_or_else(|| self.name().into());
         let carried = carried(first.get(1..).unwrap_or_default(), self.carry());
         let mut argv: Vec<OsString> = vec![program];
         let words =
             |argv: &mut Vec<OsString>, w: &[&str]| argv.extend(w.iter().map(OsString::from));
+        let mut stdin = None;
         match self {
             Self::Claude => {
                 words(&mut argv, &["-p", "--resume", id]);
@@ -290,9 +177,9 @@ impl Profile {
                 words(&mut argv, &["--", feedback]);
             }
             Self::Codex => {
-                words(&mut argv, &["exec", "resume"]);
+                argv.push("exec".into());
                 argv.extend(carried);
-                words(&mut argv, &["--", id, feedback]);
+                words(&mut argv, &["resume", "--", id, feedback]);
             }
             Self::Gemini | Self::Qwen => {
                 words(&mut argv, &["--resume", id]);
@@ -302,21 +189,38 @@ impl Profile {
             Self::Opencode => {
                 words(&mut argv, &["run", "--session", id]);
                 argv.extend(carried);
-                words(&mut argv, &["--", feedback]);
+                stdin = Some(feedback.to_owned());
             }
             Self::Amp => {
-                words(&mut argv, &["threads", "continue", id]);
+                words(&mut argv, &["threads", "continue", id, "--execute"]);
                 argv.extend(carried);
-                argv.push(format!("--execute={feedback}").into());
+                stdin = Some(feedback.to_owned());
             }
             Self::CursorAgent => {
-                words(&mut argv, &["-p", "--resume", id]);
+                argv.push("-p".into());
+                argv.push(format!("--resume={id}").into());
                 argv.extend(carried);
-                words(&mut argv, &["--", feedback]);
+                argv.push(feedback.into());
             }
         }
-        argv
+        Resume { argv, stdin }
     }
+}
+
+/// A resumed attempt's argv, and the prompt it reads on stdin (else `/dev/null`).
+#[derive(Debug)]
+pub(crate) struct Resume {
+    pub(crate) argv: Vec<OsString>,
+    pub(crate) stdin: Option<String>,
+}
+
+/// `8-4-4-4-12` hexadecimal digits.
+fn is_uuid(s: &str) -> bool {
+    let parts: Vec<&str> = s.split('-').collect();
+    parts.iter().map(|p| p.len()).eq([8, 4, 4, 4, 12])
+        && parts
+            .iter()
+            .all(|p| p.chars().all(|c| c.is_ascii_hexdigit()))
 }
 
 /// The value of `flag` in `args` (`--flag V` or `--flag=V`; the last one given), before a `--`.
@@ -362,14 +266,14 @@ fn carried(args: &[OsString], table: &[Carried]) -> Vec<OsString> {
             continue;
         }
         match arity {
-            Zero => {}
-            One => {
+            Arity::Zero => {}
+            Arity::One => {
                 if let Some(v) = args.get(i) {
                     out.push(v.clone());
                     i += 1;
                 }
             }
-            Many => {
+            Arity::Many => {
                 while let Some(v) = args.get(i) {
                     if v.to_string_lossy().starts_with('-') {
                         break;
@@ -430,8 +334,9 @@ mod tests {
             "--model=opus",
         ]);
         let got = Profile::Claude.resume(&first, "sess-1", "fix it");
+        assert_eq!(got.stdin, None);
         assert_eq!(
-            strings(&got),
+            strings(&got.argv),
             [
                 "claude",
                 "-p",
@@ -465,20 +370,26 @@ mod tests {
             "x.json",
             "do it",
         ]);
+        let id = "019a0000-0000-7000-8000-0000000000ab";
         assert_eq!(
-            strings(&Profile::Codex.resume(&first, "th-1", "again")),
+            strings(&Profile::Codex.resume(&first, id, "again").argv),
             [
                 "codex",
                 "exec",
-                "resume",
                 "--json",
+                "--sandbox",
+                "read-only",
                 "--output-schema",
                 "x.json",
+                "resume",
                 "--",
-                "th-1",
+                id,
                 "again"
             ]
         );
+        assert!(Profile::Codex.takes_id(id));
+        assert!(!Profile::Codex.takes_id("my-thread"));
+        assert!(!Profile::Gemini.takes_id(""));
     }
 
     #[test]
@@ -520,7 +431,7 @@ mod tests {
     fn gemini_and_opencode_resume_by_session_id() {
         let first = argv(&["gemini", "-p", "q", "-o", "stream-json", "--skip-trust"]);
         assert_eq!(
-            strings(&Profile::Gemini.resume(&first, "g-1", "-again")),
+            strings(&Profile::Gemini.resume(&first, "g-1", "-again").argv),
             [
                 "gemini",
                 "--resume",
@@ -532,18 +443,25 @@ mod tests {
             ]
         );
         let first = argv(&["opencode", "run", "--format", "json", "q"]);
+        let got = Profile::Opencode.resume(&first, "ses_1", "again");
         assert_eq!(
-            strings(&Profile::Opencode.resume(&first, "ses_1", "again")),
+            strings(&got.argv),
+            ["opencode", "run", "--session", "ses_1", "--format", "json"]
+        );
+        assert_eq!(got.stdin.as_deref(), Some("again"));
+        let first = argv(&["amp", "-x", "q", "--stream-json"]);
+        let got = Profile::Amp.resume(&first, "T-1", "again");
+        assert_eq!(
+            strings(&got.argv),
             [
-                "opencode",
-                "run",
-                "--session",
-                "ses_1",
-                "--format",
-                "json",
-                "--",
-                "again"
+                "amp",
+                "threads",
+                "continue",
+                "T-1",
+                "--execute",
+                "--stream-json"
             ]
         );
+        assert_eq!(got.stdin.as_deref(), Some("again"));
     }
 }
