@@ -22,23 +22,14 @@ pub(crate) fn conclude(env: Envelope, report: &Report, ended: Ended) -> Envelope
     let env = env.as_command("run");
     let input = env.input().to_owned();
     let env = match ended {
-        Ended::Interrupted(sig) => {
-            let name = signal_name(sig);
-            let mut details = Map::new();
-            details.insert("signal".into(), json!(name));
-            details.insert("output".into(), outcome(&env));
-            let f = Failure::new(
-                ErrorKind::Interrupted,
-                "run",
-                format!(
-                    "sojx got {name} while the agent ran; it was forwarded to the agent, which {}",
-                    report.how()
-                ),
-            )
-            .retryable(false)
-            .details(Value::Object(details));
-            envelope::failure("run", &input, f, env.into_parts()).interrupted_by(sig)
-        }
+        Ended::Interrupted(sig) => interrupted(
+            env,
+            sig,
+            &format!(
+                "while the agent ran; it was forwarded to the agent, which {}",
+                report.how()
+            ),
+        ),
         Ended::TimedOut if env.error().is_none() => env.with_warning(Warning::new(
             "agent_lingered",
             format!(
@@ -52,11 +43,37 @@ pub(crate) fn conclude(env: Envelope, report: &Report, ended: Ended) -> Envelope
             "agent_failed",
             format!("the agent {} after giving a valid answer", report.how()),
         )),
-        // The producer said why itself (Claude Code's `result` with `is_error`, …).
-        Ended::ByItself if env.error_kind() == Some(ErrorKind::AgentError) => env,
-        Ended::ByItself => agent_failed(env, report, &input),
+        // The output's failure is the agent's side (not sojx's own, `io` or `internal`) and the
+        // producer did not say why itself (Claude Code's `result` with `is_error`, …).
+        Ended::ByItself if env.error_kind().is_some_and(answer_side) => {
+            agent_failed(env, report, &input)
+        }
+        Ended::ByItself => env,
     };
     env.with_agent(report.to_value())
+}
+
+/// `interrupted` (exit 128 + `sig`) in place of `env`, with what the output had come to, and
+/// `env`'s `agent` kept; `when` says when the signal came.
+pub(crate) fn interrupted(env: Envelope, sig: i32, when: &str) -> Envelope {
+    let name = signal_name(sig);
+    let input = env.input().to_owned();
+    let agent = env.agent().cloned();
+    let mut details = Map::new();
+    details.insert("signal".into(), json!(name));
+    details.insert("output".into(), outcome(&env));
+    let f = Failure::new(
+        ErrorKind::Interrupted,
+        "run",
+        format!("sojx got {name} {when}"),
+    )
+    .retryable(false)
+    .details(Value::Object(details));
+    let env = envelope::failure("run", &input, f, env.into_parts()).interrupted_by(sig);
+    match agent {
+        Some(a) => env.with_agent(a),
+        None => env,
+    }
 }
 
 /// `agent_error` for an agent that failed without a valid answer: its exit status or signal,
@@ -83,11 +100,15 @@ fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
         (None, None) => None,
     };
     details.insert("output".into(), outcome(&env));
+    // What the producer said of retrying (its last error: an expired key is not retryable)
+    // stands.
+    let retryable = env.error().is_none_or(|e| e.retryable);
     let f = Failure::new(
         ErrorKind::AgentError,
         "run",
         format!("the agent {} without a valid answer{said}", report.how()),
     )
+    .retryable(retryable)
     .hint("the agent's stderr (above, and in agent.stderr_tail) says why")
     .details(Value::Object(details));
     let candidate = env.candidate().cloned();
@@ -96,6 +117,22 @@ fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
         None => f,
     };
     envelope::failure("run", input, f, env.into_parts())
+}
+
+/// Whether a failure of `kind` is what the agent's output came to, which its failing exit
+/// explains better (`agent_error` from the producer already explains itself; sojx's own
+/// kinds are not the agent's).
+fn answer_side(kind: ErrorKind) -> bool {
+    matches!(
+        kind,
+        ErrorKind::EmptyInput
+            | ErrorKind::Parse
+            | ErrorKind::Truncated
+            | ErrorKind::NotFound
+            | ErrorKind::JsonInvalid
+            | ErrorKind::ValidationFailed
+            | ErrorKind::AssertionFailed
+    )
 }
 
 /// What the output came to, for `details.output`: `{kind, message}` of its failure, or
@@ -164,6 +201,29 @@ mod tests {
         let v = e.into_value();
         assert_eq!(v["error"]["details"]["output"]["kind"], "empty_input");
         assert_eq!(v["agent"]["exit_status"], 1);
+    }
+
+    #[test]
+    fn sojx_own_failures_stay_sojx_own_when_the_agent_failed_too() {
+        let io = envelope::failure(
+            "extract",
+            "agent",
+            Failure::new(ErrorKind::Io, "write", "writing to --tee failed").retryable(false),
+            Parts::default(),
+        );
+        let e = conclude(io, &report(None, Some(13), ""), Ended::ByItself);
+        assert_eq!(e.error_kind(), Some(ErrorKind::Io));
+        assert_eq!(e.exit_status(), ExitStatus::Error);
+        // A producer's "not retryable" survives the agent's failing exit.
+        let cut = envelope::failure(
+            "extract",
+            "agent",
+            Failure::new(ErrorKind::Truncated, "extract", "cut").retryable(false),
+            Parts::default(),
+        );
+        let e = conclude(cut, &report(Some(1), None, ""), Ended::ByItself);
+        assert_eq!(e.error_kind(), Some(ErrorKind::AgentError));
+        assert!(!e.error().unwrap().retryable);
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod conclude;
 mod pipes;
 mod resume;
 mod retry;
+mod signals;
 mod supervise;
 
 use std::ffi::OsString;
@@ -20,11 +21,11 @@ use crate::activity::Activity;
 use crate::error::{ErrorKind, Failure};
 use crate::input::io_reason;
 
-pub(crate) use conclude::conclude;
+pub(crate) use conclude::{conclude, interrupted};
 pub(crate) use resume::Profile;
 pub(crate) use retry::{Extra, Parts as Feedback, Values, attempt_entry, retries, split_template};
+pub(crate) use signals::Interrupts;
 pub(crate) use supervise::{Bounds, Ended, supervise};
-use supervise::{Caught, catch_signals};
 
 /// What the threads of a supervised run tell the loop that waits for them.
 pub(crate) enum Event<T> {
@@ -36,6 +37,8 @@ pub(crate) enum Event<T> {
     Activity(Activity),
     /// The caller's work on the agent's stdout is done.
     Done(T),
+    /// The caller's work ended without a result (it panicked: a bug).
+    Lost,
     /// The agent (the process group's leader) exited; not reaped yet, so that its group id
     /// cannot be taken by another group before the group is killed.
     Exited,
@@ -101,14 +104,14 @@ pub(crate) struct Agent {
     stdout: Option<ChildStdout>,
     stderr: Option<ChildStderr>,
     started: Instant,
-    /// SIGINT, SIGTERM and SIGHUP, caught before the agent started.
-    caught: Option<Caught>,
+    /// COMMAND and its arguments, for the report.
+    command: Vec<String>,
 }
 
 /// Start the agent as `spec` says, in a process group of its own (its pid is the group's id),
-/// stdout and stderr piped. A COMMAND that cannot be started is a `spawn` failure. SIGINT,
-/// SIGTERM and SIGHUP are caught first, so that none can end sojx between the start and
-/// [`supervise`], which forwards them, and leave the agent running.
+/// stdout and stderr piped. A COMMAND that cannot be started is a `spawn` failure. The caller
+/// catches SIGINT, SIGTERM and SIGHUP first ([`Interrupts`]), so that none can end sojx and
+/// leave the agent running.
 pub(crate) fn spawn(spec: &Spec) -> Result<Agent, Failure> {
     let Some((program, args)) = spec.argv.split_first() else {
         return Err(
@@ -133,7 +136,6 @@ pub(crate) fn spawn(spec: &Spec) -> Result<Agent, Failure> {
         use std::os::unix::process::CommandExt;
         cmd.process_group(0);
     }
-    let caught = catch_signals();
     let started = Instant::now();
     let mut child = cmd.spawn().map_err(|e| spawn_failure(spec, &e))?;
     if let (Stdin::Text(text), Some(mut pipe)) = (&spec.stdin, child.stdin.take()) {
@@ -152,7 +154,7 @@ pub(crate) fn spawn(spec: &Spec) -> Result<Agent, Failure> {
         stderr: child.stderr.take(),
         child,
         started,
-        caught,
+        command: spec.argv_strings(),
     })
 }
 

@@ -1,114 +1,90 @@
-//! The agent's two output pipes, each drained by its own thread: stdout as a [`ChildOut`] that
-//! `run` can stop reading at once (a grandchild may hold the pipe open forever), stderr passed
-//! on as [`Event::Stderr`] with its last bytes kept ([`Tail`]).
+//! The agent's two output pipes: stdout as a [`ChildOut`] that `run` can stop reading at once
+//! (a process that left the agent's group may hold the pipe open forever), stderr passed on as
+//! [`Event::Stderr`] by a thread of its own, with its last bytes kept ([`Tail`]).
 
 use std::io::{self, Read};
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, SyncSender, TrySendError};
+use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::Event;
-use crate::input::{CHUNK, read_some};
+use rustix::event::{PollFd, PollFlags, poll};
 
-/// Chunks in flight from the stdout thread (as the deadline pump of `input`).
-const IN_FLIGHT: usize = 16;
+use super::Event;
+use crate::input::read_some;
 
 /// The most of the agent's stderr kept for the envelope.
 pub(crate) const TAIL_BYTES: usize = 4096;
 
-enum Chunk {
-    Data(Vec<u8>),
-    Failed(io::Error),
-    /// The end of the pipe.
-    End,
-    /// [`Stopper::stop`]: end now.
-    Stop,
-}
-
-/// The agent's stdout, read on a thread: reads end (as an end of input) as soon as
-/// [`Stopper::stop`] is called, whatever the pipe does.
-pub(crate) struct ChildOut {
-    rx: Receiver<Chunk>,
+/// The agent's stdout, read in place (no thread, no copy: `extract`'s own reader reads it as
+/// it reads a pipe); each read first waits, with `poll`, for the pipe or for
+/// [`Stopper::stop`], after which reads end (as an end of input) whatever the pipe does.
+pub(crate) struct ChildOut<R> {
+    pipe: R,
+    /// The read end of the stopper's pipe: readable once stopped.
+    wake: OwnedFd,
     stopped: Arc<AtomicBool>,
-    current: Vec<u8>,
-    at: usize,
 }
 
 /// Stops a [`ChildOut`] from another thread.
 #[derive(Clone)]
 pub(crate) struct Stopper {
-    tx: SyncSender<Chunk>,
+    wake: Arc<OwnedFd>,
     stopped: Arc<AtomicBool>,
 }
 
 impl Stopper {
     pub(crate) fn stop(&self) {
         self.stopped.store(true, Ordering::SeqCst);
-        // A full channel: the reader sees the flag before its next wait.
-        match self.tx.try_send(Chunk::Stop) {
-            Ok(()) | Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {}
-        }
+        // One byte makes the wake pipe readable; a full pipe is readable already.
+        let _ = rustix::io::write(&*self.wake, &[1]);
     }
 }
 
-/// Start the thread that reads `pipe`; `None` when no thread can be started.
-pub(crate) fn child_out(mut pipe: impl Read + Send + 'static) -> io::Result<(ChildOut, Stopper)> {
-    let (tx, rx) = mpsc::sync_channel(IN_FLIGHT);
+/// Read `pipe` as a [`ChildOut`], with its [`Stopper`]; `pipe` back when the stopper's own
+/// pipe cannot be made (out of file descriptors).
+pub(crate) fn child_out<R: Read + AsFd>(pipe: R) -> Result<(ChildOut<R>, Stopper), R> {
+    let Ok((wake_r, wake_w)) = rustix::pipe::pipe_with(rustix::pipe::PipeFlags::CLOEXEC) else {
+        return Err(pipe);
+    };
     let stopped = Arc::new(AtomicBool::new(false));
-    let thread_tx = tx.clone();
-    std::thread::Builder::new()
-        .name("sojx-agent-stdout".to_owned())
-        .spawn(move || {
-            let mut buf = vec![0u8; CHUNK];
-            loop {
-                let msg = match read_some(&mut pipe, &mut buf) {
-                    Ok(0) => Chunk::End,
-                    Ok(n) => Chunk::Data(buf[..n].to_vec()),
-                    Err(e) => Chunk::Failed(e),
-                };
-                let last = matches!(msg, Chunk::Failed(_) | Chunk::End);
-                if thread_tx.send(msg).is_err() || last {
-                    return;
-                }
-            }
-        })?;
     Ok((
         ChildOut {
-            rx,
+            pipe,
+            wake: wake_r,
             stopped: Arc::clone(&stopped),
-            current: Vec::new(),
-            at: 0,
         },
-        Stopper { tx, stopped },
+        Stopper {
+            wake: Arc::new(wake_w),
+            stopped,
+        },
     ))
 }
 
-impl Read for ChildOut {
+impl<R: Read + AsFd> Read for ChildOut<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        while self.at == self.current.len() {
+        loop {
             if self.stopped.load(Ordering::SeqCst) {
                 return Ok(0);
             }
-            match self.rx.recv() {
-                Ok(Chunk::Data(d)) => {
-                    self.current = d;
-                    self.at = 0;
-                }
-                Ok(Chunk::Failed(e)) => {
-                    self.stopped.store(true, Ordering::SeqCst);
-                    return Err(e);
-                }
-                // The end is said, not told by the channel closing: the stopper keeps a sender.
-                Ok(Chunk::End | Chunk::Stop) | Err(_) => {
-                    self.stopped.store(true, Ordering::SeqCst);
-                    return Ok(0);
-                }
+            let mut fds = [
+                PollFd::new(&self.pipe, PollFlags::IN),
+                PollFd::new(&self.wake, PollFlags::IN),
+            ];
+            match poll(&mut fds, None) {
+                Ok(_) => {}
+                Err(rustix::io::Errno::INTR) => continue,
+                Err(e) => return Err(e.into()),
+            }
+            if !fds[1].revents().is_empty() {
+                self.stopped.store(true, Ordering::SeqCst);
+                return Ok(0);
+            }
+            // Readable, closed (HUP) or failed: the read does not block and tells which.
+            if !fds[0].revents().is_empty() {
+                return self.pipe.read(buf);
             }
         }
-        let n = buf.len().min(self.current.len() - self.at);
-        buf[..n].copy_from_slice(&self.current[self.at..self.at + n]);
-        self.at += n;
-        Ok(n)
     }
 }
 
@@ -173,21 +149,31 @@ mod tests {
 
     #[test]
     fn a_stopped_child_out_ends_at_once() {
-        // A pipe that never ends.
-        struct Forever;
-        impl Read for Forever {
-            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
-                std::thread::sleep(std::time::Duration::from_secs(3600));
-                Ok(0)
-            }
-        }
-        let (mut out, stop) = child_out(Forever).unwrap();
-        stop.stop();
-        assert_eq!(out.read(&mut [0; 8]).unwrap(), 0);
-        // The end of the pipe ends the reads, with the stopper alive.
-        let (mut out, _stop) = child_out(&b"abc"[..]).unwrap();
+        use std::io::Write;
+        // A pipe whose writer stays open: reading it would wait forever.
+        let (r, w) = rustix::pipe::pipe().unwrap();
+        let mut w = std::fs::File::from(w);
+        w.write_all(b"abc").unwrap();
+        let Ok((mut out, stop)) = child_out(std::fs::File::from(r)) else {
+            panic!("no pipe")
+        };
+        let mut buf = [0; 8];
+        assert_eq!(out.read(&mut buf).unwrap(), 3);
+        let stopper = stop.clone();
+        let t = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            stopper.stop();
+        });
+        assert_eq!(out.read(&mut buf).unwrap(), 0);
+        t.join().unwrap();
+        // The end of the pipe ends the reads too.
+        let (r, w) = rustix::pipe::pipe().unwrap();
+        std::fs::File::from(w).write_all(b"xyz").unwrap();
+        let Ok((mut out, _stop)) = child_out(std::fs::File::from(r)) else {
+            panic!("no pipe")
+        };
         let mut got = Vec::new();
         out.read_to_end(&mut got).unwrap();
-        assert_eq!(got, b"abc");
+        assert_eq!(got, b"xyz");
     }
 }

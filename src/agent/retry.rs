@@ -77,6 +77,11 @@ impl Parts {
     /// default, which also carries the schema and the previous output when the session is not
     /// `resumed` (the agent does not remember them then).
     pub(crate) fn feedback(&self, template: Option<&str>, resumed: bool) -> String {
+        // An argument or a variable cannot hold NUL: a model's NUL becomes U+FFFD.
+        self.text(template, resumed).replace('\0', "\u{fffd}")
+    }
+
+    fn text(&self, template: Option<&str>, resumed: bool) -> String {
         if let Some(t) = template {
             return substitute(
                 t,

@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
 
 use super::pipes::{Stopper, Tail, child_out, pass_stderr};
-use super::{Agent, Event, Report, Spec};
+use super::signals::{Current, Interrupts};
+use super::{Agent, Event, Report};
 use crate::activity::Activity;
 
 /// Events in flight to the loop: a chatty agent's stderr waits for sojx's stderr instead of
@@ -32,6 +33,11 @@ const STDERR_GRACE: Duration = Duration::from_millis(200);
 /// How long after SIGKILL the agent's stdout is still read (what the group wrote before it
 /// died), before reading stops even if a process that left the group holds the pipe.
 const READ_GRACE: Duration = Duration::from_secs(1);
+
+/// How long past `--timeout` the loop waits for the read to end at its own deadline (which
+/// makes the `timeout` envelope, with what was read) before it stops the agent itself: the
+/// read may be stuck writing `--tee` or `--activity`.
+const DEADLINE_BACKSTOP: Duration = Duration::from_millis(500);
 
 /// The bounds of one attempt.
 #[derive(Debug, Clone, Copy)]
@@ -69,7 +75,7 @@ pub(crate) struct Finished<T> {
 /// this thread, in the order they arrived.
 pub(crate) fn supervise<T: Send + 'static>(
     mut agent: Agent,
-    spec: &Spec,
+    interrupts: &Interrupts,
     bounds: Bounds,
     err: &mut dyn Write,
     on_activity: &mut dyn FnMut(&mut dyn Write, &Activity),
@@ -87,7 +93,9 @@ pub(crate) fn supervise<T: Send + 'static>(
     let (stdout, stopper): (Box<dyn Read + Send>, Option<Stopper>) = match agent.stdout.take() {
         Some(out) => match child_out(out) {
             Ok((out, stop)) => (Box::new(out), Some(stop)),
-            Err(_) => (Box::new(std::io::empty()), None),
+            // No pipe to stop with (out of file descriptors): read the agent's stdout as is;
+            // only a process that left its group could then hold sojx past the end.
+            Err(out) => (Box::new(out), None),
         },
         None => (Box::new(std::io::empty()), None),
     };
@@ -95,16 +103,23 @@ pub(crate) fn supervise<T: Send + 'static>(
         // Nothing will say when the leader exits: count it as gone once the work is done.
         let _ = tx.send(Event::Exited);
     }
-    let signals = agent
-        .caught
-        .take()
-        .and_then(|signals| forward_signals(signals, group, stopper.clone(), tx.clone()));
+    let wake = tx.clone();
+    interrupts.attach(Current {
+        group,
+        stopper: stopper.clone(),
+        // Never blocks: the signal is also in `interrupts.got()`, which the loop reads.
+        wake: Box::new(move |sig| {
+            let _ = wake.try_send(Event::Signal(sig));
+        }),
+    });
     let mut state = State {
         group,
         bounds,
         started: agent.started,
         stopper,
         done: None,
+        work_over: false,
+        read_stopped: false,
         exited: false,
         stderr_open,
         asked_at: None,
@@ -122,8 +137,14 @@ pub(crate) fn supervise<T: Send + 'static>(
                 let mut send = move |a: Activity| {
                     let _ = events.send(Event::Activity(a));
                 };
-                let result = work(stdout, &mut send);
-                let _ = work_tx.send(Event::Done(result));
+                // A panic is a bug; the loop must still end (and end the agent).
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    work(stdout, &mut send)
+                }));
+                let _ = work_tx.send(match result {
+                    Ok(r) => Event::Done(r),
+                    Err(_) => Event::Lost,
+                });
             });
         drop(tx);
         if worker.is_err() {
@@ -131,16 +152,19 @@ pub(crate) fn supervise<T: Send + 'static>(
             state.kill();
             return None;
         }
-        state.run(&rx, err, on_activity, &timed_out);
+        if let Some(sig) = interrupts.got() {
+            // Got before this attempt was attached: forward it now.
+            state.interrupted(sig, Signal::from_named_raw(sig));
+        }
+        state.run(&rx, err, on_activity, &timed_out, interrupts);
         state.done.take()
     });
-    if let Some(h) = signals {
-        h.close();
-    }
+    // No signal is forwarded to the group once its leader may be reaped.
+    interrupts.detach();
     // Reap the leader (the group was killed above, while its id was still reserved).
     let status = agent.child.wait().ok();
     let report = Report {
-        command: spec.argv_strings(),
+        command: std::mem::take(&mut agent.command),
         pid: Some(pid),
         exit_status: status.and_then(|s| s.code()),
         signal: status.and_then(|s| {
@@ -162,19 +186,6 @@ pub(crate) fn supervise<T: Send + 'static>(
     }
 }
 
-/// SIGINT, SIGTERM and SIGHUP caught for a run: caught before the agent starts, so that none
-/// can end sojx (and leave the agent running) between the start and the forwarding.
-pub(crate) struct Caught(signal_hook::iterator::Signals);
-
-/// Catch the signals a run forwards; when they cannot be caught they keep acting on sojx as
-/// by default.
-pub(crate) fn catch_signals() -> Option<Caught> {
-    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
-    signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP])
-        .ok()
-        .map(Caught)
-}
-
 /// The loop's state: what has happened, and when.
 struct State<T> {
     group: Pid,
@@ -182,6 +193,10 @@ struct State<T> {
     started: Instant,
     stopper: Option<Stopper>,
     done: Option<T>,
+    /// The work ended: with its result in `done`, or lost (it panicked).
+    work_over: bool,
+    /// Reading the agent's stdout was stopped.
+    read_stopped: bool,
     exited: bool,
     stderr_open: bool,
     /// When the group was asked to stop (SIGTERM, or a forwarded signal).
@@ -202,8 +217,16 @@ impl<T> State<T> {
         err: &mut dyn Write,
         on_activity: &mut dyn FnMut(&mut dyn Write, &Activity),
         timed_out: &dyn Fn(&T) -> bool,
+        interrupts: &Interrupts,
     ) {
         loop {
+            if let (Some(sig), false) = (
+                interrupts.got(),
+                matches!(self.ended, Ended::Interrupted(_)),
+            ) {
+                // Forwarded by the signal thread; its wake-up may have found the queue full.
+                self.interrupted(sig, None);
+            }
             let now = Instant::now();
             self.timers(now);
             if let Some(gone) = self.gone_at
@@ -228,19 +251,17 @@ impl<T> State<T> {
                         self.ask_to_stop(Signal::TERM);
                     }
                     self.done = Some(result);
+                    self.work_over = true;
+                }
+                Ok(Event::Lost) => {
+                    self.work_over = true;
+                    self.kill();
                 }
                 Ok(Event::Exited) => {
                     self.exited = true;
                     self.exited_at = Some(Instant::now());
                 }
-                Ok(Event::Signal(sig)) => {
-                    if !matches!(self.ended, Ended::Interrupted(_)) {
-                        self.ended = Ended::Interrupted(sig);
-                    }
-                    // The signal itself was forwarded; that is the request to stop.
-                    self.asked_at.get_or_insert_with(Instant::now);
-                    self.stop_reading();
-                }
+                Ok(Event::Signal(sig)) => self.interrupted(sig, None),
                 Err(RecvTimeoutError::Timeout) => {}
                 // Every sender is gone: the work ended without a result (it could not start).
                 Err(RecvTimeoutError::Disconnected) => {
@@ -251,21 +272,32 @@ impl<T> State<T> {
         }
     }
 
+    /// sojx got `sig`: the run ends as interrupted. The signal thread forwarded it to the
+    /// group already; `forward` sends it again (when the attempt was attached after it came).
+    fn interrupted(&mut self, sig: i32, forward: Option<Signal>) {
+        if !matches!(self.ended, Ended::Interrupted(_)) {
+            self.ended = Ended::Interrupted(sig);
+        }
+        if let Some(s) = forward {
+            let _ = kill_process_group(self.group, s);
+        }
+        // The signal itself is the request to stop.
+        self.asked_at.get_or_insert_with(Instant::now);
+        self.stop_reading();
+    }
+
     /// Act on the timers that have passed.
     fn timers(&mut self, now: Instant) {
-        if self.gone_at.is_none() && self.done.is_some() && self.exited {
+        if self.gone_at.is_none() && self.work_over && self.exited {
             // The work is done and the leader exited: whatever is left of its group goes now
             // (the leader is not reaped yet, so the group's id is still its own).
             self.kill();
             self.gone_at = Some(now);
             return;
         }
-        // The output ended but the agent lingers past --timeout.
-        if self.done.is_some()
-            && !self.exited
-            && self.asked_at.is_none()
-            && self.deadline().is_some_and(|d| now >= d)
-        {
+        // --timeout: the agent lingers after its output ended, or the read is stuck past its
+        // own deadline.
+        if !self.exited && self.asked_at.is_none() && self.stop_time().is_some_and(|d| now >= d) {
             self.ended = Ended::TimedOut;
             self.ask_to_stop(Signal::TERM);
         }
@@ -275,9 +307,12 @@ impl<T> State<T> {
         {
             self.kill();
         }
-        if self.done.is_none()
-            && let Some(k) = self.killed_at
-            && now >= k + READ_GRACE
+        if !self.work_over
+            && !self.read_stopped
+            && self
+                .killed_at
+                .and_then(|k| k.checked_add(READ_GRACE))
+                .is_some_and(|at| now >= at)
         {
             self.stop_reading();
         }
@@ -287,34 +322,43 @@ impl<T> State<T> {
     fn next_wake(&self) -> Option<Instant> {
         let mut at: Vec<Instant> = Vec::new();
         if let Some(g) = self.gone_at {
-            at.push(g + STDERR_GRACE);
+            at.extend(g.checked_add(STDERR_GRACE));
         }
-        if self.done.is_some() && !self.exited && self.asked_at.is_none() {
-            at.extend(self.deadline());
+        if !self.exited && self.asked_at.is_none() {
+            at.extend(self.stop_time());
         }
         if self.killed_at.is_none() {
             at.extend(self.kill_time());
         }
-        if self.done.is_none()
-            && let Some(k) = self.killed_at
-        {
-            at.push(k + READ_GRACE);
+        if !self.work_over && !self.read_stopped {
+            at.extend(self.killed_at.and_then(|k| k.checked_add(READ_GRACE)));
         }
         at.into_iter().min()
     }
 
-    fn deadline(&self) -> Option<Instant> {
-        self.bounds
+    /// When `--timeout` makes the loop stop the agent: at the deadline once the output ended;
+    /// while it is still read, [`DEADLINE_BACKSTOP`] later, so that the read ends at its own
+    /// deadline first (with what it read) unless it is stuck.
+    fn stop_time(&self) -> Option<Instant> {
+        let deadline = self
+            .bounds
             .timeout
-            .and_then(|t| self.started.checked_add(t))
+            .and_then(|t| self.started.checked_add(t))?;
+        if self.work_over {
+            Some(deadline)
+        } else {
+            deadline.checked_add(DEADLINE_BACKSTOP)
+        }
     }
 
     /// When SIGKILL is due: `--kill-after` after the group was asked to stop, or after the
     /// leader exited while its group still holds the output open.
     fn kill_time(&self) -> Option<Instant> {
-        let asked = self.asked_at.map(|a| a + self.bounds.kill_after);
-        let left = match (self.exited_at, self.done.is_none()) {
-            (Some(e), true) => Some(e + self.bounds.kill_after),
+        let kill_after = self.bounds.kill_after;
+        // A --kill-after too far to count is never.
+        let asked = self.asked_at.and_then(|a| a.checked_add(kill_after));
+        let left = match (self.exited_at, self.work_over) {
+            (Some(e), false) => e.checked_add(kill_after),
             _ => None,
         };
         asked.into_iter().chain(left).min()
@@ -322,6 +366,8 @@ impl<T> State<T> {
 
     fn ask_to_stop(&mut self, sig: Signal) {
         let _ = kill_process_group(self.group, sig);
+        // A stopped process (SIGTSTP, SIGTTIN) acts on SIGTERM only once continued.
+        let _ = kill_process_group(self.group, Signal::CONT);
         self.asked_at.get_or_insert_with(Instant::now);
     }
 
@@ -330,7 +376,8 @@ impl<T> State<T> {
         self.killed_at.get_or_insert_with(Instant::now);
     }
 
-    fn stop_reading(&self) {
+    fn stop_reading(&mut self) {
+        self.read_stopped = true;
         if let Some(s) = &self.stopper {
             s.stop();
         }
@@ -351,33 +398,4 @@ fn watch_exit<T: Send + 'static>(leader: Pid, tx: SyncSender<Event<T>>) -> bool 
             let _ = tx.send(Event::Exited);
         })
         .is_ok()
-}
-
-/// A thread that forwards SIGINT, SIGTERM and SIGHUP to the agent's group, stops reading its
-/// output and tells the loop; its handle closes it. `None` when the signals cannot be caught
-/// (they then act on sojx as by default).
-fn forward_signals<T: Send + 'static>(
-    Caught(mut signals): Caught,
-    group: Pid,
-    stopper: Option<Stopper>,
-    tx: SyncSender<Event<T>>,
-) -> Option<signal_hook::iterator::Handle> {
-    let handle = signals.handle();
-    std::thread::Builder::new()
-        .name("sojx-signals".to_owned())
-        .spawn(move || {
-            for sig in signals.forever() {
-                if let Some(s) = Signal::from_named_raw(sig) {
-                    let _ = kill_process_group(group, s);
-                }
-                if let Some(s) = &stopper {
-                    s.stop();
-                }
-                if tx.send(Event::Signal(sig)).is_err() {
-                    return;
-                }
-            }
-        })
-        .ok()?;
-    Some(handle)
 }

@@ -270,11 +270,40 @@ fn failures_that_another_attempt_cannot_fix_are_not_retried() {
     // One attempt allowed: no `attempts`.
     let r = run(sojx().args(["run", "--", &auth]));
     assert!(r.one().get("attempts").is_none());
+    // A producer's own "not retryable" (Claude Code not logged in) is never retried, asked or not.
+    let stream = path_str(&fixture("producers/claude-code/not-logged-in.ndjson")).to_owned();
+    let r = run(sojx().args([
+        "run",
+        "--max-attempts",
+        "3",
+        "--retry-on",
+        "agent_error",
+        "--",
+        "sh",
+        "-c",
+        "cat \"$0\"; exit 1",
+        &stream,
+    ]));
+    assert_eq!(r.kind(), Some("agent_error"));
+    assert_eq!(r.one()["error"]["retryable"], false);
+    assert_eq!(r.one()["attempts"].as_array().unwrap().len(), 1);
 }
 
 #[test]
 fn timeouts_are_retried_only_when_asked() {
     let hang = path_str(&fixture("agents/hang-after-half.sh")).to_owned();
+    let r = run(sojx().args([
+        "run",
+        "--timeout",
+        "0.3",
+        "--max-attempts",
+        "2",
+        "--",
+        &hang,
+        "examples/claude-review.ndjson",
+    ]));
+    assert_eq!(r.code, 2);
+    assert_eq!(r.one()["attempts"].as_array().unwrap().len(), 1);
     let started = Instant::now();
     let r = run(sojx().args([
         "run",

@@ -82,24 +82,36 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     };
     let opts = loaded.options(&a.answer, &a.limits, &io.env, io.env.read_ahead(true));
     let color = style.stderr_color;
+    // Caught before the first agent starts, for the whole run.
+    let interrupts = agent::Interrupts::catch();
     let mut spec = first.clone();
     let mut attempts = Vec::new();
     let mut n = 1;
+    let mut last: Option<crate::envelope::Envelope> = None;
     let env = loop {
         spec.env = plan.variables(n);
+        if let Some(sig) = interrupts.got() {
+            // Between two attempts (or before the first): no further agent starts.
+            let base = last.take().unwrap_or_else(|| not_started(&spec, &name));
+            break agent::interrupted(base, sig, "before the next attempt started");
+        }
         if n > 1
             && let Some(t) = tee.as_mut()
         {
             // Each attempt's bytes follow a line of sojx's own (docs/run.md).
             let mark = serde_json::json!({"type": "sojx_attempt", "attempt": n});
             if let Err(f) = t.mark(&mark.to_string()) {
-                let env =
-                    crate::envelope::failure("run", &name, f, crate::envelope::Parts::default());
-                break env.with_attempts(std::mem::take(&mut attempts));
+                let parts = crate::envelope::Parts::default();
+                let env = crate::envelope::failure("run", &name, f, parts);
+                // The agent that ran last is the one to tell of.
+                break match last.as_ref().and_then(|l| l.agent()) {
+                    Some(a) => env.with_agent(a.clone()),
+                    None => env,
+                };
             }
         }
         let started = std::time::Instant::now();
-        let env = attempt(a, &spec, &name, &opts, tee.as_mut(), io, color);
+        let env = attempt(a, &spec, &name, &opts, tee.as_mut(), io, color, &interrupts);
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         attempts.push(agent::attempt_entry(n, &env, plan.via(), ms));
         let Some(next) = plan.next(&first, &env, n) else {
@@ -112,6 +124,14 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             env: Vec::new(),
         };
         n += 1;
+        last = Some(env);
+    };
+    // A signal after the last attempt ended still asks sojx to stop: the shell is told so.
+    let env = match interrupts.got() {
+        Some(sig) if env.error_kind() != Some(crate::error::ErrorKind::Interrupted) => {
+            agent::interrupted(env, sig, "as the run ended")
+        }
+        _ => env,
     };
     let env = if plan.max_attempts() > 1 {
         env.with_attempts(attempts)
@@ -129,8 +149,18 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     Ok(env.exit_status())
 }
 
+/// The envelope of an attempt that did not start.
+#[cfg(unix)]
+fn not_started(spec: &crate::agent::Spec, name: &str) -> crate::envelope::Envelope {
+    use crate::error::{ErrorKind, Failure};
+    let f = Failure::new(ErrorKind::EmptyInput, "read", "the agent was not started");
+    crate::envelope::failure("run", name, f, crate::envelope::Parts::default())
+        .with_agent(crate::agent::Report::not_started(spec).to_value())
+}
+
 /// One attempt: start the agent as `spec` says and own it until it is gone; its envelope.
 #[cfg(unix)]
+#[allow(clippy::too_many_arguments)]
 fn attempt(
     a: &cli::RunArgs,
     spec: &crate::agent::Spec,
@@ -139,6 +169,7 @@ fn attempt(
     mut tee: Option<&mut crate::input::Tee>,
     io: &mut Io<'_>,
     color: bool,
+    interrupts: &crate::agent::Interrupts,
 ) -> crate::envelope::Envelope {
     use crate::agent::{self, Bounds};
     use crate::envelope::{self, Envelope, Parts};
@@ -167,7 +198,7 @@ fn attempt(
     };
     let finished = agent::supervise(
         started,
-        spec,
+        interrupts,
         bounds,
         &mut *io.stderr,
         &mut |err, ev| {
@@ -178,12 +209,12 @@ fn attempt(
     );
     let env = finished.result.unwrap_or_else(|| {
         let f = Failure::new(
-            ErrorKind::Io,
+            ErrorKind::Internal,
             "read",
-            "no thread could be started to read the agent's output; the agent was stopped",
+            "reading the agent's output ended without a result (no thread could start, or a bug in sojx); the agent was stopped",
         )
-        .retryable(true)
-        .hint("the system is out of threads or memory: run again");
+        .retryable(false)
+        .hint("run again; if it happens again, report it with the command line");
         envelope::failure("extract", name, f, Parts::default())
     });
     agent::conclude(env, &finished.report, finished.ended)

@@ -69,7 +69,8 @@ impl Plan {
             Some(t) => Some(read_template(t)?),
             None => None,
         };
-        let dir = if args.max_attempts > 1 {
+        // SOJX_SCHEMA_FILE is set whenever there is a schema, even for one attempt.
+        let dir = if args.max_attempts > 1 || schema.is_some() {
             Some(Scratch::create(&env.tmpdir)?)
         } else {
             None

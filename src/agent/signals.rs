@@ -1,0 +1,117 @@
+//! SIGINT, SIGTERM and SIGHUP for the whole of a `run`: caught once, before the first attempt
+//! starts, so that none can end sojx and leave an agent running. Each is recorded (the first
+//! one decides the exit status, and no further attempt starts) and forwarded to the process
+//! group of the attempt running then, whose reading it also stops.
+//!
+//! The attempt is attached while its agent runs and detached before its leader is reaped; the
+//! forwarding happens under the same lock, so a signal is never sent to a group id that may
+//! have been reused.
+
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rustix::process::{Pid, Signal, kill_process_group};
+
+use super::pipes::Stopper;
+
+/// The attempt whose agent is running.
+pub(crate) struct Current {
+    pub(crate) group: Pid,
+    pub(crate) stopper: Option<Stopper>,
+    /// Tells the attempt's loop (it must not block: the loop may be waiting for the lock).
+    pub(crate) wake: Box<dyn Fn(i32) + Send>,
+}
+
+#[derive(Default)]
+struct Shared {
+    /// The first signal sojx got; 0 for none.
+    got: AtomicI32,
+    current: Mutex<Option<Current>>,
+}
+
+/// The run's signals.
+pub(crate) struct Interrupts {
+    shared: Arc<Shared>,
+    handle: Option<signal_hook::iterator::Handle>,
+}
+
+impl Interrupts {
+    /// Catch SIGINT, SIGTERM and SIGHUP, and start the thread that forwards them. When they
+    /// cannot be caught they act on sojx as by default (ending sojx then leaves the agent
+    /// running); when no thread can start to forward them, they are caught and dropped.
+    pub(crate) fn catch() -> Self {
+        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+        let shared = Arc::new(Shared::default());
+        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+            return Self {
+                shared,
+                handle: None,
+            };
+        };
+        let handle = signals.handle();
+        let s = Arc::clone(&shared);
+        let started = std::thread::Builder::new()
+            .name("sojx-signals".to_owned())
+            .spawn(move || {
+                for sig in signals.forever() {
+                    let _ = s
+                        .got
+                        .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
+                    let current = s.current.lock().unwrap_or_else(PoisonError::into_inner);
+                    if let Some(c) = current.as_ref() {
+                        if let Some(signal) = Signal::from_named_raw(sig) {
+                            let _ = kill_process_group(c.group, signal);
+                        }
+                        if let Some(stop) = &c.stopper {
+                            stop.stop();
+                        }
+                        (c.wake)(sig);
+                    }
+                }
+            });
+        if started.is_err() {
+            handle.close();
+            return Self {
+                shared,
+                handle: None,
+            };
+        }
+        Self {
+            shared,
+            handle: Some(handle),
+        }
+    }
+
+    /// The first signal sojx got, if any.
+    pub(crate) fn got(&self) -> Option<i32> {
+        match self.shared.got.load(Ordering::SeqCst) {
+            0 => None,
+            sig => Some(sig),
+        }
+    }
+
+    /// Forward signals to this attempt from now on.
+    pub(crate) fn attach(&self, current: Current) {
+        *self.lock() = Some(current);
+    }
+
+    /// Stop forwarding to the attempt (before its leader is reaped).
+    pub(crate) fn detach(&self) {
+        *self.lock() = None;
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<Current>> {
+        self.shared
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl Drop for Interrupts {
+    fn drop(&mut self) {
+        if let Some(h) = &self.handle {
+            h.close();
+        }
+    }
+}
