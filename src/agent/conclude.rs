@@ -81,7 +81,7 @@ pub(crate) fn interrupted(env: Envelope, sig: i32, when: &str) -> Envelope {
 fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
     let said = report
         .last_stderr_line()
-        .map(|l| format!(": {}", clip(l, 300)))
+        .map(|l| format!(": {}", crate::producer::snippet(l, 300)))
         .unwrap_or_default();
     // The contract's `{subtype, terminal_reason, errors}`, as the process gave them.
     let mut details = Map::new();
@@ -142,18 +142,6 @@ fn outcome(env: &Envelope) -> Value {
         Some(e) => json!({"kind": e.kind.as_str(), "message": e.message}),
         None => json!({"kind": "ok"}),
     }
-}
-
-/// At most `max` bytes of `s`, on a character boundary, with `…` when cut.
-fn clip(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_owned();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
 }
 
 #[cfg(test)]

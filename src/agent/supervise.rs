@@ -120,7 +120,6 @@ pub(crate) fn supervise<T: Send + 'static>(
         done: None,
         work_over: false,
         read_stopped: false,
-        exited: false,
         stderr_open,
         asked_at: None,
         killed_at: None,
@@ -197,7 +196,6 @@ struct State<T> {
     work_over: bool,
     /// Reading the agent's stdout was stopped.
     read_stopped: bool,
-    exited: bool,
     stderr_open: bool,
     /// When the group was asked to stop (SIGTERM, or a forwarded signal).
     asked_at: Option<Instant>,
@@ -258,7 +256,6 @@ impl<T> State<T> {
                     self.kill();
                 }
                 Ok(Event::Exited) => {
-                    self.exited = true;
                     self.exited_at = Some(Instant::now());
                 }
                 Ok(Event::Signal(sig)) => self.interrupted(sig, None),
@@ -288,7 +285,7 @@ impl<T> State<T> {
 
     /// Act on the timers that have passed.
     fn timers(&mut self, now: Instant) {
-        if self.gone_at.is_none() && self.work_over && self.exited {
+        if self.gone_at.is_none() && self.work_over && self.exited_at.is_some() {
             // The work is done and the leader exited: whatever is left of its group goes now
             // (the leader is not reaped yet, so the group's id is still its own).
             self.kill();
@@ -297,7 +294,10 @@ impl<T> State<T> {
         }
         // --timeout: the agent lingers after its output ended, or the read is stuck past its
         // own deadline.
-        if !self.exited && self.asked_at.is_none() && self.stop_time().is_some_and(|d| now >= d) {
+        if self.exited_at.is_none()
+            && self.asked_at.is_none()
+            && self.stop_time().is_some_and(|d| now >= d)
+        {
             self.ended = Ended::TimedOut;
             self.ask_to_stop(Signal::TERM);
         }
@@ -324,7 +324,7 @@ impl<T> State<T> {
         if let Some(g) = self.gone_at {
             at.extend(g.checked_add(STDERR_GRACE));
         }
-        if !self.exited && self.asked_at.is_none() {
+        if self.exited_at.is_none() && self.asked_at.is_none() {
             at.extend(self.stop_time());
         }
         if self.killed_at.is_none() {

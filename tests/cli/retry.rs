@@ -42,6 +42,18 @@ impl Scratch {
         self.dir.join("log")
     }
 
+    /// `sojx run FLAGS -- claude FIRST…`, the fake agent logging here.
+    fn run_claude(&self, flags: &[&str]) -> assert_cmd::Command {
+        let mut c = sojx();
+        c.env("FAKE_AGENT_LOG", self.log())
+            .arg("run")
+            .args(flags)
+            .arg("--")
+            .arg(self.claude())
+            .args(FIRST);
+        c
+    }
+
     /// Each attempt the agent recorded: its arguments, and the rest of its record.
     fn attempts(&self) -> Vec<(Vec<String>, String)> {
         let text = std::fs::read_to_string(self.log()).unwrap_or_default();
@@ -70,18 +82,7 @@ const FIRST: [&str; 7] = [
 #[test]
 fn a_wrong_answer_resumes_the_session_with_the_violations_fed_back() {
     let s = Scratch::new("resume");
-    let r = run(sojx()
-        .env("FAKE_AGENT_LOG", s.log())
-        .args([
-            "run",
-            "--max-attempts",
-            "3",
-            "--schema",
-            SCHEMA,
-            "--",
-            &s.claude(),
-        ])
-        .args(FIRST));
+    let r = run(&mut s.run_claude(&["--max-attempts", "3", "--schema", SCHEMA]));
     assert_eq!(r.code, 0, "{}", r.stderr);
     let e = r.one();
     assert_eq!(e["data"]["verdict"], "PASS");
@@ -145,20 +146,14 @@ fn a_wrong_answer_resumes_the_session_with_the_violations_fed_back() {
 #[test]
 fn without_a_profile_command_runs_again_with_the_whole_feedback_in_its_environment() {
     let s = Scratch::new("again");
-    let r = run(sojx()
-        .env("FAKE_AGENT_LOG", s.log())
-        .args([
-            "run",
-            "--max-attempts",
-            "2",
-            "--resume-profile",
-            "none",
-            "--schema",
-            SCHEMA,
-            "--",
-            &s.claude(),
-        ])
-        .args(FIRST));
+    let r = run(&mut s.run_claude(&[
+        "--max-attempts",
+        "2",
+        "--resume-profile",
+        "none",
+        "--schema",
+        SCHEMA,
+    ]));
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.one()["attempts"][1]["via"], "command");
     let got = s.attempts();
@@ -183,22 +178,16 @@ fn retry_command_places_each_value_in_one_argument() {
         "{} --resume {{session_id}} --attempt={{attempt}} -f {{feedback_file}} '{{feedback}}'",
         s.claude()
     );
-    let r = run(sojx()
-        .env("FAKE_AGENT_LOG", s.log())
-        .args([
-            "run",
-            "--max-attempts",
-            "2",
-            "--retry-command",
-            &template,
-            "--feedback-template",
-            "fix: {errors}",
-            "--schema",
-            SCHEMA,
-            "--",
-            &s.claude(),
-        ])
-        .args(FIRST));
+    let r = run(&mut s.run_claude(&[
+        "--max-attempts",
+        "2",
+        "--retry-command",
+        &template,
+        "--feedback-template",
+        "fix: {errors}",
+        "--schema",
+        SCHEMA,
+    ]));
     assert_eq!(r.code, 0, "{}", r.stderr);
     assert_eq!(r.one()["attempts"][1]["via"], "retry_command");
     let got = s.attempts();
@@ -226,19 +215,9 @@ fn retry_command_places_each_value_in_one_argument() {
 #[test]
 fn attempts_run_out_with_the_last_failure() {
     let s = Scratch::new("exhausted");
-    let r = run(sojx()
-        .env("FAKE_AGENT_LOG", s.log())
-        .env("FAKE_AGENT_ALWAYS_BAD", "1")
-        .args([
-            "run",
-            "--max-attempts",
-            "3",
-            "--schema",
-            SCHEMA,
-            "--",
-            &s.claude(),
-        ])
-        .args(FIRST));
+    let r = run(s
+        .run_claude(&["--max-attempts", "3", "--schema", SCHEMA])
+        .env("FAKE_AGENT_ALWAYS_BAD", "1"));
     assert_eq!(r.code, 1);
     assert_eq!(r.kind(), Some("validation_failed"));
     let a = r.one()["attempts"].as_array().unwrap().clone();
@@ -330,20 +309,14 @@ fn timeouts_are_retried_only_when_asked() {
 fn the_tee_separates_attempts_and_reads_back_as_the_last_answer() {
     let s = Scratch::new("tee");
     let tee = s.dir.join("run.ndjson");
-    let r = run(sojx()
-        .env("FAKE_AGENT_LOG", s.log())
-        .args([
-            "run",
-            "--max-attempts",
-            "2",
-            "--schema",
-            SCHEMA,
-            "--tee",
-            path_str(&tee),
-            "--",
-            &s.claude(),
-        ])
-        .args(FIRST));
+    let r = run(&mut s.run_claude(&[
+        "--max-attempts",
+        "2",
+        "--schema",
+        SCHEMA,
+        "--tee",
+        path_str(&tee),
+    ]));
     assert_eq!(r.code, 0, "{}", r.stderr);
     let text = std::fs::read_to_string(&tee).unwrap();
     let lines: Vec<Value> = text

@@ -75,6 +75,19 @@ fn pid_in(file: &Path) -> u64 {
     panic!("{} holds no pid", file.display())
 }
 
+/// The process whose pid a fake agent wrote in `file` is gone.
+fn assert_gone(file: &Path, what: &str) {
+    let pid = pid_in(file);
+    assert!(gone(pid), "{what} {pid} outlived sojx");
+}
+
+/// `sojx ARGS`, and how long it took.
+fn timed(args: &[&str]) -> (crate::common::Run, Duration) {
+    let started = Instant::now();
+    let r = run(sojx().args(args));
+    (r, started.elapsed())
+}
+
 /// The agent's group is gone: the group id is the agent's pid.
 fn group_gone(e: &Value) {
     let pgid = e["agent"]["pid"].as_u64().expect("agent.pid");
@@ -189,8 +202,7 @@ fn a_command_that_cannot_start_is_spawn_exit_3() {
 
 #[test]
 fn timeout_stops_a_hung_agent_and_its_group() {
-    let started = Instant::now();
-    let r = run(sojx().args([
+    let (r, took) = timed(&[
         "run",
         "--timeout",
         "1",
@@ -199,8 +211,7 @@ fn timeout_stops_a_hung_agent_and_its_group() {
         "--",
         &agent("hang-after-half.sh"),
         REVIEW,
-    ]));
-    let took = started.elapsed();
+    ]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert_eq!(r.kind(), Some("timeout"));
     let e = r.one();
@@ -215,8 +226,7 @@ fn timeout_stops_a_hung_agent_and_its_group() {
 #[test]
 fn an_agent_that_ignores_sigterm_gets_sigkill_after_kill_after() {
     let pidfile = scratch("ignore-term").join("child.pid");
-    let started = Instant::now();
-    let r = run(sojx().args([
+    let (r, took) = timed(&[
         "run",
         "--timeout",
         "0.5",
@@ -225,8 +235,7 @@ fn an_agent_that_ignores_sigterm_gets_sigkill_after_kill_after() {
         "--",
         &agent("ignore-term.sh"),
         path_str(&pidfile),
-    ]));
-    let took = started.elapsed();
+    ]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     let e = r.one();
     assert_eq!(e["agent"]["signal"], "SIGKILL");
@@ -236,16 +245,14 @@ fn an_agent_that_ignores_sigterm_gets_sigkill_after_kill_after() {
         "SIGKILL came early: {took:?}"
     );
     assert!(took < Duration::from_secs(5), "took {took:?}");
-    let child = pid_in(&pidfile);
-    assert!(gone(child), "the agent's child {child} outlived sojx");
+    assert_gone(&pidfile, "the agent's child");
     group_gone(e);
 }
 
 #[test]
 fn a_grandchild_that_holds_the_pipe_is_killed_after_the_agent_exits() {
     let pidfile = scratch("grandchild").join("grandchild.pid");
-    let started = Instant::now();
-    let r = run(sojx().args([
+    let (r, took) = timed(&[
         "run",
         "--kill-after",
         "1",
@@ -255,27 +262,21 @@ fn a_grandchild_that_holds_the_pipe_is_killed_after_the_agent_exits() {
         &agent("grandchild-holds-stdout.sh"),
         REVIEW,
         path_str(&pidfile),
-    ]));
-    let took = started.elapsed();
+    ]);
     // The stream was whole and the agent exited 0: the answer stands.
     assert_eq!(r.code, 0, "{}", r.stderr);
     let e = r.one();
     assert_eq!(e["agent"]["exit_status"], 0);
     assert!(took < Duration::from_secs(3), "took {took:?}");
-    let grandchild = pid_in(&pidfile);
-    assert!(
-        gone(grandchild),
-        "the grandchild {grandchild} outlived sojx"
-    );
+    assert_gone(&pidfile, "the grandchild");
     group_gone(e);
 }
 
 #[test]
 fn a_grandchild_that_holds_the_pipe_cannot_hold_sojx_past_its_timeout() {
     let pidfile = scratch("grandchild").join("grandchild.pid");
-    let started = Instant::now();
     // --kill-after longer than --timeout: the timeout ends it.
-    let r = run(sojx().args([
+    let (r, took) = timed(&[
         "run",
         "--timeout",
         "1",
@@ -285,15 +286,10 @@ fn a_grandchild_that_holds_the_pipe_cannot_hold_sojx_past_its_timeout() {
         &agent("grandchild-holds-stdout.sh"),
         REVIEW,
         path_str(&pidfile),
-    ]));
-    let took = started.elapsed();
+    ]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(took < Duration::from_secs(3), "took {took:?}");
-    let grandchild = pid_in(&pidfile);
-    assert!(
-        gone(grandchild),
-        "the grandchild {grandchild} outlived sojx"
-    );
+    assert_gone(&pidfile, "the grandchild");
 }
 
 /// Send `signal` to a running `sojx run` once its agent is ready; the run's output.
@@ -371,8 +367,7 @@ fn signals_to_sojx_are_forwarded_and_end_it_as_a_shell_reports() {
 fn a_kill_after_too_long_to_count_means_never_and_no_panic() {
     let r = run(sojx().args(["run", "--kill-after", "1e19", "--", "true"]));
     assert_eq!(r.kind(), Some("empty_input"));
-    let started = Instant::now();
-    let r = run(sojx().args([
+    let (r, took) = timed(&[
         "run",
         "--timeout",
         "0.3",
@@ -381,8 +376,8 @@ fn a_kill_after_too_long_to_count_means_never_and_no_panic() {
         "--",
         &agent("hang-after-half.sh"),
         REVIEW,
-    ]));
+    ]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert_eq!(r.one()["agent"]["signal"], "SIGTERM");
-    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(took < Duration::from_secs(5));
 }

@@ -89,7 +89,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let mut n = 1;
     let mut last: Option<crate::envelope::Envelope> = None;
     let env = loop {
-        spec.env = plan.variables(n);
+        spec.env = plan.variables();
         if let Some(sig) = interrupts.got() {
             // Between two attempts (or before the first): no further agent starts.
             let base = last.take().unwrap_or_else(|| not_started(&spec, &name));

@@ -117,11 +117,11 @@ impl Plan {
         &self.via
     }
 
-    /// The `SOJX_*` variables of attempt `n` (empty where not known).
-    pub(super) fn variables(&self, n: u32) -> Vec<(String, OsString)> {
+    /// The `SOJX_*` variables of the current attempt (empty where not known).
+    pub(super) fn variables(&self) -> Vec<(String, OsString)> {
         let v = &self.values;
         [
-            ("SOJX_ATTEMPT", n.to_string()),
+            ("SOJX_ATTEMPT", v.attempt.clone()),
             ("SOJX_MAX_ATTEMPTS", self.max.to_string()),
             ("SOJX_FEEDBACK", v.feedback.clone()),
             ("SOJX_FEEDBACK_FILE", v.feedback_file.clone()),
