@@ -493,7 +493,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__validate)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --timeout --tee --max-line-bytes --help"
+            opts="-s -r -q -j -h --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --timeout --tee --max-line-bytes --jobs --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -532,6 +532,14 @@ _sojx() {
                     return 0
                     ;;
                 --max-line-bytes)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

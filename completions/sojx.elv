@@ -102,6 +102,8 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --timeout 'Give up on an input that has not ended after DURATION: seconds (`90`, `1.5`) or with a unit (`90s`, `15m`, `1h 30m`). A `timeout` envelope with what was seen so far, exit status 2'
             cand --tee 'Copy every input byte to FILE as it is read (created or truncated; several inputs are copied one after the other). `-` is refused: stdout carries the envelopes'
             cand --max-line-bytes 'Longest input line accepted: bytes, or with a unit (`8MiB`, `512KiB`; `MB` and `KB` are powers of ten). A longer line is skipped with a `line_too_long` warning (a `parse` error when nothing else is left), never read into memory. Also bounds one multi-line JSON document and the text kept to look for an answer in'
+            cand -j 'Validate on N threads (default: one per core). Used for a regular file of 1 MiB or more; the envelopes keep the input''s order either way'
+            cand --jobs 'Validate on N threads (default: one per core). Used for a regular file of 1 MiB or more; the envelopes keep the input''s order either way'
             cand --ignore-formats 'Do not check the `format` keyword (it is checked by default)'
             cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
             cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'

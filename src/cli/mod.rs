@@ -329,6 +329,11 @@ pub struct ValidateArgs {
 
     #[command(flatten)]
     pub limits: LineLimit,
+
+    /// Validate on N threads (default: one per core). Used for a regular file of 1 MiB or
+    /// more; the envelopes keep the input's order either way.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub jobs: Option<std::num::NonZeroUsize>,
 }
 
 #[derive(Debug, Args)]

@@ -285,6 +285,13 @@ impl Tally {
         *self.kinds.entry(kind).or_default() += 1;
     }
 
+    /// `n` more inputs that succeeded.
+    pub(super) fn ok(&mut self, n: u64) {
+        let n = usize::try_from(n).unwrap_or(usize::MAX);
+        self.inputs += n;
+        *self.kinds.entry("ok".to_owned()).or_default() += n;
+    }
+
     /// `12 inputs, 10 ok, 1 not_found, 1 validation_failed` (contract §7: ok first, then the
     /// kinds that occurred, by name); `what` names the things counted.
     pub(super) fn line(&self, what: &str) -> String {

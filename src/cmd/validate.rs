@@ -5,8 +5,11 @@ use std::io;
 
 use super::Io;
 use super::output::{Tally, emit, fail_before_input, files_read, sources, stdin_guard, style};
+use crate::cli::OutputFormat;
+use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
+use crate::render::Style;
 use crate::{cli, input, schema, validate};
 
 pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
@@ -33,24 +36,56 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
         Ok(t) => t,
         Err(f) => return fail_before_input("validate", &a.files, &f, io, style),
     };
-    let mut status = ExitStatus::Success;
-    let mut tally = Tally::default();
+    let jobs = a.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
+        std::num::NonZeroUsize::get,
+    );
+    // A valid document's envelope may be written as bytes when it is printed as compact JSON
+    // (or not at all).
+    let bytes = (style.format == OutputFormat::Json && !style.raw)
+        .then_some(style.quiet)
+        .filter(|&quiet| quiet || (!style.pretty && !style.terminal));
+    let mut sink = Sink {
+        io,
+        style,
+        status: ExitStatus::Success,
+        tally: Tally::default(),
+    };
     for s in sources(&a.files) {
         let _watchdog = input::Watchdog::arm(a.live.timeout);
-        let (tee, timeout) = (tee.as_mut(), a.live.timeout);
-        validate::run_live(
-            &s,
-            &schema,
-            a.limits.max_line_bytes,
-            tee,
-            timeout,
-            &mut |env| {
-                status = status.worst(env.exit_status());
-                tally.note(&env);
-                emit(io, &env, style)
-            },
-        )?;
+        let opts = validate::Options {
+            max_line_bytes: a.limits.max_line_bytes,
+            timeout: a.live.timeout,
+            jobs,
+            bytes,
+        };
+        validate::run_live(&s, &schema, opts, tee.as_mut(), &mut sink)?;
     }
-    tally.tell(io, "documents");
-    Ok(status)
+    sink.tally.tell(sink.io, "documents");
+    Ok(sink.status)
+}
+
+/// The envelopes of `validate`, printed as they come.
+struct Sink<'a, 'b> {
+    io: &'a mut Io<'b>,
+    style: Style,
+    status: ExitStatus,
+    tally: Tally,
+}
+
+impl validate::Out for Sink<'_, '_> {
+    fn valid(&mut self, rendered: &[u8], docs: u64) -> io::Result<()> {
+        self.tally.ok(docs);
+        self.io.stdout.write_all(rendered)
+    }
+
+    fn envelope(&mut self, env: Envelope) -> io::Result<()> {
+        self.status = self.status.worst(env.exit_status());
+        self.tally.note(&env);
+        emit(self.io, &env, self.style)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.io.stdout.flush()
+    }
 }

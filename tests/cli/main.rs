@@ -26,3 +26,4 @@ mod schema_tools;
 mod snapshots;
 mod startup;
 mod teams;
+mod validate_jobs;

@@ -1,0 +1,266 @@
+//! `sojx validate`: plain JSON documents, or JSON Lines (one document per line), validated
+//! against the schema; one envelope per document, streamed as they are read.
+//!
+//! Framing here is plainer than `extract`'s: any JSON value is a document (scalars too), a line
+//! opening an object or array that does not close on it starts a multi-line (pretty-printed)
+//! document, and a line that is not JSON is a `parse` envelope: the stream goes on.
+//!
+//! The unit of work is the lines of one read ([`batch`]): framed into documents ([`frame`]),
+//! validated, and turned into envelopes, a valid document's written straight into bytes
+//! ([`render`]). A regular file of [`PARALLEL_FROM`] bytes or more is validated on several
+//! cores, in input order ([`parallel`]); anything else, in the reading thread.
+
+use std::io;
+use std::ops::ControlFlow;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::envelope::{self, Envelope, Parts};
+use crate::error::{ErrorKind, Failure};
+use crate::input::{Ahead, Ended, LineSink, Piece, Plan, Source, Tee, read_lines};
+use crate::producer::LineFacts;
+use crate::schema::Schema;
+
+mod batch;
+mod frame;
+mod parallel;
+mod render;
+
+use batch::{Collect, Done, Work, deliver};
+use frame::{Doc, Documents};
+use render::{Clock, Template};
+
+/// The smallest regular file validated on several cores (below it, threads cost more than they
+/// save).
+pub(crate) const PARALLEL_FROM: u64 = 1 << 20;
+
+/// Where the envelopes go, in input order.
+pub(crate) trait Out {
+    /// The envelopes of `docs` valid documents, already written as JSON lines (`rendered` is
+    /// empty when nothing is printed for them: `-q`).
+    fn valid(&mut self, rendered: &[u8], docs: u64) -> io::Result<()>;
+    /// Any other envelope.
+    fn envelope(&mut self, env: Envelope) -> io::Result<()>;
+    /// The end of a read: everything handed over may be written out.
+    fn flush(&mut self) -> io::Result<()>;
+}
+
+/// How `validate` runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Options {
+    pub max_line_bytes: usize,
+    pub timeout: Option<Duration>,
+    /// Worker threads for a large regular file (1: validate in the reading thread).
+    pub jobs: usize,
+    /// A valid document's envelope may be written as bytes: `Some(quiet)` when the output is
+    /// compact JSON (`quiet`: nothing is printed for it); `None`, every document is handed over
+    /// as an [`Envelope`].
+    pub bytes: Option<bool>,
+}
+
+/// The read loop's sink when validating in the reading thread.
+struct Serial<'w, 'o> {
+    collect: Collect,
+    docs: Documents,
+    work: &'w Work<'w>,
+    clock: Clock,
+    done: Vec<Done>,
+    out: &'o mut dyn Out,
+    /// Documents handed over so far.
+    count: u64,
+    /// Why writing failed (reading stops).
+    failed: Option<io::Error>,
+}
+
+impl Serial<'_, '_> {
+    /// Validate the lines collected so far and hand over what they gave.
+    fn validate(&mut self) -> io::Result<()> {
+        let batch = self.collect.batch();
+        self.work
+            .frame(&batch, 0, &mut self.docs, &mut self.clock, &mut self.done);
+        deliver(&mut self.done, self.out, &mut self.count)
+    }
+}
+
+impl LineSink for Serial<'_, '_> {
+    fn line(&mut self, piece: Piece<'_>, _facts: Option<LineFacts>) {
+        self.collect.take(piece);
+    }
+
+    fn read_done(&mut self) -> ControlFlow<()> {
+        match self.validate() {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                self.failed = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    }
+}
+
+/// Validate one input, with `--tee` and `--timeout`; `out` receives the envelopes in order.
+pub(crate) fn run_live(
+    source: &Source,
+    schema: &Schema,
+    opts: Options,
+    tee: Option<&mut Tee>,
+    out: &mut dyn Out,
+) -> io::Result<()> {
+    let name = source.name();
+    let reader = match source.open_within(opts.timeout) {
+        Ok(r) => r,
+        Err(f) => return out.envelope(envelope::failure("validate", &name, f, Parts::default())),
+    };
+    let work = Work {
+        name: &name,
+        schema,
+        fast: opts
+            .bytes
+            .map(|quiet| (Template::new(&name, schema), quiet)),
+        max_line_bytes: opts.max_line_bytes,
+    };
+    let size = source.size();
+    let plan = Plan {
+        max_line: opts.max_line_bytes,
+        size,
+        timeout: opts.timeout,
+        ahead: Ahead::Off,
+    };
+    let mut count = 0;
+    let (ended, docs, out) = if opts.jobs > 1 && size.is_some_and(|s| s >= PARALLEL_FROM) {
+        let (ended, docs) = parallel::run(reader, plan, tee, &work, opts.jobs, out, &mut count)?;
+        (ended, docs, out)
+    } else {
+        let mut sink = Serial {
+            collect: Collect::default(),
+            docs: Documents::new(opts.max_line_bytes),
+            work: &work,
+            clock: Clock::default(),
+            done: Vec::new(),
+            out,
+            count: 0,
+            failed: None,
+        };
+        let ended = read_lines(reader, plan, tee, &mut sink);
+        if let Some(e) = sink.failed {
+            return Err(e);
+        }
+        // The lines after the last read's end (reading stopped in the middle of one).
+        sink.validate()?;
+        count = sink.count;
+        (ended, Some(sink.docs), sink.out)
+    };
+    let f = match ended {
+        Ended::End => None,
+        Ended::Failed(f) => Some(*f),
+        Ended::TimedOut { bytes, lines } => {
+            let secs = opts.timeout.map_or(0.0, |t| t.as_secs_f64());
+            Some(
+                Failure::new(
+                    ErrorKind::Timeout,
+                    "read",
+                    format!("the input did not end within {secs} s ({lines} line(s) read, {count} document(s) validated)"),
+                )
+                .hint("raise --timeout, or check what writes the input")
+                .details(json!({"timeout_seconds": secs, "bytes": bytes, "lines": lines, "documents": count})),
+            )
+        }
+        // Writing an envelope failed (and said so).
+        Ended::Stopped => return Ok(()),
+    };
+    if let Some(f) = f {
+        return out.envelope(envelope::failure("validate", &name, f, Parts::default()));
+    }
+    if let Some(mut docs) = docs {
+        let mut done = Vec::new();
+        work.finish(&mut docs, &mut Clock::default(), &mut done);
+        deliver(&mut done, out, &mut count)?;
+    }
+    if count == 0 {
+        out.envelope(envelope::failure(
+            "validate",
+            &name,
+            Failure::new(
+                ErrorKind::EmptyInput,
+                "read",
+                "the input is empty: no JSON document to validate",
+            )
+            .retryable(false),
+            Parts::default(),
+        ))?;
+    }
+    Ok(())
+}
+
+fn envelope_of(name: &str, schema: &Schema, doc: Doc<'_>) -> Envelope {
+    match doc {
+        Doc::Value { line, value, .. } => document(name, schema, line, value),
+        Doc::Bad { line, reason, text } => {
+            let mut f = Failure::new(
+                ErrorKind::Parse,
+                "parse",
+                format!("line {line} is not JSON: {reason}"),
+            )
+            .target(format!("{name}:{line}"))
+            .retryable(false)
+            .hint("give one JSON document per line (JSON Lines), or one document per file");
+            if !text.is_empty() {
+                f = f.candidate(Value::String(text));
+            }
+            envelope::failure(
+                "validate",
+                name,
+                f,
+                Parts {
+                    source: Some(json!({"kind": "document", "line": line})),
+                    ..Parts::default()
+                },
+            )
+        }
+    }
+}
+
+fn document(name: &str, schema: &Schema, line: u64, value: Value) -> Envelope {
+    let source = Some(json!({"kind": "document", "line": line}));
+    let violations = match schema.violations(&value) {
+        Ok(v) => v,
+        Err(f) => {
+            return envelope::failure(
+                "validate",
+                name,
+                f,
+                Parts {
+                    source,
+                    ..Parts::default()
+                },
+            );
+        }
+    };
+    if violations.is_empty() {
+        envelope::success(
+            "validate",
+            name,
+            value,
+            Parts {
+                source,
+                validation: Some(schema.report(true)),
+                ..Parts::default()
+            },
+        )
+    } else {
+        let f = schema
+            .failure(violations, value)
+            .target(format!("{name}:{line}"));
+        envelope::failure(
+            "validate",
+            name,
+            f,
+            Parts {
+                source,
+                validation: Some(schema.report(false)),
+                ..Parts::default()
+            },
+        )
+    }
+}

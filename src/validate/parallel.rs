@@ -1,0 +1,188 @@
+//! Validating on several cores: a reading thread cuts the input into batches (the lines of one
+//! read), worker threads frame and validate them, and the calling thread writes what each gave
+//! in input order, as soon as every earlier batch is written.
+//!
+//! A worker frames its batch from a clean state, which is right when the batch before it ended
+//! between documents. When a batch ends inside a multi-line document (it "spilled"), its
+//! documents before that one are kept, and from its first line on the rest of the input is
+//! framed in the calling thread, as the serial path does; the batches the workers already
+//! validated are framed again there.
+//!
+//! At most [`IN_FLIGHT_PER_WORKER`] batches per worker are read and not yet written: the reading
+//! thread takes a token for each batch it ships, and the calling thread gives it back once the
+//! batch is written, so memory stays bounded by that many reads (and the longest line) however
+//! fast the input is read. A failing write stops the workers and the reading thread.
+
+use std::any::Any;
+use std::collections::BTreeMap;
+use std::io::{self, Read};
+use std::ops::ControlFlow;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::thread;
+
+use crate::input::{Ended, LineSink, Piece, Plan, Tee, read_lines};
+use crate::producer::LineFacts;
+
+use super::Out;
+use super::batch::{Batch, Collect, Done, Work, deliver};
+use super::frame::Documents;
+use super::render::Clock;
+
+/// Batches per worker that may be read and not yet written.
+const IN_FLIGHT_PER_WORKER: usize = 4;
+
+/// What a worker made of a batch.
+enum Worked {
+    /// The batch ended between documents.
+    Clean(Vec<Done>),
+    /// The batch ended inside the multi-line document starting at line `from`: `done` holds
+    /// what came before it.
+    Spilled { done: Vec<Done>, from: u64 },
+    /// Not validated: an earlier batch spilled, and the calling thread frames this one.
+    Skipped,
+    /// The worker panicked: the calling thread raises it again, in order (the other threads
+    /// stop, since no batch is written after it).
+    Panicked(Box<dyn Any + Send>),
+}
+
+/// Read `reader`, validate on `jobs` worker threads, and hand the results to `out` in order.
+/// Returns how reading ended and, when a batch spilled, the framer that took over (the caller
+/// finishes it).
+pub(super) fn run(
+    reader: Box<dyn Read + Send>,
+    plan: Plan,
+    tee: Option<&mut Tee>,
+    work: &Work<'_>,
+    jobs: usize,
+    out: &mut dyn Out,
+    count: &mut u64,
+) -> io::Result<(Ended, Option<Documents>)> {
+    let in_flight = jobs * IN_FLIGHT_PER_WORKER;
+    let spilled = AtomicBool::new(false);
+    let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Arc<Batch>)>(in_flight);
+    let job_rx = Mutex::new(job_rx);
+    let (token_tx, token_rx) = mpsc::sync_channel::<()>(in_flight);
+    for _ in 0..in_flight {
+        // The channel holds them all: this cannot block or fail.
+        let _ = token_tx.send(());
+    }
+    thread::scope(|scope| {
+        let (done_tx, done_rx) = mpsc::channel::<(u64, Arc<Batch>, Worked)>();
+        for _ in 0..jobs {
+            let (done_tx, job_rx, spilled) = (done_tx.clone(), &job_rx, &spilled);
+            scope.spawn(move || {
+                let mut clock = Clock::default();
+                loop {
+                    let next = job_rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                    let Ok((seq, batch)) = next else { break };
+                    let worked = if spilled.load(Ordering::Relaxed) {
+                        Worked::Skipped
+                    } else {
+                        let validated = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            let mut docs = Documents::new(work.max_line_bytes);
+                            let mut done = Vec::new();
+                            work.frame(&batch, 0, &mut docs, &mut clock, &mut done);
+                            (done, docs.open_since())
+                        }));
+                        match validated {
+                            Ok((done, None)) => Worked::Clean(done),
+                            Ok((done, Some(from))) => Worked::Spilled { done, from },
+                            Err(panic) => Worked::Panicked(panic),
+                        }
+                    };
+                    if done_tx.send((seq, batch, worked)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(done_tx);
+        let reading = scope.spawn(move || {
+            let mut ship = Ship {
+                collect: Collect::default(),
+                seq: 0,
+                jobs: job_tx,
+                tokens: token_rx,
+            };
+            let ended = read_lines(reader, plan, tee, &mut ship);
+            let _ = ship.ship();
+            ended
+        });
+        let mut waiting = BTreeMap::new();
+        let mut next = 0;
+        let mut serial: Option<Documents> = None;
+        let mut clock = Clock::default();
+        let mut done = Vec::new();
+        let mut written = Ok(());
+        'results: for (seq, batch, worked) in &done_rx {
+            waiting.insert(seq, (batch, worked));
+            while let Some((batch, worked)) = waiting.remove(&next) {
+                next += 1;
+                match worked {
+                    Worked::Panicked(panic) => std::panic::resume_unwind(panic),
+                    Worked::Clean(d) if serial.is_none() => done = d,
+                    Worked::Spilled { done: d, from } if serial.is_none() => {
+                        done = d;
+                        spilled.store(true, Ordering::Relaxed);
+                        let docs = serial.insert(Documents::new(work.max_line_bytes));
+                        work.frame(&batch, from, docs, &mut clock, &mut done);
+                    }
+                    _ => {
+                        let docs =
+                            serial.get_or_insert_with(|| Documents::new(work.max_line_bytes));
+                        work.frame(&batch, 0, docs, &mut clock, &mut done);
+                    }
+                }
+                written = deliver(&mut done, out, count);
+                if written.is_err() {
+                    break 'results;
+                }
+                let _ = token_tx.send(());
+            }
+        }
+        // On a failed write, this stops the reading thread at its next batch.
+        drop(token_tx);
+        drop(done_rx);
+        let ended = match reading.join() {
+            Ok(ended) => ended,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        written.map(|()| (ended, serial))
+    })
+}
+
+/// The read loop's sink on the reading thread: ships each read's lines to the workers.
+struct Ship {
+    collect: Collect,
+    seq: u64,
+    jobs: SyncSender<(u64, Arc<Batch>)>,
+    tokens: Receiver<()>,
+}
+
+impl Ship {
+    /// Send the lines collected so far, once a batch may be in flight.
+    fn ship(&mut self) -> ControlFlow<()> {
+        let batch = self.collect.batch();
+        if batch.is_empty() {
+            return ControlFlow::Continue(());
+        }
+        if self.tokens.recv().is_err() || self.jobs.send((self.seq, Arc::new(batch))).is_err() {
+            return ControlFlow::Break(());
+        }
+        self.seq += 1;
+        ControlFlow::Continue(())
+    }
+}
+
+impl LineSink for Ship {
+    fn line(&mut self, piece: Piece<'_>, _facts: Option<LineFacts>) {
+        self.collect.take(piece);
+    }
+
+    fn read_done(&mut self) -> ControlFlow<()> {
+        self.ship()
+    }
+}
