@@ -488,6 +488,10 @@ def main():
             md.append(f"| {size} | {fmt_ms(pw)} / {fmt_ms(pc)} | {fmt_ms(rw)} / {fmt_ms(rc)} | "
                       f"{(rw / pw - 1) * 100:+.1f}% / {(rc / pc - 1) * 100:+.1f}% |")
     md += ["", "## Results", ""] + [s + "\n" for s in sections]
+    if os.environ.get("BENCH_WORKLOADS", "1") != "0":
+        sys.path.insert(0, str(ROOT / "scripts"))
+        import bench_workloads
+        md += bench_workloads.run(sojx, release, work, time_all, peak_rss_kib)
     if skipped_all:
         md += [f"Not installed here, so not measured: {', '.join(sorted(skipped_all))}. "
                "Install them (`cargo install jaq jsonschema-cli`, `pip install check-jsonschema`) and re-run.", ""]

@@ -18,6 +18,11 @@
 #                      gets fewer runs (at least 5; default 15)
 #   BENCH_DIR          where the inputs are written (default: target/bench)
 #   BENCH_OUT          the report (default: BENCHMARKS.md)
+#   BENCH_WORKLOADS    0 to leave out issue 20's workloads (scripts/bench_workloads.py: validate on
+#                      JSON Lines, a long Claude Code session; inputs from ../shared/bench)
+#   BENCH_WORKLOAD_SIZES   subset of "64MB 256MB 1GB" for them
+#   SOURCEMETA_JSONSCHEMA  sourcemeta's `jsonschema` (npm @sourcemeta/jsonschema), when it is not
+#                      the `jsonschema` on PATH
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -33,7 +33,7 @@ use render::{Clock, Template};
 
 /// The smallest regular file validated on several cores (below it, threads cost more than they
 /// save).
-pub(crate) const PARALLEL_FROM: u64 = 1 << 20;
+const PARALLEL_FROM: u64 = 1 << 20;
 
 /// Where the envelopes go, in input order.
 pub(crate) trait Out {

@@ -7,6 +7,7 @@
 //! the document put in. The document is copied as it was read when its bytes are exactly what
 //! serde_json would write for it ([`verbatim`]), and serialized otherwise.
 
+use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
@@ -72,7 +73,8 @@ impl Template {
         out.extend_from_slice(self.open.as_bytes());
         out.extend_from_slice(clock.now().as_bytes());
         out.extend_from_slice(self.head.as_bytes());
-        out.extend_from_slice(line.to_string().as_bytes());
+        // Writing to a Vec cannot fail.
+        let _ = write!(out, "{line}");
         out.extend_from_slice(self.mid.as_bytes());
         match raw.filter(|r| verbatim(r).is_some_and(|keys| keys == members(value))) {
             Some(raw) => out.extend_from_slice(raw),
@@ -204,6 +206,65 @@ mod tests {
                 // The timestamps are the only difference allowed (both are 24 bytes long).
                 let strip = |s: &str| format!("{}{}", &s[..14], &s[38..]);
                 assert_eq!(strip(&got), strip(&want), "{input} / {doc}");
+            }
+        }
+    }
+
+    /// JSON texts spelled in the ways serde_json would not write them back: whitespace, every
+    /// kind of escape, exponents, duplicate keys.
+    fn spelling() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let ws = prop_oneof![Just(""), Just(""), Just(" "), Just("\n")];
+        let number = "-?(0|[1-9][0-9]{0,5})(\\.[0-9]{1,4})?([eE][+-]?[0-9]{1,2})?";
+        let piece = prop_oneof![
+            "[a-z :,{}]{0,4}",
+            Just("\\/".to_owned()),
+            Just("\\u0041".to_owned()),
+            Just("\\u00e9".to_owned()),
+            Just("\\u001f".to_owned()),
+            Just("\\n".to_owned()),
+            Just("\\\"".to_owned()),
+            Just("\\\\".to_owned()),
+            Just("é\u{7f}".to_owned()),
+        ];
+        let string =
+            proptest::collection::vec(piece, 0..4).prop_map(|p| format!("\"{}\"", p.concat()));
+        let leaf = prop_oneof![
+            Just("null".to_owned()),
+            Just("true".to_owned()),
+            Just("false".to_owned()),
+            number.prop_map(|n| n),
+            string.clone(),
+        ];
+        leaf.prop_recursive(4, 32, 4, move |inner| {
+            let key = prop_oneof![
+                Just("\"a\"".to_owned()),
+                Just("\"b\"".to_owned()),
+                string.clone()
+            ];
+            prop_oneof![
+                (proptest::collection::vec(inner.clone(), 0..4), ws.clone())
+                    .prop_map(|(items, w)| format!("[{w}{}]", items.join(&format!(",{w}")))),
+                (proptest::collection::vec((key, inner), 0..4), ws.clone()).prop_map(
+                    |(members, w)| {
+                        let m: Vec<String> =
+                            members.iter().map(|(k, v)| format!("{k}{w}:{v}")).collect();
+                        format!("{{{}}}", m.join(","))
+                    }
+                ),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        /// Whenever `verbatim` lets the bytes stand for the value, they are what serde_json
+        /// writes for it.
+        #[test]
+        fn bytes_let_stand_are_the_serialized_value(text in spelling()) {
+            if let Ok(value) = serde_json::from_str::<Value>(&text) {
+                if verbatim(text.as_bytes()) == Some(members(&value)) {
+                    proptest::prop_assert_eq!(serde_json::to_string(&value).unwrap(), text);
+                }
             }
         }
     }
