@@ -37,7 +37,9 @@ struct ToolCall {
 pub(super) struct Claude {
     forced: Producer,
     evidence: Option<Producer>,
-    init: Option<Value>,
+    /// The `session_id` of the last `init` (or Qwen `session_start`) event: all the envelope
+    /// takes from it.
+    init_session: Option<String>,
     model: Option<String>,
     result: Option<(u64, Value)>,
     /// StructuredOutput calls in input order, one per id: a call with the same id as an earlier
@@ -63,7 +65,7 @@ impl Claude {
         Self {
             forced: producer,
             evidence: None,
-            init: None,
+            init_session: None,
             model: None,
             result: None,
             calls: BTreeMap::new(),
@@ -88,7 +90,7 @@ impl Claude {
                         if let Some(m) = str_at(v, "model") {
                             self.model = Some(m.to_owned());
                         }
-                        self.init = Some(v.clone());
+                        self.init_session = str_at(v, "session_id").map(str::to_owned);
                     }
                     Some("api_retry") => {
                         let what = str_at(v, "error").unwrap_or("error");
@@ -105,7 +107,7 @@ impl Claude {
                         if let Some(m) = str_at(v, "model") {
                             self.model = Some(m.to_owned());
                         }
-                        self.init = Some(v.clone());
+                        self.init_session = str_at(v, "session_id").map(str::to_owned);
                     }
                     _ => {}
                 }
@@ -336,11 +338,9 @@ impl Extractor for Claude {
         let producer = self.producer();
         let mut session = Session {
             model: self.model.clone(),
+            id: self.init_session.clone(),
             ..Session::default()
         };
-        if let Some(init) = &self.init {
-            session.id = str_at(init, "session_id").map(str::to_owned);
-        }
         let mut warnings = Vec::new();
         let Some((line, r)) = &self.result else {
             return Outcome {
