@@ -1,4 +1,5 @@
-//! Link the `sojx` binary with packed relative relocations (DT_RELR) on Linux with glibc.
+//! Link the `sojx` binary with packed relative relocations (DT_RELR) on Linux with glibc, and
+//! its hot functions together.
 //!
 //! sojx runs once per agent run, so its start is part of every measurement that matters (an
 //! 80 KB run takes about 2 ms, half of it starting the process). The binary is a
@@ -18,6 +19,11 @@
 //! for older systems are built where that glibc is (scripts/dist.sh). `SOJX_RELR=0` turns the
 //! flag off.
 //!
+//! For the optimized builds (the release profile, which `cargo install` uses, and the dist
+//! profile that inherits it), the functions a run executes are also placed first and together
+//! when the linker is lld (scripts/sojx.order; `SOJX_ORDER=0` turns it off): a short run then
+//! touches a few dozen pages of code instead of faulting them in all over the binary.
+//!
 //! Only the binary is affected (`rustc-link-arg-bins`), not tests, benches or the library.
 
 use std::path::PathBuf;
@@ -27,13 +33,17 @@ include!("tests/cli/elf.rs");
 
 const FLAG: &str = "-Wl,-z,pack-relative-relocs";
 
+/// The list of functions to place first (written by scripts/order.sh).
+const ORDER: &str = "scripts/sojx.order";
+
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed={ORDER}");
     println!("cargo:rerun-if-env-changed=SOJX_RELR");
+    println!("cargo:rerun-if-env-changed=SOJX_ORDER");
     println!("cargo:rerun-if-env-changed=RUSTC_LINKER");
     let var = |k: &str| std::env::var(k).unwrap_or_default();
-    if var("SOJX_RELR") == "0"
-        || var("CARGO_CFG_TARGET_OS") != "linux"
+    if var("CARGO_CFG_TARGET_OS") != "linux"
         || var("CARGO_CFG_TARGET_ENV") != "gnu"
         || var("CARGO_CFG_TARGET_POINTER_WIDTH") != "64"
         || var("CARGO_CFG_TARGET_ENDIAN") != "little"
@@ -41,25 +51,52 @@ fn main() {
     {
         return;
     }
-    if links_and_runs() {
+    if var("SOJX_RELR") != "0" && links_and_runs() {
         println!("cargo:rustc-link-arg-bins={FLAG}");
         // For tests/cli/startup.rs, which checks that the binary holds DT_RELR.
         println!("cargo:rustc-env=SOJX_RELR_LINKED=1");
+    }
+    // The functions a run executes, placed first and together (docs/performance.md): for the
+    // optimized builds (`cargo install`, `--release`, scripts/dist.sh), when the linker is lld.
+    // The list names functions as this compiler mangles them; a name that no longer exists is
+    // skipped, so a stale list costs speed, never correctness (scripts/order.sh rewrites it).
+    let order = std::path::Path::new(&var("CARGO_MANIFEST_DIR")).join(ORDER);
+    if var("SOJX_ORDER") != "0"
+        && var("PROFILE") == "release"
+        && order.is_file()
+        && links(&["-C", "link-arg=-Wl,--symbol-ordering-file=/dev/null"]).is_some()
+    {
+        println!(
+            "cargo:rustc-link-arg-bins=-Wl,--symbol-ordering-file={}",
+            order.display()
+        );
+        println!("cargo:rustc-link-arg-bins=-Wl,--no-warn-symbol-ordering");
     }
 }
 
 /// Whether a program linked with [`FLAG`] by this rustc for this target, with the linker and
 /// the flags of the real link, holds DT_RELR and runs here.
 fn links_and_runs() -> bool {
-    let Some(out) = std::env::var_os("OUT_DIR").map(PathBuf::from) else {
-        return false;
-    };
+    let flag = format!("link-arg={FLAG}");
+    links(&["-C", &flag]).is_some_and(|exe| {
+        std::fs::read(&exe)
+            .ok()
+            .and_then(|b| dynamic_tags(&b))
+            .is_some_and(|tags| tags.contains(&DT_RELR))
+            && Command::new(&exe)
+                .output()
+                .is_ok_and(|o| o.status.success() && o.stdout == b"ok\n")
+    })
+}
+
+/// A tiny program linked by this rustc for this target with `args`, the linker and the flags of
+/// the real link; `None` when it does not link.
+fn links(args: &[&str]) -> Option<PathBuf> {
+    let out = std::env::var_os("OUT_DIR").map(PathBuf::from)?;
     let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
-    let src = out.join("relr_probe.rs");
-    let exe = out.join("relr_probe");
-    if std::fs::write(&src, "fn main() { println!(\"ok\"); }\n").is_err() {
-        return false;
-    }
+    let src = out.join("link_probe.rs");
+    let exe = out.join("link_probe");
+    std::fs::write(&src, "fn main() { println!(\"ok\"); }\n").ok()?;
     let mut probe = Command::new(rustc);
     probe
         .arg("--target")
@@ -75,20 +112,13 @@ fn links_and_runs() -> bool {
             a
         });
     }
-    let linked = probe
-        .args(["-C", "opt-level=0", "-C", "debuginfo=0", "-C"])
-        .arg(format!("link-arg={FLAG}"))
+    probe
+        .args(["-C", "opt-level=0", "-C", "debuginfo=0"])
+        .args(args)
         .arg("-o")
         .arg(&exe)
         .arg(&src)
         .output()
-        .is_ok_and(|o| o.status.success());
-    linked
-        && std::fs::read(&exe)
-            .ok()
-            .and_then(|b| dynamic_tags(&b))
-            .is_some_and(|tags| tags.contains(&DT_RELR))
-        && Command::new(&exe)
-            .output()
-            .is_ok_and(|o| o.status.success() && o.stdout == b"ok\n")
+        .is_ok_and(|o| o.status.success())
+        .then_some(exe)
 }

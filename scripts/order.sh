@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Regenerates scripts/sojx.order: the functions that sojx's main job runs, which
-# scripts/dist.sh has the linker (lld's --symbol-ordering-file) place first and together in
+# build.rs has the linker (lld's --symbol-ordering-file) place first and together in
 # the executable. A short run then touches a few dozen pages of code instead of spreading its
 # page faults over 7 MB of it (on the 80 KB benchmark stream: 118 page faults
 # -> 80, perf stat -r 200).
@@ -14,8 +14,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 command -v valgrind >/dev/null || { echo "order.sh: valgrind is required" >&2; exit 1; }
-# The names do not depend on the order the binary was linked in.
-bin=$(scripts/dist.sh)
+# The names do not depend on the order the binary was linked in, but they do on the profile
+# (its name is part of the symbols' hashes): the list holds the names of both optimized builds,
+# the shipped one (scripts/dist.sh) and the one `cargo install` builds (the release profile).
+bins=("$(scripts/dist.sh)")
+cargo build --release --locked --quiet
+bins+=("${CARGO_TARGET_DIR:-target}/release/sojx")
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -37,17 +41,20 @@ run() {
     valgrind --tool=callgrind --demangle=no --callgrind-out-file="$tmp/cg.$1" "${@:2}" \
         >/dev/null 2>&1 || true
 }
-run 1 "$bin" extract --schema "$schema" examples/claude-review.ndjson
-run 2 "$bin" extract --schema "$schema" "$tmp/big.ndjson"
-run 3 "$bin" extract examples/claude-review.ndjson
-# Reading standard input (redirected here, not through a shell: callgrind would follow the
-# shell, not the sojx it starts).
-run 4 "$bin" extract --schema "$schema" <examples/claude-review.ndjson
+for i in "${!bins[@]}"; do
+    bin=${bins[$i]}
+    run "$i.1" "$bin" extract --schema "$schema" examples/claude-review.ndjson
+    run "$i.2" "$bin" extract --schema "$schema" "$tmp/big.ndjson"
+    run "$i.3" "$bin" extract examples/claude-review.ndjson
+    # Reading standard input (redirected here, not through a shell: callgrind would follow the
+    # shell, not the sojx it starts).
+    run "$i.4" "$bin" extract --schema "$schema" <examples/claude-review.ndjson
+done
 
 # Every function named (as caller or callee), first seen first. Left out: addresses without
 # a name, callgrind's "(below main)", and its marks of recursion levels (name'2), which are
 # the same function again.
-cat "$tmp"/cg.* \
+cat "$tmp"/cg.0.* "$tmp"/cg.1.* \
     | sed -n 's/^c\{0,1\}fn=([0-9]*) //p' \
     | sed "s/'[0-9]*\$//" \
     | grep -v -e '^0x' -e '^(below main)$' \
