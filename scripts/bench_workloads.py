@@ -135,7 +135,12 @@ def run(sojx, release, work, time_all, peak_rss_kib):
     head = ["## Issue 20's workloads", "",
             "Generated at bench time under `target/bench/` (never committed). Every command's output goes "
             "to /dev/null; the runs of each size are interleaved as above. Peers run on "
-            f"{' and '.join(PEER_SIZES)}; the larger sizes show how sojx's own cost grows.", ""]
+            f"{' and '.join(PEER_SIZES)}; the larger sizes show how sojx's own cost grows."]
+    sm = sourcemeta()
+    if sm:
+        v = subprocess.run([sm, "version"], capture_output=True, text=True).stdout.strip()
+        head[-1] += f" sourcemeta's `jsonschema`: {v or '?'} (npm `@sourcemeta/jsonschema`)."
+    head.append("")
     out = []
     summary = []
     skipped_all = set()
