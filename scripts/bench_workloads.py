@@ -116,8 +116,14 @@ def table(title, note, cmds, timed, rss, mb, first):
         t = timed[name]
         ratio = "" if name == first else f"{t['median'] / w0:.1f}× / {t['cpu'] / c0:.1f}×"
         mem = f"{rss[name] / 1024:.1f} MiB" if name in rss else ""
-        shown = " ".join(Path(str(c)).name if i == 0 else Path(str(c)).name if "/" in str(c) else str(c)
-                         for i, c in enumerate(cmd)).replace("|", "\\|")
+        # The binary as the report's reader would run it (sojx's by its path in the project, so
+        # that the release and the dist rows differ), the files by their names.
+        def word(i, c):
+            c = str(c)
+            if i == 0:
+                return os.path.relpath(c, ROOT) if os.path.abspath(c).startswith(str(ROOT)) else Path(c).name
+            return Path(c).name if "/" in c else c
+        shown = " ".join(word(i, c) for i, c in enumerate(cmd)).replace("|", "\\|")
         lines.append(f"| `{shown}` | {what} | "
                      f"{t['runs']} | {fmt(t['median'])} | {fmt(t['cpu'])} | {mb / t['median']:,.0f} / {mb / max(t['cpu'], 1e-9):,.0f} MB/s | {ratio} | {mem} |")
     return lines
