@@ -64,6 +64,8 @@ fn main() {
     if var("SOJX_ORDER") != "0"
         && var("PROFILE") == "release"
         && order.is_file()
+        // `-Wl,` splits its argument at commas.
+        && !order.to_string_lossy().contains(',')
         && links(&["-C", "link-arg=-Wl,--symbol-ordering-file=/dev/null"]).is_some()
     {
         println!(

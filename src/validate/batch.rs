@@ -71,6 +71,11 @@ impl Collect {
         self.batch.lines.push(line);
     }
 
+    /// How many lines are collected.
+    pub(super) fn lines(&self) -> usize {
+        self.batch.lines.len()
+    }
+
     /// The lines collected so far; collecting starts again.
     pub(super) fn batch(&mut self) -> Batch {
         std::mem::take(&mut self.batch)

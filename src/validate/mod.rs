@@ -29,7 +29,11 @@ mod render;
 
 use batch::{Collect, Done, Work, deliver};
 use frame::{Doc, Documents};
+use parallel::Ran;
 use render::{Clock, Template};
+
+/// Most worker threads, whatever `--jobs` asks for.
+const MAX_JOBS: usize = 256;
 
 /// The smallest regular file validated on several cores (below it, threads cost more than they
 /// save).
@@ -128,28 +132,34 @@ pub(crate) fn run_live(
         ahead: Ahead::Off,
     };
     let mut count = 0;
-    let (ended, docs, out) = if opts.jobs > 1 && size.is_some_and(|s| s >= PARALLEL_FROM) {
-        let (ended, docs) = parallel::run(reader, plan, tee, &work, opts.jobs, out, &mut count)?;
-        (ended, docs, out)
+    let jobs = opts.jobs.min(MAX_JOBS);
+    let ran = if jobs > 1 && size.is_some_and(|s| s >= PARALLEL_FROM) {
+        parallel::run(reader, plan, tee, &work, jobs, out, &mut count)?
     } else {
-        let mut sink = Serial {
-            collect: Collect::default(),
-            docs: Documents::new(opts.max_line_bytes),
-            work: &work,
-            clock: Clock::default(),
-            done: Vec::new(),
-            out,
-            count: 0,
-            failed: None,
-        };
-        let ended = read_lines(reader, plan, tee, &mut sink);
-        if let Some(e) = sink.failed {
-            return Err(e);
+        Ran::NoThread(reader, tee)
+    };
+    let (ended, docs, out) = match ran {
+        Ran::Read(ended, docs) => (ended, docs, out),
+        Ran::NoThread(reader, tee) => {
+            let mut sink = Serial {
+                collect: Collect::default(),
+                docs: Documents::new(opts.max_line_bytes),
+                work: &work,
+                clock: Clock::default(),
+                done: Vec::new(),
+                out,
+                count: 0,
+                failed: None,
+            };
+            let ended = read_lines(reader, plan, tee, &mut sink);
+            if let Some(e) = sink.failed {
+                return Err(e);
+            }
+            // The lines after the last read's end (reading stopped in the middle of one).
+            sink.validate()?;
+            count = sink.count;
+            (ended, Some(sink.docs), sink.out)
         }
-        // The lines after the last read's end (reading stopped in the middle of one).
-        sink.validate()?;
-        count = sink.count;
-        (ended, Some(sink.docs), sink.out)
     };
     let f = match ended {
         Ended::End => None,

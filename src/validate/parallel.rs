@@ -10,8 +10,14 @@
 //!
 //! At most [`IN_FLIGHT_PER_WORKER`] batches per worker are read and not yet written: the reading
 //! thread takes a token for each batch it ships, and the calling thread gives it back once the
-//! batch is written, so memory stays bounded by that many reads (and the longest line) however
-//! fast the input is read. A failing write stops the workers and the reading thread.
+//! batch is written, so memory stays bounded by that many batches (a read of 64 KiB, or
+//! [`BATCH_LINES`] lines, and their envelopes; or one longest line) however fast the input is
+//! read. A failing write stops the workers and the reading thread. When no thread can be
+//! started, the caller gets the input back and validates it in its own thread.
+//!
+//! Each envelope's timestamp is the time its document was validated, so on several threads two
+//! neighbouring envelopes can be a few milliseconds out of order; the envelopes themselves are
+//! always in input order.
 
 use std::any::Any;
 use std::collections::BTreeMap;
@@ -34,6 +40,10 @@ use super::render::Clock;
 /// Batches per worker that may be read and not yet written.
 const IN_FLIGHT_PER_WORKER: usize = 4;
 
+/// Most lines in a batch: what a batch holds until it is written is its envelopes, which for
+/// short invalid documents are many times their bytes.
+const BATCH_LINES: usize = 1024;
+
 /// What a worker made of a batch.
 enum Worked {
     /// The batch ended between documents.
@@ -48,19 +58,27 @@ enum Worked {
     Panicked(Box<dyn Any + Send>),
 }
 
+/// How [`run`] ended.
+pub(super) enum Ran<'t> {
+    /// The input was read: how reading ended and, when a batch spilled, the framer that took
+    /// over (the caller finishes it).
+    Read(Ended, Option<Documents>),
+    /// No thread could be started (a limit on processes or threads): the input, untouched, for
+    /// the caller to read in its own thread.
+    NoThread(Box<dyn Read + Send>, Option<&'t mut Tee>),
+}
+
 /// Read `reader`, validate on `jobs` worker threads, and hand the results to `out` in order.
-/// Returns how reading ended and, when a batch spilled, the framer that took over (the caller
-/// finishes it).
-pub(super) fn run(
+pub(super) fn run<'t>(
     reader: Box<dyn Read + Send>,
     plan: Plan,
-    tee: Option<&mut Tee>,
+    tee: Option<&'t mut Tee>,
     work: &Work<'_>,
     jobs: usize,
     out: &mut dyn Out,
     count: &mut u64,
-) -> io::Result<(Ended, Option<Documents>)> {
-    let in_flight = jobs * IN_FLIGHT_PER_WORKER;
+) -> io::Result<Ran<'t>> {
+    let in_flight = jobs.saturating_mul(IN_FLIGHT_PER_WORKER);
     let spilled = AtomicBool::new(false);
     let (job_tx, job_rx) = mpsc::sync_channel::<(u64, Arc<Batch>)>(in_flight);
     let job_rx = Mutex::new(job_rx);
@@ -71,46 +89,73 @@ pub(super) fn run(
     }
     thread::scope(|scope| {
         let (done_tx, done_rx) = mpsc::channel::<(u64, Arc<Batch>, Worked)>();
+        let mut workers = 0;
         for _ in 0..jobs {
             let (done_tx, job_rx, spilled) = (done_tx.clone(), &job_rx, &spilled);
-            scope.spawn(move || {
-                let mut clock = Clock::default();
-                loop {
-                    let next = job_rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
-                    let Ok((seq, batch)) = next else { break };
-                    let worked = if spilled.load(Ordering::Relaxed) {
-                        Worked::Skipped
-                    } else {
-                        let validated = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                            let mut docs = Documents::new(work.max_line_bytes);
-                            let mut done = Vec::new();
-                            work.frame(&batch, 0, &mut docs, &mut clock, &mut done);
-                            (done, docs.open_since())
-                        }));
-                        match validated {
-                            Ok((done, None)) => Worked::Clean(done),
-                            Ok((done, Some(from))) => Worked::Spilled { done, from },
-                            Err(panic) => Worked::Panicked(panic),
+            let started = thread::Builder::new()
+                .name("sojx-validate".into())
+                .spawn_scoped(scope, move || {
+                    let mut clock = Clock::default();
+                    loop {
+                        let next = job_rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
+                        let Ok((seq, batch)) = next else { break };
+                        let worked = if spilled.load(Ordering::Relaxed) {
+                            Worked::Skipped
+                        } else {
+                            let validated = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                                let mut docs = Documents::new(work.max_line_bytes);
+                                let mut done = Vec::new();
+                                work.frame(&batch, 0, &mut docs, &mut clock, &mut done);
+                                (done, docs.open_since())
+                            }));
+                            match validated {
+                                Ok((done, None)) => Worked::Clean(done),
+                                Ok((done, Some(from))) => Worked::Spilled { done, from },
+                                Err(panic) => Worked::Panicked(panic),
+                            }
+                        };
+                        if done_tx.send((seq, batch, worked)).is_err() {
+                            break;
                         }
-                    };
-                    if done_tx.send((seq, batch, worked)).is_err() {
-                        break;
                     }
-                }
-            });
+                });
+            if started.is_err() {
+                break;
+            }
+            workers += 1;
         }
         drop(done_tx);
-        let reading = scope.spawn(move || {
-            let mut ship = Ship {
-                collect: Collect::default(),
-                seq: 0,
-                jobs: job_tx,
-                tokens: token_rx,
-            };
-            let ended = read_lines(reader, plan, tee, &mut ship);
-            let _ = ship.ship();
-            ended
-        });
+        // The input goes to the reading thread once it runs, so that it is not lost when the
+        // thread cannot be started.
+        let (input_tx, input_rx) = mpsc::channel();
+        let reading = (workers > 0)
+            .then(|| {
+                thread::Builder::new()
+                    .name("sojx-read".into())
+                    .spawn_scoped(scope, move || {
+                        let Ok((reader, tee)) = input_rx.recv() else {
+                            return Ended::End;
+                        };
+                        let mut ship = Ship {
+                            collect: Collect::default(),
+                            seq: 0,
+                            jobs: job_tx,
+                            tokens: token_rx,
+                            stopped: false,
+                        };
+                        let ended = read_lines(reader, plan, tee, &mut ship);
+                        let _ = ship.ship();
+                        ended
+                    })
+                    .ok()
+            })
+            .flatten();
+        let Some(reading) = reading else {
+            return Ok(Ran::NoThread(reader, tee));
+        };
+        if let Err(mpsc::SendError((reader, tee))) = input_tx.send((reader, tee)) {
+            return Ok(Ran::NoThread(reader, tee));
+        }
         let mut waiting = BTreeMap::new();
         let mut next = 0;
         let mut serial: Option<Documents> = None;
@@ -150,16 +195,19 @@ pub(super) fn run(
             Ok(ended) => ended,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        written.map(|()| (ended, serial))
+        written.map(|()| Ran::Read(ended, serial))
     })
 }
 
-/// The read loop's sink on the reading thread: ships each read's lines to the workers.
+/// The read loop's sink on the reading thread: ships the lines of each read, or every
+/// [`BATCH_LINES`] lines, to the workers.
 struct Ship {
     collect: Collect,
     seq: u64,
     jobs: SyncSender<(u64, Arc<Batch>)>,
     tokens: Receiver<()>,
+    /// Shipping failed (writing did): reading stops at the end of this read.
+    stopped: bool,
 }
 
 impl Ship {
@@ -179,10 +227,19 @@ impl Ship {
 
 impl LineSink for Ship {
     fn line(&mut self, piece: Piece<'_>, _facts: Option<LineFacts>) {
+        if self.stopped {
+            return;
+        }
         self.collect.take(piece);
+        if self.collect.lines() >= BATCH_LINES {
+            self.stopped = self.ship().is_break();
+        }
     }
 
     fn read_done(&mut self) -> ControlFlow<()> {
+        if self.stopped {
+            return ControlFlow::Break(());
+        }
         self.ship()
     }
 }

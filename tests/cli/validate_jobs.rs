@@ -8,14 +8,20 @@ use crate::common::{check_envelope, root, sojx_process};
 const SCHEMA: &str = "examples/verdict.schema.json";
 
 /// One document of the generated file: mostly valid verdicts of varying length (so that reads
-/// end at every place of a line), every `stride`-th of another kind.
+/// end at every place of a line), or short ones (`pretty_every` 0), some of other kinds; every
+/// `pretty_every`-th pretty-printed.
 fn document(i: usize, pretty_every: Option<usize>) -> String {
     let words = "null check missing before dereferencing pointer buffer overflow".repeat(i % 5 + 1);
-    let valid = format!(
-        r#"{{"verdict":"PASS","confidence":0.5,"issues":[{{"file":"src/f{i}.rs","line":{},"severity":"minor","message":"{words}"}}]}}"#,
-        i % 900 + 1
-    );
-    if pretty_every.is_some_and(|n| i % n == n / 2) {
+    let valid = if pretty_every == Some(0) {
+        // Short lines: more than a batch's 1,024 lines in one read.
+        r#"{"verdict":"PASS","confidence":0.5,"issues":[]}"#.to_owned()
+    } else {
+        format!(
+            r#"{{"verdict":"PASS","confidence":0.5,"issues":[{{"file":"src/f{i}.rs","line":{},"severity":"minor","message":"{words}"}}]}}"#,
+            i % 900 + 1
+        )
+    };
+    if pretty_every.is_some_and(|n| n > 0 && i % n == n / 2) {
         // A pretty-printed document: several lines.
         let v: serde_json::Value = serde_json::from_str(&valid).unwrap();
         return serde_json::to_string_pretty(&v).unwrap();
@@ -117,6 +123,9 @@ fn json_lines_give_the_same_envelopes_in_the_same_order_on_any_number_of_threads
     same_on_any_number_of_threads(&path, &["--max-line-bytes", "500"]);
     same_on_any_number_of_threads(&path, &["--output-format", "text"]);
     same_on_any_number_of_threads(&path, &["-q"]);
+    let _ = std::fs::remove_file(path);
+    let path = file("short.jsonl", 25_000, Some(0));
+    same_on_any_number_of_threads(&path, &[]);
     let _ = std::fs::remove_file(path);
 }
 
