@@ -14,6 +14,7 @@ or as a `jsonschema` on PATH whose help names "JSON Schema CLI" (Python's `jsons
 has the same name); install it with `npm install -g @sourcemeta/jsonschema`.
 """
 
+import functools
 import os
 import shutil
 import subprocess
@@ -34,6 +35,7 @@ RUNS = {"64MB": 10, "256MB": 5, "1GB": 3}
 PEER_SIZES = ("64MB", "256MB")
 
 
+@functools.cache
 def sourcemeta():
     """The path of sourcemeta's `jsonschema`, or None."""
     env = os.environ.get("SOURCEMETA_JSONSCHEMA")

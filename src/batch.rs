@@ -21,15 +21,19 @@ pub(crate) fn parallel_ok(sources: &[crate::input::Source]) -> bool {
         <= 1
 }
 
-/// Worker threads for `n` inputs: one per core (as the process's CPU affinity allows), at most `n`.
+/// Worker threads for `n` inputs: one per core, at most `n`.
 fn workers(n: usize) -> usize {
-    // One input needs no count of cores (which reads cgroup files: a cost at every start).
+    // One input needs no count of cores.
     if n <= 1 {
         return n;
     }
-    thread::available_parallelism()
-        .map_or(1, std::num::NonZeroUsize::get)
-        .min(n)
+    cores().min(n)
+}
+
+/// The cores this process may run on (as its CPU affinity and cgroup allow). Reading them costs
+/// file reads: ask only when there is work to spread.
+pub(crate) fn cores() -> usize {
+    thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
 }
 
 /// Run `work` on every item, in parallel when `parallel`, and pass the results to `sink` in item

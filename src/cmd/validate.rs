@@ -36,10 +36,6 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
         Ok(t) => t,
         Err(f) => return fail_before_input("validate", &a.files, &f, io, style),
     };
-    let jobs = a.jobs.map_or_else(
-        || std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get),
-        std::num::NonZeroUsize::get,
-    );
     // A valid document's envelope may be written as bytes when it is printed as compact JSON
     // (or not at all).
     let bytes = (style.format == OutputFormat::Json && !style.raw)
@@ -56,7 +52,7 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
         let opts = validate::Options {
             max_line_bytes: a.limits.max_line_bytes,
             timeout: a.live.timeout,
-            jobs,
+            jobs: a.jobs,
             bytes,
         };
         validate::run_live(&s, &schema, opts, tee.as_mut(), &mut sink)?;

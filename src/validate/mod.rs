@@ -55,8 +55,9 @@ pub(crate) trait Out {
 pub(crate) struct Options {
     pub max_line_bytes: usize,
     pub timeout: Option<Duration>,
-    /// Worker threads for a large regular file (1: validate in the reading thread).
-    pub jobs: usize,
+    /// Worker threads for a large regular file (1: validate in the reading thread; `None`: one
+    /// per core).
+    pub jobs: Option<std::num::NonZeroUsize>,
     /// A valid document's envelope may be written as bytes: `Some(quiet)` when the output is
     /// compact JSON (`quiet`: nothing is printed for it); `None`, every document is handed over
     /// as an [`Envelope`].
@@ -132,8 +133,15 @@ pub(crate) fn run_live(
         ahead: Ahead::Off,
     };
     let mut count = 0;
-    let jobs = opts.jobs.min(MAX_JOBS);
-    let ran = if jobs > 1 && size.is_some_and(|s| s >= PARALLEL_FROM) {
+    // The cores are counted only for a file that may use them.
+    let jobs = match size {
+        Some(s) if s >= PARALLEL_FROM => opts
+            .jobs
+            .map_or_else(crate::batch::cores, std::num::NonZeroUsize::get)
+            .min(MAX_JOBS),
+        _ => 1,
+    };
+    let ran = if jobs > 1 {
         parallel::run(reader, plan, tee, &work, jobs, out, &mut count)?
     } else {
         Ran::NoThread(reader, tee)
