@@ -5,7 +5,7 @@ use crate::activity::Activity;
 use crate::error::{ErrorKind, Failure};
 use crate::framing::{Framer, Item, Stats};
 use crate::input::Piece;
-use crate::producer::{self, EventKind, Extractor, LineFacts, Outcome, Producer};
+use crate::producer::{self, EventKind, Extractor, Fast, LineFacts, Outcome, Producer};
 
 use super::Options;
 use super::outcome::{cut_document, failed, json_document, mismatch, text_outcome};
@@ -109,10 +109,10 @@ impl Router {
         let skip = self.fast_path
             && self.recognized > 0
             && framer.between_items()
-            && self.extractor.as_ref().is_some_and(|ex| match facts {
-                Some(f) => !ex.wants_with(raw, f),
-                None => !ex.wants(raw),
-            });
+            && self
+                .extractor
+                .as_ref()
+                .is_some_and(|ex| ex.fast(raw, facts) == Fast::Skip);
         if skip {
             self.recognized += 1;
         }

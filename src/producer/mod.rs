@@ -215,23 +215,37 @@ pub trait Extractor: Send {
     fn describe(&self, _item: &Item) -> Option<(EventKind, String)> {
         None
     }
-    /// The fast path: `false` when the raw input line (one line that starts a JSON object) is
-    /// certain to be recognized by `feed` without changing the outcome or `describe`'s output,
-    /// so the caller may count it as recognized instead of parsing it. The decision must hold
-    /// for any key order and any line the framer would read as one item; when in doubt, `true`.
-    fn wants(&self, _raw: &[u8]) -> bool {
-        true
+    /// The fast path: how the caller may take the raw input line (one line that starts a JSON
+    /// object) instead of parsing it into a value, from its bytes or from `facts` computed
+    /// ahead on another thread (the answer must be the same either way). [`Fast::Skip`] only
+    /// when `feed` is certain to recognize the line without changing the outcome or
+    /// `describe`'s output; it must hold for any key order and any line the framer would read
+    /// as one item. When in doubt, [`Fast::Parse`].
+    fn fast(&self, _raw: &[u8], _facts: Option<LineFacts>) -> Fast {
+        Fast::Parse
     }
-    /// [`Extractor::wants`] from facts computed ahead on another thread, when the extractor
-    /// reads them ([`Extractor::reads_facts`]); the answer must be the same as `wants(raw)`.
-    fn wants_with(&self, raw: &[u8], _facts: LineFacts) -> bool {
-        self.wants(raw)
+    /// [`Fast::Lean`]: take the line from its bytes, exactly as `feed` would take its parsed
+    /// value, without building the value; `false` (and nothing changed) when it cannot, and
+    /// the line is then parsed. Only for valid UTF-8 lines, and never with `--activity`.
+    fn feed_lean(&mut self, _line: u64, _raw: &[u8]) -> bool {
+        false
     }
     /// Whether [`LineFacts`] help this extractor (the read-ahead thread stops computing them
     /// when they do not).
     fn reads_facts(&self) -> bool {
         false
     }
+}
+
+/// How the fast path takes a raw line ([`Extractor::fast`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fast {
+    /// The line cannot matter: count it as a recognized value without reading it.
+    Skip,
+    /// Offer it to [`Extractor::feed_lean`] first.
+    Lean,
+    /// Parse it.
+    Parse,
 }
 
 /// What a line's raw bytes alone say for the fast path, computed by the read-ahead thread

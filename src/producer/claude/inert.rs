@@ -26,10 +26,11 @@ const INERT_SYSTEM: [&[u8]; 9] = [
     b"task_notification",
 ];
 
-/// Whether the raw line is an event that cannot change the outcome (see `Extractor::wants`).
+/// Whether the raw line is an event that cannot change the outcome (see `Extractor::fast`).
+#[cfg(test)]
 /// `evidence_known`: the dialect evidence is settled, so `note_session` would do nothing;
 /// `model_known`: an assistant message would not set the model.
-pub(super) fn inert(raw: &[u8], evidence_known: bool, model_known: bool) -> bool {
+fn inert(raw: &[u8], evidence_known: bool, model_known: bool) -> bool {
     LineClass(inert_mask(raw)).inert(evidence_known, model_known)
 }
 

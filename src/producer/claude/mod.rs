@@ -21,7 +21,6 @@ use super::{
 };
 use crate::framing::Item;
 pub(crate) use inert::LineClass;
-use inert::inert;
 
 /// Tool names that carry the schema-bound answer: Claude Code's and Qwen Code's.
 const OUTPUT_TOOLS: [&str; 2] = ["StructuredOutput", "structured_output"];
@@ -239,14 +238,13 @@ impl Extractor for Claude {
         }
     }
 
-    fn wants(&self, raw: &[u8]) -> bool {
-        !inert(raw, self.evidence.is_some(), self.model.is_some())
-    }
-
-    fn wants_with(&self, _raw: &[u8], facts: super::LineFacts) -> bool {
-        !facts
-            .claude
-            .inert(self.evidence.is_some(), self.model.is_some())
+    fn fast(&self, raw: &[u8], facts: Option<super::LineFacts>) -> super::Fast {
+        let class = facts.map_or_else(|| LineClass::of(raw), |f| f.claude);
+        if class.inert(self.evidence.is_some(), self.model.is_some()) {
+            super::Fast::Skip
+        } else {
+            super::Fast::Parse
+        }
     }
 
     fn reads_facts(&self) -> bool {
