@@ -25,10 +25,13 @@ pub(super) fn feed_piece(
     max: usize,
 ) {
     match piece {
-        Piece::Line { bytes, .. } if router.skips(framer, bytes, facts) => {
-            framer.skipped(bytes, facts.and_then(|f| f.utf8));
-        }
-        Piece::Line { no, bytes } => framer.line(no, bytes, &mut |item| router.item(item)),
+        Piece::Line { no, bytes } => match router.fast(framer, bytes, facts) {
+            Fast::Skip => framer.skipped(bytes, facts.and_then(|f| f.utf8)),
+            Fast::Lean if router.lean(no, bytes, facts.and_then(|f| f.utf8)) => {
+                framer.skipped(bytes, Some(true));
+            }
+            Fast::Lean | Fast::Parse => framer.line(no, bytes, &mut |item| router.item(item)),
+        },
         Piece::TooLong { no } => framer.too_long(no),
     }
     if router.extractor.is_some() && framer.keeps_text() {
@@ -102,21 +105,42 @@ impl Router {
         }
     }
 
-    /// The fast path: whether the extractor said the raw line cannot matter, in which case it
-    /// is counted as a recognized value without being parsed. Only once something was
-    /// recognized (so `--from` mismatch and detection are settled) and between framed items.
-    pub(super) fn skips(&mut self, framer: &Framer, raw: &[u8], facts: Option<LineFacts>) -> bool {
-        let skip = self.fast_path
-            && self.recognized > 0
-            && framer.between_items()
-            && self
-                .extractor
-                .as_ref()
-                .is_some_and(|ex| ex.fast(raw, facts) == Fast::Skip);
-        if skip {
+    /// The fast path: how the extractor would take the raw line. Only once something was
+    /// recognized (so `--from` mismatch and detection are settled) and between framed items;
+    /// a skipped line is counted as a recognized value without being parsed.
+    pub(super) fn fast(&mut self, framer: &Framer, raw: &[u8], facts: Option<LineFacts>) -> Fast {
+        let fast = match &self.extractor {
+            Some(ex) if self.fast_path && self.recognized > 0 && framer.between_items() => {
+                ex.fast(raw, facts)
+            }
+            _ => Fast::Parse,
+        };
+        if fast == Fast::Skip {
             self.recognized += 1;
         }
-        skip
+        fast
+    }
+
+    /// The lean path: whether the extractor took the line from its bytes (`utf8`: whether it
+    /// is valid UTF-8, when known). Not with `--activity` (which describes the parsed value)
+    /// or past `--max-answer-bytes` (where nothing more is fed).
+    pub(super) fn lean(&mut self, no: u64, raw: &[u8], utf8: Option<bool>) -> bool {
+        let Some(ex) = &mut self.extractor else {
+            return false;
+        };
+        if self.activity
+            || self.answer_over.is_some()
+            || !utf8.unwrap_or_else(|| raw.is_ascii() || std::str::from_utf8(raw).is_ok())
+            || !ex.feed_lean(no, raw)
+        {
+            return false;
+        }
+        self.recognized += 1;
+        let held = ex.held();
+        if held > self.max_answer {
+            self.answer_over = Some(held);
+        }
+        true
     }
 
     pub(super) fn item(&mut self, item: Item) {

@@ -262,7 +262,7 @@ impl LineFacts {
     pub fn of(raw: &[u8]) -> Self {
         let claude = claude::LineClass::of(raw);
         let utf8 =
-            (!claude.never_inert()).then(|| raw.is_ascii() || std::str::from_utf8(raw).is_ok());
+            (!claude.always_parsed()).then(|| raw.is_ascii() || std::str::from_utf8(raw).is_ok());
         Self { claude, utf8 }
     }
 }

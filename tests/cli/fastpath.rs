@@ -246,6 +246,44 @@ fn piece() -> impl Strategy<Value = String> {
         Just(r#"{"type":"stream_event","event":["#),
         Just(r#"{"type":"stream_event","x":tru}"#),
         Just(r#"{"type":"stream_event"} {"type":"result","subtype":"success","result":"two"}"#),
+        // Lines the lean path reads, and look-alikes it must leave to the full parse.
+        Just(
+            r#"{"type":"assistant","message":{"model":"m-lean","content":[{"type":"text","text":"{\"verdict\":\"PASS\","},{"type":"tool_use","id":"b1","name":"Bash","input":{}},{"type":"text","text":"\"confidence\":0.2,\"issues\":[]}"}]}}"#
+        ),
+        Just(
+            r#"{"type":"assistant","error":"authentication_failed","message":{"model":"<synthetic>","content":[{"type":"text","text":"Not logged in"}]}}"#
+        ),
+        Just(
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"a","text":"{\"verdict\":\"PASS\",\"confidence\":0.4,\"issues\":[]}"}]}}"#
+        ),
+        Just(
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"{\"verdict\":\"FAIL\",\"confidence\":0.6,\"issues\":[]}"}],"x":"\ud800"}}"#
+        ),
+        Just(
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"{\"verdict\":\"FAIL\",\"confidence\":0.7,\"issues\":[]}"}],"n":01}}"#
+        ),
+        Just(
+            r#"{"type":"assistant","session_id":"T-9","message":{"content":[{"type":"text","text":"amp says"}]}}"#
+        ),
+        Just(
+            r#"{"type":"assistant","usage":{"outputTokens":1},"message":{"content":[{"type":"text","text":"cursor says"}]}}"#
+        ),
+        Just(
+            "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"ctl\u{1}\"}]}}"
+        ),
+        Just(
+            r#"{"type":"system","subtype":"init","qwen_code_version":"0.2","model":"qm","session_id":"q1"}"#
+        ),
+        Just(r#"{"type":"system","subtype":"init","model":null,"session_id":7}"#),
+        Just(
+            r#"{"type":"system","subtype":"init","model":"m-dup","subtype":"api_retry","attempt":2,"max_retries":10,"error":"unknown"}"#
+        ),
+        Just(
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":false,"is_error":true,"content":"true"}]}}"#
+        ),
+        Just(
+            r#"{"type":"user","message":{"content":[{"tool_use_id":"t9","type":"tool_result","is_error":true,"content":[{"type":"text","text":"is true"}]}]}}"#
+        ),
         Just("  \"result\": \"inside a document\", \"type\": \"result\","),
         Just("}"),
         Just("not json at all"),

@@ -41,12 +41,24 @@ pub(crate) struct LineClass(u8);
 
 impl LineClass {
     pub(crate) fn of(raw: &[u8]) -> Self {
-        Self(inert_mask(raw))
+        let mask = inert_mask(raw);
+        if mask & LEAN != 0 && memchr::memmem::find(raw, b"\\u").is_some() {
+            // A `\u` escape the lean parse would only skip (a lone surrogate is an error to
+            // the full parse): parsed.
+            return Self(mask & !LEAN);
+        }
+        Self(mask)
     }
 
-    /// Whether the line is inert in no state (it is always parsed).
-    pub(crate) fn never_inert(self) -> bool {
+    /// Whether the line is parsed in every state (neither inert nor worth the lean path).
+    pub(crate) fn always_parsed(self) -> bool {
         self.0 == 0
+    }
+
+    /// Whether the lean path ([`super::lean`]) may take the line: an assistant message, or a
+    /// `system` `init`, without a `\u` escape.
+    pub(super) fn lean(self) -> bool {
+        self.0 & LEAN != 0
     }
 
     pub(super) fn inert(self, evidence_known: bool, model_known: bool) -> bool {
@@ -58,7 +70,10 @@ fn state_bit(evidence_known: bool, model_known: bool) -> u8 {
     1 << (u8::from(evidence_known) * 2 + u8::from(model_known))
 }
 
-/// The states (bits of [`state_bit`]) in which the raw line is inert.
+/// The bit of [`inert_mask`] for a line worth the lean path (not a state).
+const LEAN: u8 = 1 << 4;
+
+/// The states (bits of [`state_bit`]) in which the raw line is inert, and [`LEAN`].
 ///
 /// Assistant and user messages are inert only when bytes that could matter are absent from the
 /// whole line: no `"text"`, no `"tool_use"`, no StructuredOutput name (assistant), no `true`
@@ -75,19 +90,23 @@ fn inert_mask(raw: &[u8]) -> u8 {
     // whose every `content` is a string (no tool result to reject).
     let mut message_blocks = true;
     let mut message_text = true;
+    // An assistant message whose answer bytes stopped the walk at its `type`.
+    let mut answer = false;
+    let mut init = false;
     let object = members(raw, &mut |k, v| {
         match k {
             b"type" => {
                 doubt |= ty.replace(v).is_some_and(|t| t != v);
                 // An event that matters (most lines say so early): stop reading. So does an
                 // assistant message with answer bytes in it, before its `message` is walked:
-                // whatever follows, the line is parsed.
+                // whatever follows, the line is read lean or parsed.
                 let maybe_inert = v.plain().is_some_and(|t| {
-                    INERT_TYPES.contains(&t)
-                        || (MAYBE_INERT.contains(&t)
-                            && !(t == b"assistant" && contains_any(raw, &ASSISTANT_ANSWER)))
+                    answer = t == b"assistant" && contains_any(raw, &ASSISTANT_ANSWER);
+                    INERT_TYPES.contains(&t) || (MAYBE_INERT.contains(&t) && !answer)
                 });
-                return maybe_inert;
+                if !maybe_inert {
+                    return false;
+                }
             }
             b"subtype" => doubt |= subtype.replace(v).is_some_and(|t| t != v),
             // What `detect` reads to tell Qwen Code, Amp and Cursor from Claude Code on the
@@ -103,8 +122,16 @@ fn inert_mask(raw: &[u8]) -> u8 {
             }
             _ => {}
         }
-        !doubt
+        // A `system` `init` is never inert: the lean parse reads the rest.
+        init = !doubt
+            && ty.and_then(Raw::plain) == Some(b"system")
+            && subtype.and_then(Raw::plain) == Some(b"init");
+        !doubt && !init
     });
+    if answer || init {
+        // The lean parse sees the rest, duplicate keys included.
+        return LEAN;
+    }
     if !object || doubt {
         return 0;
     }
@@ -130,13 +157,15 @@ fn inert_mask(raw: &[u8]) -> u8 {
         }
         b"assistant" if message_blocks && !contains_any(raw, &ASSISTANT_ANSWER) => {
             // Only while the model is known.
-            state_bit(false, true) | state_bit(true, true)
+            state_bit(false, true) | state_bit(true, true) | LEAN
         }
+        b"assistant" => LEAN,
         // Only a tool result can matter (`is_error: true`), and only in an array.
         b"user" if message_text || !contains_any(raw, &[b"true", b"\\u"]) => ALL,
+        b"user" => LEAN,
         _ => 0,
     };
-    states & inert_in
+    (states | LEAN) & inert_in
 }
 
 /// Bytes without which an assistant message holds no answer: no text block, no tool call, no
@@ -242,5 +271,28 @@ mod tests {
             true,
             true
         ));
+    }
+
+    #[test]
+    fn lines_worth_the_lean_path() {
+        use super::LineClass;
+        for line in [
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]}}"#,
+            r#"{"message":{"content":[{"type":"tool_use","name":"Bash"}]},"type":"assistant"}"#,
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","is_error":true}]}}"#,
+            r#"{"type":"system","subtype":"init","model":"m","tools":["a"]}"#,
+            r#"{"subtype":"init","session_id":"s","type":"system"}"#,
+        ] {
+            assert!(LineClass::of(line.as_bytes()).lean(), "{line}");
+        }
+        for line in [
+            r#"{"type":"result","subtype":"success"}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"\u00e9"}]}}"#,
+            r#"{"type":"system","subtype":"api_retry","attempt":1}"#,
+            r#"{"type":"system","subtype":"status","subtype":"init"}"#,
+            r#"{"type":"stream_event","event":{}}"#,
+        ] {
+            assert!(!LineClass::of(line.as_bytes()).lean(), "{line}");
+        }
     }
 }

@@ -9,6 +9,7 @@
 //! billing, …); Qwen Code's `success` result after an `[API Error: …]` text is `agent_error`.
 
 mod inert;
+mod lean;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -242,9 +243,15 @@ impl Extractor for Claude {
         let class = facts.map_or_else(|| LineClass::of(raw), |f| f.claude);
         if class.inert(self.evidence.is_some(), self.model.is_some()) {
             super::Fast::Skip
+        } else if class.lean() {
+            super::Fast::Lean
         } else {
             super::Fast::Parse
         }
+    }
+
+    fn feed_lean(&mut self, line: u64, raw: &[u8]) -> bool {
+        self.lean(line, raw)
     }
 
     fn reads_facts(&self) -> bool {
@@ -544,53 +551,4 @@ fn fill_session(s: &mut Session, r: &Value) {
 }
 
 #[cfg(test)]
-mod tests {
-    use crate::framing::Item;
-    use crate::producer::{Extractor, Producer, Verdict};
-    use serde_json::{Value, json};
-
-    fn answer(events: &[Value]) -> (Value, u64) {
-        let mut c = Box::new(super::Claude::new(Producer::ClaudeCode));
-        for (i, v) in events.iter().enumerate() {
-            c.feed(&Item::Value {
-                line: i as u64 + 1,
-                value: v.clone(),
-            });
-        }
-        match c.finish().verdict {
-            Verdict::Value { value, line, .. } => (value, line.unwrap()),
-            v => panic!("{v:?}"),
-        }
-    }
-
-    #[test]
-    fn the_last_call_that_was_not_rejected_wins_even_with_repeated_ids() {
-        let call = |id: &str, n: u64| {
-            json!({"type":"assistant","message":{"content":[
-                {"type":"tool_use","id":id,"name":"StructuredOutput","input":{"n":n}}]}})
-        };
-        let reject = |id: &str| {
-            json!({"type":"user","message":{"content":[
-                {"type":"tool_result","tool_use_id":id,"is_error":true}]}})
-        };
-        let result = json!({"type":"result","subtype":"success","is_error":false});
-        let a = [call("t1", 1), call("t2", 2), call("t1", 3), result.clone()];
-        assert_eq!(answer(&a), (json!({"n":3}), 3));
-        let b = [
-            call("t1", 1),
-            call("t2", 2),
-            call("t1", 3),
-            reject("t1"),
-            result.clone(),
-        ];
-        assert_eq!(answer(&b), (json!({"n":2}), 2));
-        let c = [
-            call("t2", 2),
-            call("t1", 1),
-            call("t2", 4),
-            reject("t1"),
-            result,
-        ];
-        assert_eq!(answer(&c), (json!({"n":4}), 3));
-    }
-}
+mod tests;

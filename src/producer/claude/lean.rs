@@ -1,0 +1,147 @@
+//! The lean path for the Claude Code lines that matter only through a few members: an assistant
+//! message (its text, its model), a user message (the tool calls it rejects) and a `system`
+//! `init` (its model and session). Such a line is
+//! read into borrowed fields, the rest of it skipped without being built, instead of into a
+//! `Value`: on a long session these lines are most of what is parsed.
+//!
+//! The parse checks the whole line as the full parse does (syntax, numbers, escapes, control
+//! characters; the caller checks UTF-8 first), and a line it cannot take exactly as `event`
+//! would take its value — a member of an unexpected type, a duplicate key it reads, a
+//! StructuredOutput call, an API error, a dialect hint while the dialect is open, another
+//! `system` subtype — is left to the full parse, with nothing changed.
+
+use std::borrow::Cow;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny};
+
+use super::{Claude, OUTPUT_TOOLS, SYNTHETIC};
+use crate::producer::Producer;
+
+/// The members of a line that the lean path reads; the others are skipped.
+#[derive(serde::Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Cow<'a, str>,
+    #[serde(borrow)]
+    subtype: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    message: Option<Message<'a>>,
+    /// Members whose presence sends the line to the full parse: an API error, and the hints
+    /// that tell Cursor and Qwen Code from Claude Code.
+    #[serde(default)]
+    error: Present,
+    #[serde(default)]
+    usage: Present,
+    #[serde(default)]
+    qwen_code_version: Present,
+}
+
+#[derive(serde::Deserialize)]
+struct Message<'a> {
+    #[serde(borrow)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    content: Option<Vec<Block<'a>>>,
+}
+
+#[derive(serde::Deserialize)]
+struct Block<'a> {
+    #[serde(rename = "type", borrow)]
+    ty: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    tool_use_id: Option<Cow<'a, str>>,
+    is_error: Option<bool>,
+}
+
+/// Whether a member is there, whatever its value (`null` included, as `contains_key` says).
+#[derive(Default)]
+struct Present(bool);
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        IgnoredAny::deserialize(d).map(|_| Self(true))
+    }
+}
+
+impl Claude {
+    /// `event` for a line read lean; `false`, with nothing changed, when it must be parsed.
+    pub(super) fn lean(&mut self, line: u64, raw: &[u8]) -> bool {
+        let Ok(l) = serde_json::from_slice::<Line<'_>>(raw) else {
+            return false;
+        };
+        if l.error.0 {
+            return false;
+        }
+        // `note_session`: what `detect` reads on these types, while the dialect is open.
+        let mut evidence = self.evidence;
+        if evidence.is_none() {
+            if l.usage.0 || l.qwen_code_version.0 {
+                return false;
+            }
+            if l.session_id.as_deref().is_some_and(|s| s.starts_with("T-")) {
+                evidence = Some(Producer::Amp);
+            }
+        }
+        match (l.ty.as_ref(), l.subtype.as_deref()) {
+            ("system", Some("init")) => {
+                if let Some(m) = l.model {
+                    self.model = Some(m.into_owned());
+                }
+                self.init_session = l.session_id.map(Cow::into_owned);
+            }
+            ("assistant", _) => {
+                let Some(msg) = l.message else {
+                    self.evidence = evidence;
+                    return true;
+                };
+                let blocks = msg.content.unwrap_or_default();
+                if blocks.iter().any(|b| {
+                    b.ty.as_deref() == Some("tool_use")
+                        && b.name.as_deref().is_some_and(|n| OUTPUT_TOOLS.contains(&n))
+                }) {
+                    return false;
+                }
+                if self.model.is_none()
+                    && let Some(m) = msg.model.filter(|m| m != SYNTHETIC)
+                {
+                    self.model = Some(m.into_owned());
+                }
+                // `content_text` over the blocks.
+                let mut text: Option<String> = None;
+                for b in blocks {
+                    if b.ty.as_deref() == Some("text")
+                        && let Some(t) = b.text
+                    {
+                        text.get_or_insert_default().push_str(&t);
+                    }
+                }
+                if let Some(t) = text {
+                    self.last_text = Some((line, t.clone()));
+                    self.text_after_tool = Some((line, t));
+                }
+            }
+            ("user", _) => {
+                // Each rejected tool call (`is_error: true`).
+                for b in l.message.and_then(|m| m.content).unwrap_or_default() {
+                    if b.ty.as_deref() == Some("tool_result")
+                        && b.is_error == Some(true)
+                        && let Some(id) = b.tool_use_id
+                    {
+                        self.rejected.insert(id.into_owned());
+                    }
+                }
+            }
+            _ => return false,
+        }
+        self.evidence = evidence;
+        true
+    }
+}

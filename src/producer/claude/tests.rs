@@ -1,0 +1,112 @@
+//! The Claude Code extractor's own tests.
+
+use crate::framing::Item;
+use crate::producer::{Extractor, Producer, Verdict};
+use serde_json::{Value, json};
+
+fn answer(events: &[Value]) -> (Value, u64) {
+    let mut c = Box::new(super::Claude::new(Producer::ClaudeCode));
+    for (i, v) in events.iter().enumerate() {
+        c.feed(&Item::Value {
+            line: i as u64 + 1,
+            value: v.clone(),
+        });
+    }
+    match c.finish().verdict {
+        Verdict::Value { value, line, .. } => (value, line.unwrap()),
+        v => panic!("{v:?}"),
+    }
+}
+
+#[test]
+fn the_last_call_that_was_not_rejected_wins_even_with_repeated_ids() {
+    let call = |id: &str, n: u64| {
+        json!({"type":"assistant","message":{"content":[
+            {"type":"tool_use","id":id,"name":"StructuredOutput","input":{"n":n}}]}})
+    };
+    let reject = |id: &str| {
+        json!({"type":"user","message":{"content":[
+            {"type":"tool_result","tool_use_id":id,"is_error":true}]}})
+    };
+    let result = json!({"type":"result","subtype":"success","is_error":false});
+    let a = [call("t1", 1), call("t2", 2), call("t1", 3), result.clone()];
+    assert_eq!(answer(&a), (json!({"n":3}), 3));
+    let b = [
+        call("t1", 1),
+        call("t2", 2),
+        call("t1", 3),
+        reject("t1"),
+        result.clone(),
+    ];
+    assert_eq!(answer(&b), (json!({"n":2}), 2));
+    let c = [
+        call("t2", 2),
+        call("t1", 1),
+        call("t2", 4),
+        reject("t1"),
+        result,
+    ];
+    assert_eq!(answer(&c), (json!({"n":4}), 3));
+}
+
+/// Lines the lean path takes or leaves to the full parse: each stream must end in the same
+/// outcome read either way, whatever came before.
+const LEAN_LINES: [&str; 23] = [
+    r#"{"type":"system","subtype":"init","model":"m-init","session_id":"s1","tools":["Bash",{"n":1.5e3}]}"#,
+    r#"{"type":"system","subtype":"init","model":null,"session_id":7}"#,
+    r#"{"type":"system","subtype":"init","model":"m-q","qwen_code_version":"0.2","session_id":"q"}"#,
+    r#"{"type":"system","subtype":"init","model":"m-dup","subtype":"api_retry","attempt":2,"max_retries":10,"error":"unknown"}"#,
+    r#"{"type":"system","subtype":"init","session_id":"T-7","model":"amp"}"#,
+    r#"{"type":"assistant","message":{"model":"m-text","content":[{"type":"text","text":"one"},{"type":"tool_use","id":"b","name":"Bash","input":{"c":"ls"}},{"type":"text","text":" two\n"}]}}"#,
+    r#"{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text"},{"type":"thinking","text":"not text"}]}}"#,
+    r#"{"type":"assistant","error":"rate_limit","message":{"content":[{"type":"text","text":"API Error: 429"}]}}"#,
+    r#"{"type":"assistant","message":{"content":[{"type":"text","text":"a","text":"b"}]}}"#,
+    r#"{"type":"assistant","message":{"content":[{"type":"text","text":"dup"}]},"type":"result","subtype":"success"}"#,
+    r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"StructuredOutput","input":{"n":1}}]}}"#,
+    r#"{"type":"assistant","message":{"content":"plain text"}}"#,
+    r#"{"type":"assistant","message":null,"session_id":"T-1"}"#,
+    r#"{"type":"assistant","usage":{"outputTokens":1},"message":{"content":[{"type":"text","text":"cursor"}]}}"#,
+    r#"{"type":"assistant","message":{"content":[{"type":"text","text":5}]}}"#,
+    r#"{"type":"assistant","message":{"content":[{"type":"text","text":"x"}],"n":01}}"#,
+    "{\"type\":\"assistant\",\"message\":{\"content\":[{\"type\":\"text\",\"text\":\"ctl\u{1}\"}]}}",
+    r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":[{"type":"text","text":"true"}]}]}}"#,
+    r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":false,"is_error":true}]}}"#,
+    r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","is_error":"yes"}]}}"#,
+    r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"true"}]}}"#,
+    r#"{"type":"result","subtype":"success","is_error":false,"result":"r","structured_output":{"n":1}}"#,
+    r#"{"type":"stream_event","event":{}}"#,
+];
+
+/// The outcome of `lines` fed as values, or through the lean path where it takes them.
+fn outcome(lines: &[&str], lean: bool) -> String {
+    let mut c = Box::new(super::Claude::new(Producer::ClaudeCode));
+    for (i, l) in lines.iter().enumerate() {
+        let line = i as u64 + 1;
+        if lean && c.feed_lean(line, l.as_bytes()) {
+            continue;
+        }
+        if let Ok(value) = serde_json::from_str::<Value>(l) {
+            c.feed(&Item::Value { line, value });
+        }
+    }
+    format!("{:?}", c.finish())
+}
+
+#[test]
+fn the_lean_path_ends_where_the_full_parse_does() {
+    let n = LEAN_LINES.len();
+    let mut taken = 0;
+    for (i, a) in LEAN_LINES.iter().enumerate() {
+        taken += usize::from(super::Claude::new(Producer::ClaudeCode).feed_lean(1, a.as_bytes()));
+        // Every pair, in both orders, and three in a row, each with a result line after.
+        for b in LEAN_LINES.iter().skip(i) {
+            let c = LEAN_LINES[(i * 7 + 3) % n];
+            let r = LEAN_LINES[21];
+            for lines in [[*a, *b, c, r], [*b, *a, c, r], [c, *a, *b, *a]] {
+                assert_eq!(outcome(&lines, true), outcome(&lines, false), "{lines:#?}");
+            }
+        }
+    }
+    // The lean path takes the plain lines and leaves the others.
+    assert_eq!(taken, 7, "lines read lean");
+}
