@@ -13,6 +13,7 @@ mod extract;
 mod fastpath;
 mod github;
 mod golden;
+mod install;
 mod jq_budget;
 mod layout;
 mod pipelines;

@@ -1,0 +1,228 @@
+//! The install paths, tested offline: the npm packages (`scripts/npm_pack.py`: the launcher
+//! `sojx` and this platform's binary package) install from their tarballs into an empty
+//! project with no network, and the launcher passes arguments, streams, exit statuses and
+//! signals through; every package's version is Cargo.toml's.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::common::{have_tool, path_str, root};
+
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// A new empty directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sojx-install-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn every_npm_package_has_cargos_version() {
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("npm/sojx/package.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(manifest["version"], VERSION, "npm/sojx/package.json");
+    let deps = manifest["optionalDependencies"].as_object().unwrap();
+    assert_eq!(deps.len(), 7, "one package per released target");
+    for (name, version) in deps {
+        assert_eq!(version, VERSION, "{name}");
+    }
+    assert_eq!(manifest["bin"]["sojx"], "bin/sojx.js");
+}
+
+/// The tarballs of the launcher and of this platform's package, packed from the binary under
+/// test (stripped when `strip` is there: packing 150 MB of debug information takes seconds).
+fn pack(dir: &Path) -> Vec<PathBuf> {
+    let bin = assert_cmd::cargo::cargo_bin("sojx");
+    let small = dir.join("sojx");
+    std::fs::copy(&bin, &small).unwrap();
+    let _ = Command::new("strip").arg(&small).status();
+    let out = Command::new("python3")
+        .arg(root().join("scripts/npm_pack.py"))
+        .args([&small, &dir.join("packed")])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tarballs: Vec<PathBuf> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(PathBuf::from)
+        .collect();
+    assert_eq!(tarballs.len(), 2, "{tarballs:?}");
+    assert!(tarballs[0].ends_with(format!("sojx-{VERSION}.tgz")));
+    tarballs
+}
+
+/// `npm install` of `tarballs` into a new project at `app`, offline, with a cache of its own.
+fn npm_install(app: &Path, tarballs: &[PathBuf]) {
+    std::fs::create_dir_all(app).unwrap();
+    std::fs::write(app.join("package.json"), r#"{"private": true}"#).unwrap();
+    let started = Instant::now();
+    let out = npm(app, "npm")
+        .args(["install", "--no-audit", "--no-fund"])
+        .args(tarballs)
+        .current_dir(app)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("npm install took {:.2} s", started.elapsed().as_secs_f64());
+}
+
+/// The installed `sojx` (the launcher on PATH in a project), run from the repository root.
+fn installed(app: &Path) -> Command {
+    let mut c = Command::new(app.join("node_modules/.bin/sojx"));
+    c.current_dir(root()).env_remove("SOJX_BINARY");
+    c
+}
+
+#[test]
+fn the_npm_packages_install_offline_and_pass_everything_through() {
+    let name = "npm packages";
+    if !(have_tool("npm", name) && have_tool("node", name) && have_tool("python3", name)) {
+        return;
+    }
+    let dir = scratch("npm");
+    let tarballs = pack(&dir);
+    let app = dir.join("app");
+    npm_install(&app, &tarballs);
+
+    // The README's example through npx, in the project: the envelope the binary prints itself,
+    // byte for byte but its timestamp.
+    let schema = root().join("examples/verdict.schema.json");
+    let example = root().join("examples/claude-review.ndjson");
+    let args = ["extract", "--schema", path_str(&schema), path_str(&example)];
+    let direct = crate::common::sojx_process().args(args).output().unwrap();
+    let npx = npm(&app, "npx")
+        .args(["--no-install", "sojx"])
+        .args(args)
+        .current_dir(&app)
+        .output()
+        .unwrap();
+    assert_eq!(
+        npx.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&npx.stderr)
+    );
+    assert_eq!(without_time(&npx.stdout), without_time(&direct.stdout));
+
+    // The installed command, from elsewhere: stdin in; stdout, stderr and the exit status of a
+    // failing answer (1) and of a missing file (3) out, as the binary gives them.
+    let failing =
+        br#"{"type":"result","subtype":"success","is_error":false,"result":"no JSON here"}"#;
+    for (args, stdin, code) in [
+        (
+            vec!["extract", "--schema", "examples/verdict.schema.json"],
+            &failing[..],
+            1,
+        ),
+        (
+            vec![
+                "extract",
+                "--schema",
+                "examples/verdict.schema.json",
+                "no/such/file",
+            ],
+            &b""[..],
+            3,
+        ),
+    ] {
+        let via = with_stdin(installed(&app).args(&args), stdin);
+        let own = with_stdin(crate::common::sojx_process().args(&args), stdin);
+        assert_eq!(via.status.code(), Some(code), "{args:?}");
+        assert_eq!(via.status.code(), own.status.code());
+        assert_eq!(without_time(&via.stdout), without_time(&own.stdout));
+        assert_eq!(via.stderr, own.stderr);
+    }
+
+    // SIGTERM to the launcher reaches sojx, which ends its agent and says so (exit 143).
+    let mut child = installed(&app)
+        .args(["run", "--timeout", "60s", "--", "sleep", "60"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let started = Instant::now();
+    let sent = Command::new("kill")
+        .args(["-s", "TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(10) {
+            let _ = child.kill();
+            panic!("the launcher did not end within 10 s of SIGTERM");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143));
+    let e: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(e["error"]["kind"], "interrupted");
+    assert_eq!(e["error"]["details"]["signal"], "SIGTERM");
+
+    // The launcher alone (npm left the platform package out): one line naming it, exit 3; with
+    // SOJX_BINARY, the binary named.
+    let alone = dir.join("alone");
+    npm_install(&alone, &tarballs[..1]);
+    let out = installed(&alone).arg("--version").output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("sojx-linux-") || err.contains("no prebuilt binary"),
+        "{err}"
+    );
+    let out = installed(&alone)
+        .arg("--version")
+        .env("SOJX_BINARY", assert_cmd::cargo::cargo_bin("sojx"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains(VERSION));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `npm` or `npx`, offline, with the project's own cache.
+fn npm(app: &Path, tool: &str) -> Command {
+    let mut c = Command::new(tool);
+    c.env("npm_config_offline", "true")
+        .env("npm_config_cache", app.join(".npm-cache"))
+        .env("npm_config_update_notifier", "false");
+    c
+}
+
+fn with_stdin(cmd: &mut Command, stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+/// An envelope without its timestamp.
+fn without_time(out: &[u8]) -> Value {
+    let mut v: Value = serde_json::from_slice(out).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(out));
+    });
+    v.as_object_mut().unwrap().remove("timestamp");
+    v
+}
