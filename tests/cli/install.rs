@@ -48,11 +48,7 @@ fn pack(dir: &Path) -> Vec<PathBuf> {
         .args([&small, &dir.join("packed")])
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     let tarballs: Vec<PathBuf> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -74,11 +70,7 @@ fn npm_install(app: &Path, tarballs: &[PathBuf]) {
         .current_dir(app)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    succeeded(&out);
     eprintln!("npm install took {:.2} s", started.elapsed().as_secs_f64());
 }
 
@@ -225,4 +217,12 @@ fn without_time(out: &[u8]) -> Value {
     });
     v.as_object_mut().unwrap().remove("timestamp");
     v
+}
+
+fn succeeded(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
