@@ -226,3 +226,110 @@ fn succeeded(out: &std::process::Output) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// The Rust target of this machine (rustc's host).
+fn host() -> String {
+    let out = Command::new("rustc").arg("-vV").output().unwrap();
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("host: ").map(str::to_owned))
+        .unwrap()
+}
+
+#[test]
+fn the_wheel_installs_into_a_fresh_venv_offline_and_runs_the_readme_example() {
+    let name = "the PyPI wheel";
+    if !(have_tool("maturin", name) && have_tool("python3", name)) {
+        return;
+    }
+    let dir = scratch("wheel");
+    let host = host();
+    // As the release workflow builds it (but unoptimized: this checks the packaging): on Linux
+    // with glibc a static PIE, so that the wheel's manylinux2014 tag (glibc 2.17) holds. The
+    // flag only reaches the target's crates with an explicit --target, not proc-macros.
+    let mut build = Command::new("maturin");
+    build
+        .args(["build", "--profile", "dev", "--target", &host, "--out"])
+        .arg(dir.join("wheels"))
+        .current_dir(root());
+    let gnu = host.ends_with("-linux-gnu");
+    if gnu {
+        build
+            .args(["--compatibility", "manylinux2014"])
+            .env("RUSTFLAGS", "-C target-feature=+crt-static");
+    }
+    succeeded(&build.output().unwrap());
+    let wheels: Vec<PathBuf> = std::fs::read_dir(dir.join("wheels"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(wheels.len(), 1, "{wheels:?}");
+    let file = wheels[0]
+        .file_name()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        file.starts_with(&format!("sojx-{VERSION}-py3-none-")),
+        "{file}"
+    );
+    if gnu {
+        assert!(
+            file.contains("manylinux2014_") && file.contains("manylinux_2_17_"),
+            "{file}"
+        );
+    }
+
+    // A fresh venv, no index: the wheel alone.
+    let venv = dir.join("venv");
+    succeeded(
+        &Command::new("python3")
+            .args(["-m", "venv"])
+            .arg(&venv)
+            .output()
+            .unwrap(),
+    );
+    let started = Instant::now();
+    succeeded(
+        &Command::new(venv.join("bin/pip"))
+            .args([
+                "install",
+                "--no-index",
+                "--no-deps",
+                "--disable-pip-version-check",
+            ])
+            .arg(&wheels[0])
+            .output()
+            .unwrap(),
+    );
+    eprintln!("pip install took {:.2} s", started.elapsed().as_secs_f64());
+    let sojx = venv.join("bin/sojx");
+    if gnu {
+        // Static: no interpreter, so no glibc symbol version to outgrow the tag.
+        let headers = Command::new("readelf")
+            .arg("-l")
+            .arg(&sojx)
+            .output()
+            .unwrap();
+        let headers = String::from_utf8_lossy(&headers.stdout);
+        assert!(headers.contains("Program Headers") && !headers.contains("program interpreter"));
+    }
+    let version = Command::new(&sojx).arg("--version").output().unwrap();
+    assert!(String::from_utf8_lossy(&version.stdout).contains(VERSION));
+    let args = [
+        "extract",
+        "--schema",
+        "examples/verdict.schema.json",
+        "examples/claude-review.ndjson",
+    ];
+    let via = Command::new(&sojx)
+        .args(args)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let own = crate::common::sojx_process().args(args).output().unwrap();
+    assert_eq!(via.status.code(), Some(0));
+    assert_eq!(without_time(&via.stdout), without_time(&own.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}
