@@ -93,9 +93,13 @@ def main():
         launcher = stage / "sojx"
         shutil.copytree(ROOT / "npm/sojx", launcher)
         shutil.copy(ROOT / "npm/README.md", launcher / "README.md")
+        for lic in ("LICENSE-MIT", "LICENSE-APACHE"):
+            shutil.copy(ROOT / lic, launcher / lic)
         platform = stage / name
         (platform / "bin").mkdir(parents=True)
         shutil.copy(binary, platform / "bin" / exe)
+        for lic in ("LICENSE-MIT", "LICENSE-APACHE"):
+            shutil.copy(ROOT / lic, platform / lic)
         (platform / "bin" / exe).chmod(0o755)
         manifest = {
             "name": name,
@@ -105,7 +109,7 @@ def main():
             "os": [os_],
             "cpu": [cpu],
             **({"libc": [libc]} if libc else {}),
-            "files": [f"bin/{exe}"],
+            "files": [f"bin/{exe}", "LICENSE-MIT", "LICENSE-APACHE"],
             "preferUnplugged": True,
         }
         (platform / "package.json").write_text(json.dumps(manifest, indent=2) + "\n")

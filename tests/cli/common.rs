@@ -207,3 +207,12 @@ pub fn missing(what: &str, test: &str) {
 pub fn path_str(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
 }
+
+/// A new empty directory for one test: `sojx-<kind>-<pid>-<name>` in the temporary directory.
+#[allow(dead_code)]
+pub fn scratch_dir(kind: &str, name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("sojx-{kind}-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}

@@ -9,17 +9,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{have_tool, path_str, root};
+use crate::common::{have_tool, path_str, root, scratch_dir};
 
 const VERSION: &str = env!("CARGO_PKG_VERSION");
-
-/// A new empty directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sojx-install-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 #[test]
 fn every_npm_package_has_cargos_version() {
@@ -87,7 +79,7 @@ fn the_npm_packages_install_offline_and_pass_everything_through() {
     if !(have_tool("npm", name) && have_tool("node", name) && have_tool("python3", name)) {
         return;
     }
-    let dir = scratch("npm");
+    let dir = scratch_dir("install", "npm");
     let tarballs = pack(&dir);
     let app = dir.join("app");
     npm_install(&app, &tarballs);
@@ -243,7 +235,7 @@ fn the_wheel_installs_into_a_fresh_venv_offline_and_runs_the_readme_example() {
     if !(have_tool("maturin", name) && have_tool("python3", name)) {
         return;
     }
-    let dir = scratch("wheel");
+    let dir = scratch_dir("install", "wheel");
     let host = host();
     // As the release workflow builds it (but unoptimized: this checks the packaging): on Linux
     // with glibc a static PIE, so that the wheel's manylinux2014 tag (glibc 2.17) holds. The
@@ -332,4 +324,23 @@ fn the_wheel_installs_into_a_fresh_venv_offline_and_runs_the_readme_example() {
     assert_eq!(via.status.code(), Some(0));
     assert_eq!(without_time(&via.stdout), without_time(&own.stdout));
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_release_builds_every_target_the_npm_packages_name() {
+    let words = |file: &str, re: &str| -> std::collections::BTreeSet<String> {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        regex::Regex::new(re)
+            .unwrap()
+            .captures_iter(&text)
+            .map(|c| c[1].to_owned())
+            .collect()
+    };
+    let released = words(
+        ".github/workflows/release.yml",
+        r"\{ target: ([a-z0-9_-]+),",
+    );
+    let packed = words("scripts/npm_pack.py", r#"\n    "([a-z0-9_-]+)": \("#);
+    assert_eq!(released.len(), 7, "{released:?}");
+    assert_eq!(released, packed);
 }

@@ -4,6 +4,7 @@
 
 #![allow(unreachable_pub, clippy::print_stderr)]
 
+mod action;
 mod battery;
 mod citizen;
 mod common;

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The run step of action.yml: `sojx extract` (or `sojx run`) with the action's inputs; the
+# envelope's answer, exit code and error kind go to $GITHUB_OUTPUT. With `summary`, the same
+# extraction again with --output-format github writes the annotations and the job summary (for
+# `run`, from the agent's output that sojx copied with --tee: the agent runs once).
+set -o pipefail
+
+args=()
+[ -n "${INPUT_SCHEMA:-}" ] && args+=(--schema "$INPUT_SCHEMA")
+# The extra arguments, split with shell quoting by xargs: no variable, command or glob
+# expansion, so a value from the event (a PR title) cannot run anything.
+tmp=${RUNNER_TEMP:-/tmp}
+extra=()
+if [ -n "${INPUT_ARGS:-}" ]; then
+  if ! printf '%s' "$INPUT_ARGS" | xargs printf '%s\0' > "$tmp/sojx-args"; then
+    echo "::error::sojx: the input 'args' cannot be split (an unmatched quote?)"
+    exit 3
+  fi
+  # `read -d ''` rather than mapfile: macOS runs bash 3.2 too.
+  while IFS= read -r -d '' a; do extra+=("$a"); done < "$tmp/sojx-args"
+fi
+
+envelope="$tmp/sojx-envelope.json"
+case "${INPUT_COMMAND:-extract}" in
+  extract)
+    [ -n "${INPUT_INPUT:-}" ] || { echo "::error::sojx: the input 'input' names no file"; exit 3; }
+    sojx extract "${args[@]}" "${extra[@]}" "$INPUT_INPUT" > "$envelope"
+    status=$?
+    again=(sojx extract "${args[@]}" "${extra[@]}" "$INPUT_INPUT")
+    ;;
+  run)
+    agent_out="$tmp/sojx-agent.out"
+    sojx run --tee "$agent_out" "${args[@]}" "${extra[@]}" > "$envelope"
+    status=$?
+    again=(sojx extract "${args[@]}" "$agent_out")
+    ;;
+  *)
+    echo "::error::sojx: command must be extract or run, not '$INPUT_COMMAND'"
+    exit 3
+    ;;
+esac
+
+field() { jq -c "$1" "$envelope" 2>/dev/null || true; }
+{
+  echo "exit-code=$status"
+  echo "error-kind=$(jq -r '.error.kind // empty' "$envelope" 2>/dev/null || true)"
+  echo "data=$(field '.data // empty')"
+  echo "envelope=$(field .)"
+} >> "${GITHUB_OUTPUT:?}"
+cat "$envelope"
+
+if [ "${INPUT_SUMMARY:-true}" = true ]; then
+  # Its stdout is workflow commands (the annotations), for the runner to read.
+  "${again[@]}" --output-format github || true
+fi
+if [ "${INPUT_FAIL:-true}" = true ]; then
+  exit "$status"
+fi
+exit 0
