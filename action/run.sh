@@ -8,10 +8,11 @@ set -o pipefail
 args=()
 [ -n "${INPUT_SCHEMA:-}" ] && args+=(--schema "$INPUT_SCHEMA")
 # The extra arguments, split with shell quoting by xargs: no variable, command or glob
-# expansion, so a value from the event (a PR title) cannot run anything.
+# expansion, so a value from the event (a PR title) cannot run anything. (A quoted argument
+# cannot hold a newline.)
 tmp=${RUNNER_TEMP:-/tmp}
 extra=()
-if [ -n "${INPUT_ARGS:-}" ]; then
+if [ -n "${INPUT_ARGS//[[:space:]]/}" ]; then
   if ! printf '%s' "$INPUT_ARGS" | xargs printf '%s\0' > "$tmp/sojx-args"; then
     echo "::error::sojx: the input 'args' cannot be split (an unmatched quote?)"
     exit 3
@@ -44,7 +45,8 @@ field() { jq -c "$1" "$envelope" 2>/dev/null || true; }
 {
   echo "exit-code=$status"
   echo "error-kind=$(jq -r '.error.kind // empty' "$envelope" 2>/dev/null || true)"
-  echo "data=$(field '.data // empty')"
+  # An answer of `false` or `null` is an answer: only a missing `data` is empty.
+  echo "data=$(field 'if has("data") then .data else empty end')"
   echo "envelope=$(field .)"
 } >> "${GITHUB_OUTPUT:?}"
 cat "$envelope"

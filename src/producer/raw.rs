@@ -154,6 +154,10 @@ fn nested_end(t: &[u8], i: usize) -> Option<usize> {
     nested_end_with(t, i, string_end)
 }
 
+/// The deepest nesting a member's value may have for the scan to accept the line (the object
+/// itself is one more level).
+const MAX_NESTING: usize = 120;
+
 /// A string scan: [`string_end`]'s signature.
 type StringEnd = fn(&[u8], usize) -> Option<(usize, bool)>;
 
@@ -167,7 +171,14 @@ fn nested_end_with(t: &[u8], mut i: usize, strings: StringEnd) -> Option<usize> 
                 i = strings(t, i)?.0;
                 continue;
             }
-            b'{' | b'[' => depth += 1,
+            b'{' | b'[' => {
+                // Past serde_json's recursion limit (128) the full parse fails: give up well
+                // before it (the line is parsed, and read as the full parse reads it).
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return None;
+                }
+            }
             b'}' | b']' => {
                 depth -= 1;
                 if depth == 0 {

@@ -197,6 +197,28 @@ fn the_action_installs_a_checked_release_and_runs_sojx_with_its_inputs() {
     ]);
     assert_eq!(out.status.code(), Some(3));
 
+    // Blank `args` are no arguments; an answer of `false` is an answer.
+    let (out, o) = run(&[
+        schema,
+        ("INPUT_INPUT", "examples/claude-review.ndjson"),
+        ("INPUT_ARGS", " \n "),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(o["data"], data.to_string());
+    let no = dir.join("false.json");
+    std::fs::write(&no, "false\n").unwrap();
+    let (out, o) = run(&[
+        ("INPUT_INPUT", path_str(&no)),
+        ("INPUT_ARGS", "--from json"),
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(o["data"], "false");
+
     // `run`: the agent named after `--` runs once; its output makes the summary.
     let (out, o) = run(&[
         schema,
@@ -216,4 +238,50 @@ fn the_action_installs_a_checked_release_and_runs_sojx_with_its_inputs() {
     assert_eq!(envelope["command"], "run");
     assert_eq!(o["data"], data.to_string());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_action_downloads_from_its_own_repository_named_by_its_path() {
+    // The runner checks a used action out at _actions/OWNER/REPO/REF, and leaves
+    // `github.action_repository` empty in composite actions: the path names the repository.
+    if !(have_tool("bash", "the action's install step") && cfg!(target_os = "linux")) {
+        return;
+    }
+    let dir = scratch_dir("action", "repo");
+    let fake = dir.join("bin");
+    std::fs::create_dir_all(&fake).unwrap();
+    let log = dir.join("curl-args");
+    std::fs::write(
+        fake.join("curl"),
+        format!("#!/bin/sh\necho \"$@\" >> '{}'\nexit 22\n", log.display()),
+    )
+    .unwrap();
+    let chmod = Command::new("chmod")
+        .arg("+x")
+        .arg(fake.join("curl"))
+        .status();
+    assert!(chmod.unwrap().success());
+    let path = format!(
+        "{}:{}",
+        fake.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let action_path = dir.join("work/_actions/acme/sojx/v9");
+    let out = step(
+        "install",
+        &dir,
+        &[
+            ("PATH", path.as_str()),
+            ("SOJX_VERSION", VERSION),
+            ("SOJX_ACTION_PATH", path_str(&action_path)),
+            ("RUNNER_OS", "Linux"),
+            ("RUNNER_ARCH", "X64"),
+        ],
+    );
+    assert!(!out.status.success());
+    let asked = std::fs::read_to_string(&log).unwrap();
+    let want = format!(
+        "https://github.com/acme/sojx/releases/download/v{VERSION}/sojx-{VERSION}-x86_64-unknown-linux-gnu.tar.gz"
+    );
+    assert!(asked.contains(&want), "{asked}");
 }

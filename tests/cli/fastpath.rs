@@ -246,6 +246,13 @@ fn piece() -> impl Strategy<Value = String> {
         Just(r#"{"type":"stream_event","event":["#),
         Just(r#"{"type":"stream_event","x":tru}"#),
         Just(r#"{"type":"stream_event"} {"type":"result","subtype":"success","result":"two"}"#),
+        // Nested past serde_json's recursion limit: junk to the full parse, never skipped.
+        Just(concat!(
+            r#"{"type":"stream_event","event":"#,
+            "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+            "]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]",
+            "}"
+        )),
         // Lines the lean path reads, and look-alikes it must leave to the full parse.
         Just(
             r#"{"type":"assistant","message":{"model":"m-lean","content":[{"type":"text","text":"{\"verdict\":\"PASS\","},{"type":"tool_use","id":"b1","name":"Bash","input":{}},{"type":"text","text":"\"confidence\":0.2,\"issues\":[]}"}]}}"#

@@ -59,7 +59,9 @@ child.on("exit", (code, signal) => {
     // End this process by the same signal, so that a shell sees 128+N as it would from sojx.
     for (const s of forwarded) process.removeAllListeners(s);
     process.kill(process.pid, signal);
-    return;
+    // Node ignores or handles some signals itself (SIGPIPE; SIGUSR1 starts its inspector):
+    // then the status a shell would have seen.
+    process.exit(128 + (require("node:os").constants.signals[signal] || 0));
   }
   process.exit(code);
 });

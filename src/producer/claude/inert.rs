@@ -259,6 +259,19 @@ mod tests {
         ] {
             assert!(!inert(line.as_bytes(), false, true), "{line}");
         }
+        // Nested past serde_json's recursion limit (the full parse's junk).
+        let deep = format!(
+            r#"{{"type":"stream_event","event":{}{}}}"#,
+            "[".repeat(130),
+            "]".repeat(130)
+        );
+        assert!(!inert(deep.as_bytes(), true, true));
+        let shallow = format!(
+            r#"{{"type":"stream_event","event":{}{}}}"#,
+            "[".repeat(100),
+            "]".repeat(100)
+        );
+        assert!(inert(shallow.as_bytes(), true, true));
         // An assistant message sets the model while it is unknown.
         assert!(!inert(
             br#"{"type":"assistant","message":{"content":[],"model":"m"}}"#,

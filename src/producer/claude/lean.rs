@@ -12,7 +12,10 @@
 
 use std::borrow::Cow;
 
-use serde::de::{Deserialize, Deserializer, IgnoredAny};
+use std::marker::PhantomData;
+
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use super::{Claude, OUTPUT_TOOLS, SYNTHETIC};
 use crate::producer::Producer;
@@ -29,11 +32,13 @@ struct Line<'a> {
     #[serde(borrow)]
     session_id: Option<Cow<'a, str>>,
     #[serde(borrow)]
-    message: Option<Message<'a>>,
+    message: Option<Object<Message<'a>>>,
     /// Members whose presence sends the line to the full parse: an API error, and the hints
-    /// that tell Cursor and Qwen Code from Claude Code.
+    /// that tell Cursor, Qwen Code and opencode from Claude Code.
     #[serde(default)]
     error: Present,
+    #[serde(default, rename = "sessionID")]
+    opencode: Present,
     #[serde(default)]
     usage: Present,
     #[serde(default)]
@@ -45,7 +50,7 @@ struct Message<'a> {
     #[serde(borrow)]
     model: Option<Cow<'a, str>>,
     #[serde(borrow)]
-    content: Option<Vec<Block<'a>>>,
+    content: Option<Vec<Object<Block<'a>>>>,
 }
 
 #[derive(serde::Deserialize)]
@@ -61,6 +66,30 @@ struct Block<'a> {
     is_error: Option<bool>,
 }
 
+/// `T` read from a JSON object only: serde_json also reads a struct from an array (its fields
+/// in order), which `event` would not look into.
+struct Object<T>(T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Object<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Map<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for Map<T> {
+            type Value = Object<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(MapAccessDeserializer::new(map)).map(Object)
+            }
+        }
+        d.deserialize_map(Map(PhantomData))
+    }
+}
+
+/// Fewer opening brackets than this cannot nest past serde_json's recursion limit (128), which
+/// the full parse enforces and the skipped members (`IgnoredAny`) do not.
+const MAX_BRACKETS: usize = 120;
+
 /// Whether a member is there, whatever its value (`null` included, as `contains_key` says).
 #[derive(Default)]
 struct Present(bool);
@@ -74,7 +103,13 @@ impl<'de> Deserialize<'de> for Present {
 impl Claude {
     /// `event` for a line read lean; `false`, with nothing changed, when it must be parsed.
     pub(super) fn lean(&mut self, line: u64, raw: &[u8]) -> bool {
-        let Ok(l) = serde_json::from_slice::<Line<'_>>(raw) else {
+        if memchr::memchr2_iter(b'{', b'[', raw)
+            .nth(MAX_BRACKETS)
+            .is_some()
+        {
+            return false;
+        }
+        let Ok(Object(l)) = serde_json::from_slice::<Object<Line<'_>>>(raw) else {
             return false;
         };
         if l.error.0 {
@@ -83,7 +118,7 @@ impl Claude {
         // `note_session`: what `detect` reads on these types, while the dialect is open.
         let mut evidence = self.evidence;
         if evidence.is_none() {
-            if l.usage.0 || l.qwen_code_version.0 {
+            if l.usage.0 || l.qwen_code_version.0 || l.opencode.0 {
                 return false;
             }
             if l.session_id.as_deref().is_some_and(|s| s.starts_with("T-")) {
@@ -98,11 +133,16 @@ impl Claude {
                 self.init_session = l.session_id.map(Cow::into_owned);
             }
             ("assistant", _) => {
-                let Some(msg) = l.message else {
+                let Some(Object(msg)) = l.message else {
                     self.evidence = evidence;
                     return true;
                 };
-                let blocks = msg.content.unwrap_or_default();
+                let blocks: Vec<Block<'_>> = msg
+                    .content
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|b| b.0)
+                    .collect();
                 if blocks.iter().any(|b| {
                     b.ty.as_deref() == Some("tool_use")
                         && b.name.as_deref().is_some_and(|n| OUTPUT_TOOLS.contains(&n))
@@ -130,7 +170,7 @@ impl Claude {
             }
             ("user", _) => {
                 // Each rejected tool call (`is_error: true`).
-                for b in l.message.and_then(|m| m.content).unwrap_or_default() {
+                for Object(b) in l.message.and_then(|m| m.0.content).unwrap_or_default() {
                     if b.ty.as_deref() == Some("tool_result")
                         && b.is_error == Some(true)
                         && let Some(id) = b.tool_use_id

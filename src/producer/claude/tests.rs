@@ -51,7 +51,7 @@ fn the_last_call_that_was_not_rejected_wins_even_with_repeated_ids() {
 
 /// Lines the lean path takes or leaves to the full parse: each stream must end in the same
 /// outcome read either way, whatever came before.
-const LEAN_LINES: [&str; 23] = [
+const LEAN_LINES: [&str; 26] = [
     r#"{"type":"system","subtype":"init","model":"m-init","session_id":"s1","tools":["Bash",{"n":1.5e3}]}"#,
     r#"{"type":"system","subtype":"init","model":null,"session_id":7}"#,
     r#"{"type":"system","subtype":"init","model":"m-q","qwen_code_version":"0.2","session_id":"q"}"#,
@@ -73,6 +73,9 @@ const LEAN_LINES: [&str; 23] = [
     r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":false,"is_error":true}]}}"#,
     r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","is_error":"yes"}]}}"#,
     r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"true"}]}}"#,
+    r#"{"type":"assistant","message":["m-array",[["text","from an array"]]]}"#,
+    r#"{"type":"user","message":{"content":[["tool_result",null,null,"t1",true]]}}"#,
+    r#"{"type":"assistant","sessionID":"o","session_id":"T-5","message":{"content":[{"type":"text","text":"oc"}]}}"#,
     r#"{"type":"result","subtype":"success","is_error":false,"result":"r","structured_output":{"n":1}}"#,
     r#"{"type":"stream_event","event":{}}"#,
 ];
@@ -101,12 +104,21 @@ fn the_lean_path_ends_where_the_full_parse_does() {
         // Every pair, in both orders, and three in a row, each with a result line after.
         for b in LEAN_LINES.iter().skip(i) {
             let c = LEAN_LINES[(i * 7 + 3) % n];
-            let r = LEAN_LINES[21];
+            let r = LEAN_LINES[24];
             for lines in [[*a, *b, c, r], [*b, *a, c, r], [c, *a, *b, *a]] {
                 assert_eq!(outcome(&lines, true), outcome(&lines, false), "{lines:#?}");
             }
         }
     }
+    // Nested past serde_json's recursion limit: junk to the full parse, so not read lean.
+    let deep = format!(
+        r#"{{"type":"assistant","message":{{"content":[{{"type":"text","text":"deep"}}]}},"x":{}{}}}"#,
+        "[".repeat(130),
+        "]".repeat(130)
+    );
+    let lines = [LEAN_LINES[5], deep.as_str(), LEAN_LINES[24]];
+    assert_eq!(outcome(&lines, true), outcome(&lines, false));
+    assert!(!super::Claude::new(Producer::ClaudeCode).feed_lean(1, deep.as_bytes()));
     // The lean path takes the plain lines and leaves the others.
     assert_eq!(taken, 7, "lines read lean");
 }
