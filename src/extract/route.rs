@@ -130,7 +130,7 @@ impl Router {
         };
         if self.activity
             || self.answer_over.is_some()
-            || !utf8.unwrap_or_else(|| raw.is_ascii() || std::str::from_utf8(raw).is_ok())
+            || !utf8.unwrap_or_else(|| crate::framing::utf8_ok(raw))
             || !ex.feed_lean(no, raw)
         {
             return false;

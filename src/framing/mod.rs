@@ -193,7 +193,7 @@ impl Framer {
         self.stats.lines += 1;
         self.stats.values += 1;
         self.keep(bytes);
-        let valid = utf8.unwrap_or_else(|| bytes.is_ascii() || std::str::from_utf8(bytes).is_ok());
+        let valid = utf8.unwrap_or_else(|| utf8_ok(bytes));
         if !valid {
             self.stats.invalid_utf8 += 1;
         }
@@ -319,4 +319,9 @@ impl Framer {
             out(Item::Junk { line: start });
         }
     }
+}
+
+/// Whether `bytes` are valid UTF-8 (ASCII checked first: most lines are).
+pub fn utf8_ok(bytes: &[u8]) -> bool {
+    bytes.is_ascii() || std::str::from_utf8(bytes).is_ok()
 }

@@ -261,8 +261,7 @@ pub struct LineFacts {
 impl LineFacts {
     pub fn of(raw: &[u8]) -> Self {
         let claude = claude::LineClass::of(raw);
-        let utf8 =
-            (!claude.always_parsed()).then(|| raw.is_ascii() || std::str::from_utf8(raw).is_ok());
+        let utf8 = (!claude.always_parsed()).then(|| crate::framing::utf8_ok(raw));
         Self { claude, utf8 }
     }
 }

@@ -164,8 +164,7 @@ impl Claude {
                     }
                 }
                 if let Some(t) = text {
-                    self.last_text = Some((line, t.clone()));
-                    self.text_after_tool = Some((line, t));
+                    self.text(line, t);
                 }
             }
             ("user", _) => {

@@ -50,9 +50,9 @@ pub(super) struct Claude {
     call_keys: HashMap<String, u64>,
     seen_calls: u64,
     rejected: HashSet<String>,
-    /// Text of the last assistant message, and whether a Cursor `tool_call` followed it.
+    /// Text of the last assistant message, and whether no Cursor `tool_call` followed it.
     last_text: Option<(u64, String)>,
-    text_after_tool: Option<(u64, String)>,
+    text_after_tool: bool,
     /// The class of the last API error turned into an assistant message (`error`:
     /// `authentication_failed`, `rate_limit`, …).
     api_error: Option<String>,
@@ -73,7 +73,7 @@ impl Claude {
             seen_calls: 0,
             rejected: HashSet::new(),
             last_text: None,
-            text_after_tool: None,
+            text_after_tool: false,
             api_error: None,
             last_error: None,
         }
@@ -147,8 +147,7 @@ impl Claude {
                     }
                 }
                 if let Some(t) = msg.get("content").and_then(content_text) {
-                    self.last_text = Some((line, t.clone()));
-                    self.text_after_tool = Some((line, t));
+                    self.text(line, t);
                 }
                 true
             }
@@ -173,7 +172,7 @@ impl Claude {
             }
             "tool_call" => {
                 self.evidence = Some(Producer::Cursor);
-                self.text_after_tool = None;
+                self.text_after_tool = false;
                 true
             }
             "thinking" | "interaction_query" => {
@@ -188,6 +187,12 @@ impl Claude {
             | "keep_alive" => true,
             _ => false,
         }
+    }
+
+    /// An assistant message's answer text.
+    fn text(&mut self, line: u64, text: String) {
+        self.last_text = Some((line, text));
+        self.text_after_tool = true;
     }
 
     fn call(&mut self, call: ToolCall) {
@@ -425,8 +430,8 @@ impl Extractor for Claude {
                 ]),
             }
         } else {
-            let cursor_text = (producer == Producer::Cursor)
-                .then(|| self.text_after_tool.clone())
+            let cursor_text = (producer == Producer::Cursor && self.text_after_tool)
+                .then(|| self.last_text.clone())
                 .flatten();
             match (cursor_text, str_at(r, "result")) {
                 (Some((l, t)), _) => Verdict::Text {
