@@ -2,10 +2,11 @@
 //! offline, and used to validate values with every violation reported as JSON Pointers.
 
 use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use jsonschema::Validator;
+use jsonschema::json::SerdeJson;
 use serde::Serialize;
 use serde_json::{Value, json};
 
@@ -13,12 +14,17 @@ use crate::budget::{self, Cost, Graph};
 use crate::cli::SchemaArgs;
 use crate::error::{ErrorKind, Failure, thousands};
 
+mod compile;
 mod draft;
 mod retrieve;
+pub mod tape;
 
+pub use compile::{compile, dereference};
 pub use draft::{draft_name, to_draft};
 
-use retrieve::{NotRetrieved, not_retrieved, read_text, retriever, retriever_error};
+use compile::compile_with;
+
+use retrieve::{read_text, retriever};
 
 /// A compiled schema.
 pub struct Schema {
@@ -26,6 +32,9 @@ pub struct Schema {
     /// The schema compiled with the smaller backtracking limits of
     /// [`budget::REGEX_LIMITS`]`[1..]`, when a value needs one (`None`: it did not compile).
     smaller: [OnceLock<Option<Validator>>; 3],
+    /// The schema compiled for documents read into a [`tape::Tape`], when first asked for
+    /// (`None`: it did not compile).
+    taped: OnceLock<Option<Validator<tape::TapeJson>>>,
     /// The schema indexed for counting a validation's work before it runs.
     graph: Option<Graph>,
     /// How it was given, to compile it again with a smaller backtracking limit.
@@ -63,6 +72,26 @@ impl Schema {
     pub fn is_valid(&self, value: &Value) -> bool {
         let cost = self.cost(value);
         !cost.over() && self.validator_for(&cost).is_valid(value)
+    }
+
+    /// Whether the document read into a tape is valid, when that can be told without building
+    /// its `Value`: the schema needs no budget walk (so [`Schema::is_valid`] is the compiled
+    /// validator's answer, which the tape's validator gives for the same document).
+    pub fn is_valid_doc(&self, doc: &tape::Doc<'_>) -> Option<bool> {
+        if self.graph.is_some() {
+            return None;
+        }
+        let validator = self.taped.get_or_init(|| {
+            compile_with(
+                &self.document,
+                &self.name,
+                self.base.as_deref(),
+                &self.args,
+                budget::REGEX_LIMITS[0],
+            )
+            .ok()
+        });
+        Some(validator.as_ref()?.is_valid(doc.root()))
     }
 
     /// Every violation of `value` (empty when valid), or a `schema_invalid` failure naming the
@@ -173,7 +202,7 @@ impl Schema {
             return &self.validator;
         };
         slot.get_or_init(|| {
-            compile_with(
+            compile_with::<SerdeJson>(
                 &self.document,
                 &self.name,
                 self.base.as_deref(),
@@ -366,6 +395,7 @@ pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
     Ok(Some(Schema {
         validator,
         smaller: Default::default(),
+        taped: OnceLock::new(),
         graph,
         args: args.clone(),
         base,
@@ -413,109 +443,6 @@ fn has_scheme(uri: &str) -> bool {
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
     })
-}
-
-/// Compile with sojx's fixed options: offline resolution, formats asserted unless
-/// `--ignore-formats`, a bounded regex engine.
-pub fn compile(
-    document: &Value,
-    name: &str,
-    base: Option<&Path>,
-    args: &SchemaArgs,
-) -> Result<Validator, Failure> {
-    compile_with(document, name, base, args, budget::REGEX_LIMITS[0])
-}
-
-/// [`compile`] with `limit` backtracking steps per regex match.
-fn compile_with(
-    document: &Value,
-    name: &str,
-    base: Option<&Path>,
-    args: &SchemaArgs,
-    limit: usize,
-) -> Result<Validator, Failure> {
-    let opts = options(base, args)?
-        .should_validate_formats(!args.ignore_formats)
-        .with_pattern_options(jsonschema::PatternOptions::fancy_regex().backtrack_limit(limit));
-    opts.build(document).map_err(|e| {
-        let msg = e.to_string();
-        // Decided on the error's type: the referencing error, and our retriever's own error
-        // inside it.
-        let referencing = match e.kind() {
-            jsonschema::error::ValidationErrorKind::Referencing(r) => Some(r),
-            _ => None,
-        };
-        let ours = referencing.and_then(retriever_error);
-        if let Some(f) = ours.and_then(|why| not_retrieved(name, why)) {
-            return f;
-        }
-        // Where in the schema, when the library says (a `$ref` error carries no location).
-        let at = match e.instance_path().as_str() {
-            "" => String::new(),
-            p => format!("at {p}: "),
-        };
-        let mut f = invalid(
-            name,
-            format!("{} is not a valid JSON Schema: {at}{msg}", called(name)),
-        );
-        match (referencing, ours) {
-            // A relative reference that our retriever never saw: there was no base URI to
-            // resolve it against.
-            (Some(referencing::Error::Unretrievable { uri, .. }), None) if !has_scheme(uri) => {
-                f = f.hint("a relative $ref needs a base: give the schema as a file (its directory is the base), or give the schema an absolute $id and map the references under it with --resource URI/=DIR/");
-            }
-            (_, Some(NotRetrieved::CannotRead(..))) => {
-                f = f.hint("check the file that the $ref (relative to the schema's directory) or the --resource mapping points to");
-            }
-            (Some(referencing::Error::UnknownSpecification { .. }), _) => {
-                f = f.hint("use a standard $schema (drafts 4, 6, 7, 2019-09, 2020-12), or force one with --draft");
-            }
-            _ => {}
-        }
-        f.details(json!([{
-            "instance_location": "",
-            "keyword_location": e.instance_path().as_str(),
-            "message": msg,
-        }]))
-    })
-}
-
-/// The options every use of a schema shares: the offline retriever (`--resource` mappings and
-/// files inside the schema's directory), the draft, and the schema file as the base of
-/// relative references.
-fn options(
-    base: Option<&Path>,
-    args: &SchemaArgs,
-) -> Result<jsonschema::ValidationOptions<'static>, Failure> {
-    let (retriever, uri) = retriever(base, args)?;
-    let mut opts = jsonschema::options().with_retriever(retriever);
-    if let Some(d) = args.draft {
-        opts = opts.with_draft(to_draft(d));
-    }
-    if let Some(uri) = uri {
-        opts = opts.with_base_uri(uri);
-    }
-    Ok(opts)
-}
-
-/// `document` with every `$ref` replaced by what it points to (resolved offline); circular
-/// references stay `$ref`s.
-pub fn dereference(loaded: &Loaded, args: &SchemaArgs) -> Result<Value, Failure> {
-    options(loaded.base.as_deref(), args)?
-        .dereference(&loaded.document)
-        .map_err(|e| {
-            retriever_error(&e)
-                .and_then(|why| not_retrieved(&loaded.name, why))
-                .unwrap_or_else(|| {
-                    invalid(
-                        &loaded.name,
-                        format!(
-                            "cannot resolve a reference in {}: {e}",
-                            called(&loaded.name)
-                        ),
-                    )
-                })
-        })
 }
 
 #[cfg(test)]

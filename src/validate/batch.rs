@@ -117,7 +117,10 @@ impl Work<'_> {
         for line in &batch.lines {
             match *line {
                 Line::Text { no, start, end } if no >= from => {
-                    docs.line(no, &batch.bytes[start..end], &mut framed);
+                    let bytes = &batch.bytes[start..end];
+                    if !self.plain_valid(no, bytes, docs, clock, out) {
+                        docs.line(no, bytes, &mut framed);
+                    }
                 }
                 Line::TooLong { no } if no >= from => docs.too_long(no, &mut framed),
                 Line::Utf16 { how } => framed.push(Doc::Bad {
@@ -144,24 +147,44 @@ impl Work<'_> {
         }
     }
 
+    /// Whether the line `no` is one valid document spelled as serde_json spells it, told and
+    /// written without building its `Value` (then its envelope is in `out`).
+    fn plain_valid(
+        &self,
+        no: u64,
+        bytes: &[u8],
+        docs: &mut Documents,
+        clock: &mut Clock,
+        out: &mut Vec<Done>,
+    ) -> bool {
+        let Some((template, quiet)) = &self.fast else {
+            return false;
+        };
+        let Some((doc, raw)) = docs.single(bytes) else {
+            return false;
+        };
+        if !doc.plain || self.schema.is_valid_doc(&doc) != Some(true) {
+            return false;
+        }
+        let (bytes, count) = valid_run(out);
+        if !quiet {
+            template.write_plain(clock, no, raw, bytes);
+        }
+        *count += 1;
+        true
+    }
+
     fn judge(&self, doc: Doc<'_>, clock: &mut Clock, out: &mut Vec<Done>) {
         match doc {
             Doc::Value { line, value, raw }
                 if let Some((template, quiet)) = &self.fast
                     && self.schema.is_valid(&value) =>
             {
-                if !matches!(out.last(), Some(Done::Valid { .. })) {
-                    out.push(Done::Valid {
-                        bytes: Vec::new(),
-                        docs: 0,
-                    });
+                let (bytes, count) = valid_run(out);
+                if !quiet {
+                    template.write(clock, line, &value, raw, bytes);
                 }
-                if let Some(Done::Valid { bytes, docs }) = out.last_mut() {
-                    if !quiet {
-                        template.write(clock, line, &value, raw, bytes);
-                    }
-                    *docs += 1;
-                }
+                *count += 1;
             }
             doc => out.push(Done::Envelope(Box::new(envelope_of(
                 self.name,
@@ -169,6 +192,21 @@ impl Work<'_> {
                 doc,
             )))),
         }
+    }
+}
+
+/// The run of valid documents' envelopes at the end of `out` (a new one when the last is an
+/// envelope): its bytes and its count.
+fn valid_run(out: &mut Vec<Done>) -> (&mut Vec<u8>, &mut u64) {
+    if !matches!(out.last(), Some(Done::Valid { .. })) {
+        out.push(Done::Valid {
+            bytes: Vec::new(),
+            docs: 0,
+        });
+    }
+    match out.last_mut() {
+        Some(Done::Valid { bytes, docs }) => (bytes, docs),
+        _ => unreachable!("a valid run was just pushed"),
     }
 }
 

@@ -5,6 +5,7 @@
 use serde_json::Value;
 
 use crate::framing::DepthScan;
+use crate::schema::tape::{self, Tape};
 
 /// Longest text kept as the `candidate` of a `parse` envelope.
 const CANDIDATE_BYTES: usize = 4096;
@@ -31,6 +32,8 @@ pub(super) struct Documents {
     /// Re-reading the lines of a document that did not parse (see [`Documents::recover`]): a
     /// line that does not parse is a bad line, never the start of a multi-line document.
     lines_only: bool,
+    /// Where a one-line document is read without a `Value` ([`Documents::single`]).
+    tape: Tape,
 }
 
 impl Documents {
@@ -40,12 +43,24 @@ impl Documents {
             open: None,
             max,
             lines_only: false,
+            tape: Tape::default(),
         }
     }
 
     /// The line where a multi-line document that has not closed yet starts.
     pub(super) fn open_since(&self) -> Option<u64> {
         self.open.as_ref().map(|(start, ..)| *start)
+    }
+
+    /// The line `bytes` (trimmed) read into the tape, when it is one document on its own: no
+    /// multi-line document is open and the tape takes it (then serde_json reads it as the same
+    /// one value, so [`Documents::line`] would give it as one [`Doc::Value`]).
+    pub(super) fn single<'a>(&'a mut self, bytes: &'a [u8]) -> Option<(tape::Doc<'a>, &'a [u8])> {
+        if self.open.is_some() {
+            return None;
+        }
+        let t = bytes.trim_ascii();
+        Some((self.tape.read(t)?, t))
     }
 
     /// One line (without its newline); the documents it completes go to `out`.

@@ -13,6 +13,10 @@
 //! lone-surrogate `idn-email` tests are not in this suite snapshot, and sojx enables `idna`.
 //! The other `optional/` files (bignum, ecmascript-regex, non-bmp-regex, …) run too.
 //!
+//! Each case is also validated as `validate` validates a one-line document without a `Value`
+//! (`schema::tape`): where the tape takes the data and the schema needs no budget walk, its
+//! verdict must be the expected one too.
+//!
 //! `scripts/conformance.sh` (or `cargo test --test cli conformance -- --nocapture`) prints the
 //! per-draft table.
 
@@ -22,6 +26,7 @@ use std::path::Path;
 use serde_json::Value;
 use sojx::cli::{Draft, SchemaArgs};
 use sojx::schema;
+use sojx::schema::tape::Tape;
 
 use crate::common::{path_str, run, shared, sojx};
 
@@ -43,6 +48,13 @@ impl Tally {
     fn cell(&self) -> String {
         format!("{}/{}", self.passed, self.total)
     }
+}
+
+/// The failing tests, and the verdicts the tape gave.
+#[derive(Default)]
+struct Found {
+    failures: BTreeSet<String>,
+    taped: Tally,
 }
 
 struct Row {
@@ -71,8 +83,10 @@ fn run_file(
     ignore_formats: bool,
     remotes: &str,
     tally: &mut Tally,
-    failures: &mut BTreeSet<String>,
+    found: &mut Found,
 ) {
+    let Found { failures, taped } = found;
+    let mut tape = Tape::default();
     let text = std::fs::read_to_string(file).expect("suite file");
     let cases: Vec<Value> = serde_json::from_str(&text).expect("suite file is JSON");
     for case in cases {
@@ -87,9 +101,16 @@ fn run_file(
         for test in case["tests"].as_array().expect("tests") {
             tally.total += 1;
             let expected = test["valid"].as_bool().expect("valid");
+            let text = test["data"].to_string();
             let ok = match &loaded {
                 Ok(Some(s)) => {
+                    let by_tape = tape.read(text.as_bytes()).and_then(|d| s.is_valid_doc(&d));
+                    if let Some(valid) = by_tape {
+                        taped.total += 1;
+                        taped.passed += usize::from(valid == expected);
+                    }
                     s.is_valid(&test["data"]) == expected
+                        && by_tape.is_none_or(|valid| valid == expected)
                         && s.violations(&test["data"])
                             .is_ok_and(|v| v.is_empty() == expected)
                 }
@@ -115,7 +136,7 @@ fn json_schema_test_suite() {
     let remotes = std::fs::canonicalize(suite.join("remotes")).expect("remotes");
     let remotes = path_str(&remotes).to_owned();
     let mut rows = Vec::new();
-    let mut failures = BTreeSet::new();
+    let mut found = Found::default();
     for draft in DRAFTS {
         let dir = suite.join("tests").join(draft.0);
         let mut row = Row {
@@ -135,7 +156,7 @@ fn json_schema_test_suite() {
                 ignore,
                 &remotes,
                 &mut row.required,
-                &mut failures,
+                &mut found,
             );
         }
         for f in json_files(&dir.join("optional/format")) {
@@ -150,7 +171,7 @@ fn json_schema_test_suite() {
                 false,
                 &remotes,
                 &mut row.format,
-                &mut failures,
+                &mut found,
             );
         }
         for f in json_files(&dir.join("optional")) {
@@ -162,7 +183,7 @@ fn json_schema_test_suite() {
                 false,
                 &remotes,
                 &mut row.other,
-                &mut failures,
+                &mut found,
             );
         }
         rows.push(row);
@@ -179,6 +200,8 @@ fn json_schema_test_suite() {
             r.other.cell()
         );
     }
+    let Found { failures, taped } = found;
+    eprintln!("validated from the tape: {}", taped.cell());
     for f in &failures {
         eprintln!("fail: {f}");
     }
@@ -188,6 +211,9 @@ fn json_schema_test_suite() {
         failures.len()
     );
     assert!(rows.iter().all(|r| r.required.total > 500));
+    // The tape decided most cases (the others: data it leaves to serde_json, or a schema
+    // that needs the budget walk).
+    assert!(taped.total > 3000, "the tape decided {}", taped.cell());
     // The optional parts ran too (an empty directory must not pass as "all passed").
     assert!(
         rows.iter()

@@ -115,6 +115,90 @@ fn same_on_any_number_of_threads(path: &std::path::Path, extra: &[&str]) {
     }
 }
 
+/// A one-line document is validated and written without a `Value` when the tape takes it
+/// (`schema::tape`), a pretty-printed one always through a `Value`: each document gives the
+/// same envelope both ways, but for its line number.
+#[test]
+fn a_document_gives_the_same_envelope_on_one_line_as_pretty_printed() {
+    let valid = r#"{"verdict":"PASS","confidence":0.5,"issues":[{"file":"src/a.rs","line":7,"severity":"minor","message":"m"}]}"#;
+    let mut docs: Vec<String> = [
+        ("0.5", "1"),
+        ("0.5", "-0"),
+        ("0.5", "0"),
+        ("0.5", "7.0"),
+        ("0.5", "7.5"),
+        ("0.5", "1e2"),
+        ("1", "7"),
+        ("1.0", "7"),
+        ("1.01", "7"),
+        ("-0.0", "7"),
+        ("0", "12345678901234567890123"),
+    ]
+    .iter()
+    .map(|(c, l)| {
+        valid
+            .replace("0.5", c)
+            .replace(r#""line":7"#, &format!(r#""line":{l}"#))
+    })
+    .collect();
+    for (from, to) in [
+        ("\"m\"", r#""tab\there \"quoted\" back\\slash\n""#),
+        ("\"m\"", r#""caf\u00e9 \ud83e\udd80""#),
+        ("\"m\"", "\"café 🦀\""),
+        ("\"m\"", r#""a\/b""#),
+        ("src/a.rs", "src/\\u0041.rs"),
+        ("\"minor\"", r#""min\u006fr""#),
+        ("\"minor\"", r#""MINOR""#),
+        ("\"PASS\"", r#""FAIL","verdict":"PASS""#),
+        ("\"PASS\"", r#""PASS","extra":{"a":[1,{"b":null}]}"#),
+        (r#","line":7"#, ""),
+        (r#""issues":["#, r#""issues":[],"x":["#),
+    ] {
+        docs.push(valid.replacen(from, to, 1));
+    }
+    docs.push(valid.replace(':', " : "));
+    let dir = std::env::temp_dir().join(format!("sojx-tape-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (lines, pretty) = (dir.join("lines.jsonl"), dir.join("pretty.jsonl"));
+    std::fs::write(&lines, docs.join("\n") + "\n").unwrap();
+    let spread: Vec<String> = docs
+        .iter()
+        .map(|d| {
+            let v: serde_json::Value = serde_json::from_str(d).unwrap();
+            serde_json::to_string_pretty(&v).unwrap()
+        })
+        .collect();
+    std::fs::write(&pretty, spread.join("\n") + "\n").unwrap();
+    let (a, _, code_a) = validate(&lines, &[]);
+    let (b, _, code_b) = validate(&pretty, &[]);
+    assert_eq!((code_a, code_b), (1, 1));
+    let (a, b): (Vec<&str>, Vec<&str>) = (a.lines().collect(), b.lines().collect());
+    assert_eq!(a.len(), docs.len());
+    assert_eq!(b.len(), docs.len());
+    let mut valid_docs = 0;
+    for ((x, y), doc) in a.iter().zip(&b).zip(&docs) {
+        assert_eq!(without_line(x), without_line(y), "{doc}");
+        valid_docs += usize::from(x.contains(r#""exit_code":0"#));
+    }
+    assert_eq!(valid_docs, 16, "{a:#?}");
+}
+
+/// An envelope's text without its line numbers (`source.line`, `error.target`'s) and the input
+/// file's name.
+fn without_line(envelope: &str) -> String {
+    let mut text = envelope.replace("pretty.jsonl", "lines.jsonl");
+    for (mark, stop) in [
+        (r#""source":{"kind":"document","line":"#, '}'),
+        ("lines.jsonl:", '"'),
+    ] {
+        if let Some(at) = text.find(mark).map(|i| i + mark.len()) {
+            let end = at + text[at..].find(stop).unwrap();
+            text.replace_range(at..end, "0");
+        }
+    }
+    text
+}
+
 #[test]
 fn json_lines_give_the_same_envelopes_in_the_same_order_on_any_number_of_threads() {
     let path = file("lines.jsonl", 12_000, None);

@@ -1,0 +1,122 @@
+//! Compiling a schema with sojx's fixed options, for instances as `Value`s or in another
+//! representation (`tape`), and dereferencing one.
+
+use std::path::Path;
+
+use jsonschema::Validator;
+use jsonschema::json::{Json, SerdeJson};
+use serde_json::{Value, json};
+
+use crate::budget;
+use crate::cli::SchemaArgs;
+use crate::error::Failure;
+
+use super::retrieve::{NotRetrieved, not_retrieved, retriever, retriever_error};
+use super::{Loaded, called, has_scheme, invalid, to_draft};
+
+/// Compile with sojx's fixed options: offline resolution, formats asserted unless
+/// `--ignore-formats`, a bounded regex engine.
+pub fn compile(
+    document: &Value,
+    name: &str,
+    base: Option<&Path>,
+    args: &SchemaArgs,
+) -> Result<Validator, Failure> {
+    compile_with::<SerdeJson>(document, name, base, args, budget::REGEX_LIMITS[0])
+}
+
+/// [`compile`] with `limit` backtracking steps per regex match, for instances in the
+/// representation `F`.
+pub(super) fn compile_with<F: Json>(
+    document: &Value,
+    name: &str,
+    base: Option<&Path>,
+    args: &SchemaArgs,
+    limit: usize,
+) -> Result<Validator<F>, Failure> {
+    let opts = options::<F>(base, args)?
+        .should_validate_formats(!args.ignore_formats)
+        .with_pattern_options(jsonschema::PatternOptions::fancy_regex().backtrack_limit(limit));
+    opts.build(document).map_err(|e| {
+        let msg = e.to_string();
+        // Decided on the error's type: the referencing error, and our retriever's own error
+        // inside it.
+        let referencing = match e.kind() {
+            jsonschema::error::ValidationErrorKind::Referencing(r) => Some(r),
+            _ => None,
+        };
+        let ours = referencing.and_then(retriever_error);
+        if let Some(f) = ours.and_then(|why| not_retrieved(name, why)) {
+            return f;
+        }
+        // Where in the schema, when the library says (a `$ref` error carries no location).
+        let at = match e.instance_path().as_str() {
+            "" => String::new(),
+            p => format!("at {p}: "),
+        };
+        let mut f = invalid(
+            name,
+            format!("{} is not a valid JSON Schema: {at}{msg}", called(name)),
+        );
+        match (referencing, ours) {
+            // A relative reference that our retriever never saw: there was no base URI to
+            // resolve it against.
+            (Some(referencing::Error::Unretrievable { uri, .. }), None) if !has_scheme(uri) => {
+                f = f.hint("a relative $ref needs a base: give the schema as a file (its directory is the base), or give the schema an absolute $id and map the references under it with --resource URI/=DIR/");
+            }
+            (_, Some(NotRetrieved::CannotRead(..))) => {
+                f = f.hint("check the file that the $ref (relative to the schema's directory) or the --resource mapping points to");
+            }
+            (Some(referencing::Error::UnknownSpecification { .. }), _) => {
+                f = f.hint("use a standard $schema (drafts 4, 6, 7, 2019-09, 2020-12), or force one with --draft");
+            }
+            _ => {}
+        }
+        f.details(json!([{
+            "instance_location": "",
+            "keyword_location": e.instance_path().as_str(),
+            "message": msg,
+        }]))
+    })
+}
+
+/// The options every use of a schema shares: the offline retriever (`--resource` mappings and
+/// files inside the schema's directory), the draft, and the schema file as the base of
+/// relative references.
+fn options<F: Json>(
+    base: Option<&Path>,
+    args: &SchemaArgs,
+) -> Result<
+    jsonschema::ValidationOptions<'static, std::sync::Arc<dyn jsonschema::Retrieve>, F>,
+    Failure,
+> {
+    let (retriever, uri) = retriever(base, args)?;
+    let mut opts = jsonschema::options_for::<F>().with_retriever(retriever);
+    if let Some(d) = args.draft {
+        opts = opts.with_draft(to_draft(d));
+    }
+    if let Some(uri) = uri {
+        opts = opts.with_base_uri(uri);
+    }
+    Ok(opts)
+}
+
+/// `document` with every `$ref` replaced by what it points to (resolved offline); circular
+/// references stay `$ref`s.
+pub fn dereference(loaded: &Loaded, args: &SchemaArgs) -> Result<Value, Failure> {
+    options::<SerdeJson>(loaded.base.as_deref(), args)?
+        .dereference(&loaded.document)
+        .map_err(|e| {
+            retriever_error(&e)
+                .and_then(|why| not_retrieved(&loaded.name, why))
+                .unwrap_or_else(|| {
+                    invalid(
+                        &loaded.name,
+                        format!(
+                            "cannot resolve a reference in {}: {e}",
+                            called(&loaded.name)
+                        ),
+                    )
+                })
+        })
+}
