@@ -130,6 +130,30 @@ impl<'a> Doc<'a> {
     }
 }
 
+/// The first index from `i` on of a byte that ends a run of plain string bytes (`"`, `\\`, a
+/// control character), or the end: eight bytes at a time.
+fn stop(b: &[u8], mut i: usize) -> usize {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGH: u64 = u64::from_ne_bytes([0x80; 8]);
+    const QUOTE: u64 = u64::from_ne_bytes([b'"'; 8]);
+    const BACKSLASH: u64 = u64::from_ne_bytes([b'\\'; 8]);
+    const SPACE: u64 = u64::from_ne_bytes([0x20; 8]);
+    while let Some(chunk) = b.get(i..i + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        // The high bit of each byte that is zero after the xor (or below 0x20); borrows can
+        // only mark bytes above a true one, so the lowest mark is exact.
+        let zero = |v: u64| v.wrapping_sub(ONES) & !v & HIGH;
+        let marks = zero(x ^ QUOTE) | zero(x ^ BACKSLASH) | (x.wrapping_sub(SPACE) & !x & HIGH);
+        if marks != 0 {
+            return i + (marks.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i
+}
+
 struct Parser<'t> {
     src: &'t str,
     b: &'t [u8],
@@ -229,6 +253,7 @@ impl Parser<'_> {
     fn string(&mut self) -> Option<Item> {
         self.i += 1;
         let start = self.i;
+        self.i = stop(self.b, self.i);
         loop {
             match self.next()? {
                 b'"' => {
@@ -408,10 +433,15 @@ impl Parser<'_> {
         let key = |k: &u32| doc.str_of(doc.items[*k as usize]);
         let keys = &self.tape.keys[from..];
         if keys.len() <= PAIRWISE_KEYS {
-            return keys
+            let mut names = [""; PAIRWISE_KEYS];
+            for (name, k) in names.iter_mut().zip(keys) {
+                *name = key(k);
+            }
+            let names = &names[..keys.len()];
+            return names
                 .iter()
                 .enumerate()
-                .any(|(n, a)| keys[n + 1..].iter().any(|b| key(a) == key(b)));
+                .any(|(n, a)| names[n + 1..].contains(a));
         }
         let mut names: Vec<&str> = keys.iter().map(key).collect();
         names.sort_unstable();

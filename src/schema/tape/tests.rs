@@ -212,3 +212,21 @@ fn validates_as_the_value_does() {
     }
     assert_eq!(valid, 5);
 }
+
+proptest! {
+    /// The eight-bytes-at-a-time scan stops where a byte-by-byte one does.
+    #[test]
+    fn stop_is_the_first_special_byte(
+        bytes in proptest::collection::vec(prop_oneof![Just(b'"'), Just(b'\\'), Just(0x1f), Just(0x20), Just(b'a'), Just(0xff), any::<u8>()], 0..40),
+        from in 0usize..8,
+    ) {
+        let from = from.min(bytes.len());
+        let naive = bytes[from..]
+            .iter()
+            .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+            .map_or(bytes.len(), |p| from + p);
+        let fast = stop(&bytes, from);
+        // The fast scan may stop early only at the tail it reads byte by byte.
+        prop_assert!(fast == naive || (fast <= naive && bytes.len() - fast < 8));
+    }
+}
