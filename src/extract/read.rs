@@ -3,7 +3,7 @@
 
 use std::io::Read;
 use std::ops::ControlFlow;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
 
@@ -90,6 +90,7 @@ impl LineSink for Reported<'_, '_, '_> {
     }
 
     fn read_done(&mut self) -> ControlFlow<()> {
+        self.reading.last_read = Some(Instant::now());
         report(&mut self.reading.router.events, self.activity);
         ControlFlow::Continue(())
     }
@@ -108,7 +109,8 @@ fn report(events: &mut Vec<Activity>, sink: &mut Option<&mut dyn FnMut(Activity)
     }
 }
 
-/// The `timeout` failure, with what was seen so far in `details`.
+/// The `timeout` failure, with what was seen so far in `details`: how much, how long nothing
+/// came (in whole seconds, from 2 s on), and the producer's last error or retry event.
 fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Duration>) -> Failure {
     let secs = timeout.map_or(0.0, |t| t.as_secs_f64());
     let producer = reading.router.producer();
@@ -118,13 +120,29 @@ fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Dura
     details.insert("lines".into(), json!(lines));
     details.insert("values".into(), json!(reading.framer.stats.values));
     details.insert("producer".into(), json!(producer.map(Producer::id)));
-    Failure::new(
-        ErrorKind::Timeout,
-        "read",
-        format!("the input did not end within {secs} s ({lines} line(s), {bytes} byte(s) read)"),
-    )
-    .hint("the agent may be stuck; raise --timeout if it is just slow")
-    .details(Value::Object(details))
+    let mut message =
+        format!("the input did not end within {secs} s ({lines} line(s), {bytes} byte(s) read)");
+    let idle = reading
+        .last_read
+        .filter(|_| bytes > 0)
+        .map(|t| t.elapsed().as_secs_f64().round())
+        .filter(|&s| s >= 2.0);
+    if let Some(idle) = idle {
+        message.push_str(&format!("; nothing came in its last {idle} s"));
+        details.insert("idle_seconds".into(), json!(idle));
+    }
+    let last = reading.router.last_error();
+    if let Some(e) = &last {
+        message = e.after(&message);
+        e.details(&mut details);
+    }
+    let f = Failure::new(ErrorKind::Timeout, "read", message)
+        .hint("the agent may be stuck; raise --timeout if it is just slow")
+        .details(Value::Object(details));
+    match &last {
+        Some(e) if !e.retryable() => f.retryable(false),
+        _ => f,
+    }
 }
 
 /// The streaming state of one input: framer and router. The read loop
@@ -133,6 +151,8 @@ pub struct Reading<'o> {
     opts: &'o Options<'o>,
     framer: Framer,
     router: Router,
+    /// When the last read handed over its lines (for a `timeout` to say how long nothing came).
+    last_read: Option<Instant>,
 }
 
 impl LineSink for Reading<'_> {
@@ -163,6 +183,7 @@ impl<'o> Reading<'o> {
             opts,
             framer,
             router: Router::new(forced, opts.max_answer_bytes, opts.fast_path),
+            last_read: None,
         }
     }
 

@@ -5,7 +5,7 @@ use crate::activity::Activity;
 use crate::error::{ErrorKind, Failure};
 use crate::framing::{Framer, Item, Stats};
 use crate::input::Piece;
-use crate::producer::{self, EventKind, Extractor, Fast, LineFacts, Outcome, Producer};
+use crate::producer::{self, EventKind, Extractor, Fast, LastError, LineFacts, Outcome, Producer};
 
 use super::Options;
 use super::outcome::{cut_document, failed, json_document, mismatch, text_outcome};
@@ -91,6 +91,11 @@ impl Router {
     }
 
     /// The producer, forced or detected so far.
+    /// The extractor's last error or retry event.
+    pub(super) fn last_error(&self) -> Option<LastError> {
+        self.extractor.as_deref().and_then(Extractor::last_error)
+    }
+
     pub(super) fn producer(&self) -> Option<Producer> {
         self.forced.or(self.detected)
     }

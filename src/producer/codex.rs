@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error,
+    Extractor, LastError, Outcome, Producer, Session, Verdict, add, agent_details, agent_error,
     provider_message, snippet, str_at, truncated_after, u64_at,
 };
 use crate::framing::Item;
@@ -22,11 +22,15 @@ pub(super) struct Codex {
     plan: Option<(u64, String)>,
     completed: bool,
     failed: Option<Value>,
-    last_error: Option<String>,
+    last_error: Option<LastError>,
     session: Session,
 }
 
 impl Extractor for Codex {
+    fn last_error(&self) -> Option<LastError> {
+        self.last_error.clone()
+    }
+
     fn feed(&mut self, item: &Item) -> bool {
         let Item::Value { line, value: v } = item else {
             return false;
@@ -72,7 +76,9 @@ impl Extractor for Codex {
                 self.failed = Some(v.clone());
                 self.message = None;
             }
-            "error" => self.last_error = str_at(v, "message").map(str::to_owned),
+            "error" => {
+                self.last_error = str_at(v, "message").map(|m| LastError::error(*line, m, v, &[]));
+            }
             t if t.starts_with("item.") || t.starts_with("turn.") || t.starts_with("thread.") => {}
             "request_user_input" => {}
             _ => return false,
@@ -124,7 +130,7 @@ impl Extractor for Codex {
                 .pointer("/error/message")
                 .and_then(Value::as_str)
                 .map(str::to_owned)
-                .or(self.last_error.clone())
+                .or_else(|| self.last_error.as_ref().map(|e| e.words().to_owned()))
                 .unwrap_or_else(|| "turn failed".into());
             let errors = Value::Array(vec![Value::from(msg.clone())]);
             agent_error(
@@ -135,7 +141,7 @@ impl Extractor for Codex {
                 agent_details(Some("turn.failed"), None, errors),
             )
         } else if !self.completed {
-            truncated_after("`turn.completed`", self.last_error.as_deref())
+            truncated_after("`turn.completed`", self.last_error.as_ref())
         } else if let Some((line, text)) = self.message.or(self.plan) {
             Verdict::Text {
                 text,

@@ -17,8 +17,8 @@ use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_error, agent_failure,
-    num, snippet, str_at, truncated_after, u64_at,
+    Extractor, LastError, Outcome, Producer, Session, Verdict, add, agent_details, agent_error,
+    agent_failure, num, snippet, str_at, truncated_after, u64_at,
 };
 use crate::framing::Item;
 
@@ -97,12 +97,16 @@ pub(super) struct Gemini {
     result: Option<Value>,
     fatal_events: Vec<String>,
     /// The message of the last `error` event of any severity (named when the stream is cut).
-    last_error: Option<String>,
+    last_error: Option<LastError>,
     session: Session,
     streamed: bool,
 }
 
 impl Extractor for Gemini {
+    fn last_error(&self) -> Option<LastError> {
+        self.last_error.clone()
+    }
+
     fn feed(&mut self, item: &Item) -> bool {
         let Item::Value { line, value: v } = item else {
             return false;
@@ -140,7 +144,7 @@ impl Extractor for Gemini {
                 if str_at(v, "severity") == Some("error") {
                     self.fatal_events.push(msg.to_owned());
                 }
-                self.last_error = Some(msg.to_owned());
+                self.last_error = Some(LastError::error(*line, msg, v, &["severity"]));
             }
             "result" => self.result = Some(v.clone()),
             _ => return false,
@@ -272,7 +276,7 @@ impl Extractor for Gemini {
                 }
             }
         } else {
-            truncated_after("a `result` event", self.last_error.as_deref())
+            truncated_after("a `result` event", self.last_error.as_ref())
         };
         Outcome {
             producer: Producer::GeminiCli,

@@ -11,6 +11,7 @@ mod codex;
 mod detect;
 mod gemini;
 mod id;
+mod last_error;
 mod meerkat;
 mod ollama;
 mod openai_chat;
@@ -26,6 +27,8 @@ use crate::framing::Item;
 
 pub use detect::{detect, detect_output};
 pub use id::{Family, Producer};
+pub use last_error::LastError;
+pub(crate) use last_error::truncated_after;
 
 impl Producer {
     /// Whether input detected as `detected` can be read as this (forced) producer: the
@@ -230,6 +233,10 @@ pub trait Extractor: Send {
     fn feed_lean(&mut self, _line: u64, _raw: &[u8]) -> bool {
         false
     }
+    /// The last error or retry event seen so far, for a `timeout` to name.
+    fn last_error(&self) -> Option<LastError> {
+        None
+    }
     /// Whether [`LineFacts`] help this extractor (the read-ahead thread stops computing them
     /// when they do not).
     fn reads_facts(&self) -> bool {
@@ -332,7 +339,7 @@ pub(crate) fn agent_error(message: impl Into<String>, details: Value) -> Verdict
 /// `unsupported_country_region_territory`, `invalid_prompt`, `context_length_exceeded`.
 /// Anything else (`rate_limit_error`, `overloaded_error`, `api_error`, `timeout_error`,
 /// `rate_limit_exceeded`, `server_error`, a code added later) may pass on a re-run.
-const PERMANENT_API_CODES: [&str; 14] = [
+pub(crate) const PERMANENT_API_CODES: [&str; 14] = [
     "invalid_request_error",
     "authentication_error",
     "permission_error",
@@ -385,28 +392,6 @@ pub(crate) fn truncated(marker: &str) -> Verdict {
         .hint(
             "the run was cut off or is still going; re-run it, or use --timeout to bound the wait",
         ),
-    )
-}
-
-/// A `truncated` failure that names the last error or retry notice the producer printed
-/// before the stream ended (contract §5: in the producer's words).
-pub(crate) fn truncated_after(marker: &str, last_error: Option<&str>) -> Verdict {
-    let Some(e) = last_error else {
-        return truncated(marker);
-    };
-    let mut details = Map::new();
-    details.insert("last_error".into(), Value::from(e));
-    Verdict::Failed(
-        Failure::new(
-            crate::error::ErrorKind::Truncated,
-            "extract",
-            format!(
-                "the stream ended without its terminal marker ({marker}); its last error: {}",
-                snippet(&provider_message(e), 300)
-            ),
-        )
-        .details(Value::Object(details))
-        .hint("the run was cut off after that error; fix its cause or re-run it, and use --timeout to bound the wait"),
     )
 }
 

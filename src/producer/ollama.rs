@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error, detail,
-    num, snippet, str_at, truncated,
+    Extractor, LastError, Outcome, Producer, Session, SourceKind, Verdict, agent_details,
+    agent_error, detail, num, snippet, str_at, truncated,
 };
 use crate::framing::Item;
 
@@ -25,6 +25,10 @@ pub(super) struct Ollama {
 }
 
 impl Extractor for Ollama {
+    fn last_error(&self) -> Option<LastError> {
+        self.error.as_ref().map(LastError::api)
+    }
+
     fn held(&self) -> usize {
         self.text.len() + self.tool.as_ref().map_or(0, |t| t.2.len())
     }

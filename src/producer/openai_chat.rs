@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error,
-    api_error, detail, num, snippet, str_at, truncated,
+    Extractor, LastError, Outcome, Producer, Session, SourceKind, Verdict, agent_details,
+    agent_error, api_error, detail, num, snippet, str_at, truncated,
 };
 use crate::framing::Item;
 
@@ -85,6 +85,10 @@ impl Chat {
 }
 
 impl Extractor for Chat {
+    fn last_error(&self) -> Option<LastError> {
+        self.error.as_ref().map(LastError::api)
+    }
+
     fn held(&self) -> usize {
         self.held
     }

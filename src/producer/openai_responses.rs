@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, Outcome, Producer, Session, SourceKind, Verdict, agent_details, agent_error,
-    api_error, detail, field, num, snippet, str_at, truncated,
+    Extractor, LastError, Outcome, Producer, Session, SourceKind, Verdict, agent_details,
+    agent_error, api_error, detail, field, num, snippet, str_at, truncated,
 };
 use crate::framing::Item;
 
@@ -27,6 +27,10 @@ pub(super) struct Responses {
 }
 
 impl Extractor for Responses {
+    fn last_error(&self) -> Option<LastError> {
+        self.error.as_ref().map(LastError::api)
+    }
+
     fn held(&self) -> usize {
         self.items_bytes
     }

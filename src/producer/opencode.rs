@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, Outcome, Producer, Session, Verdict, add, agent_details, agent_failure, snippet,
-    str_at, truncated, u64_at,
+    Extractor, LastError, Outcome, Producer, Session, Verdict, add, agent_details, agent_failure,
+    snippet, str_at, truncated, u64_at,
 };
 use crate::framing::Item;
 
@@ -30,6 +30,10 @@ pub(super) struct Opencode {
 }
 
 impl Extractor for Opencode {
+    fn last_error(&self) -> Option<LastError> {
+        self.error.as_ref().map(LastError::api)
+    }
+
     fn held(&self) -> usize {
         self.step_text.len() + self.final_text.as_ref().map_or(0, String::len)
     }

@@ -346,6 +346,75 @@ fn timeout_with_a_writer_that_never_closes() {
     std::fs::remove_file(&path).unwrap();
 }
 
+/// A `timeout` names what the agent was last doing, in the producer's words, and for how long
+/// nothing came; an error class that re-running cannot fix makes it not retryable.
+#[test]
+fn timeout_names_the_last_retry_and_the_silence() {
+    let retry = |attempt: u32| {
+        format!(
+            r#"{{"type":"system","subtype":"api_retry","attempt":{attempt},"max_retries":10,"retry_delay_ms":40000,"error_status":null,"error":"unknown","session_id":"s"}}"#
+        )
+    };
+    let mut child = spawn(&["extract", "--timeout", "2.2"]);
+    let mut stdin = child.stdin.take().unwrap();
+    write_line(
+        &mut stdin,
+        r#"{"type":"system","subtype":"init","model":"m","session_id":"s"}"#,
+    );
+    write_line(&mut stdin, &retry(7));
+    write_line(&mut stdin, &retry(8));
+    assert_eq!(wait(&mut child).code(), Some(2));
+    let e = envelope(&read_all(child.stdout.take()));
+    let err = &e["error"];
+    assert_eq!(err["kind"], "timeout");
+    assert_eq!(err["retryable"], true);
+    let message = err["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("the input did not end within 2.2 s (3 line(s), ")
+            && message.contains(" byte(s) read); nothing came in its last ")
+            && message.ends_with(
+                " s; the agent was retrying its API: attempt 8 of 10, error unknown, the next in 40 s (line 3)"
+            ),
+        "{message}"
+    );
+    assert_eq!(
+        err["details"]["last_error"],
+        "api_retry attempt 8 of 10: unknown"
+    );
+    assert_eq!(err["details"]["last_error_line"], 3);
+    assert_eq!(err["details"]["last_event"]["attempt"], 8);
+    assert_eq!(err["details"]["last_event"]["retry_delay_ms"], 40000);
+    assert!(err["details"]["idle_seconds"].as_f64().unwrap() >= 2.0);
+    drop(stdin);
+
+    // An authentication failure and then silence: re-running will not help.
+    let mut child = spawn(&["extract", "--timeout", "0.5"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let cut = std::fs::read_to_string(
+        root().join("tests/fixtures/producers/claude-code/not-logged-in-cut.ndjson"),
+    )
+    .unwrap();
+    for l in cut.lines() {
+        write_line(&mut stdin, l);
+    }
+    assert_eq!(wait(&mut child).code(), Some(2));
+    let e = envelope(&read_all(child.stdout.take()));
+    assert_eq!(e["error"]["kind"], "timeout");
+    assert_eq!(e["error"]["retryable"], false);
+    assert!(
+        e["error"]["message"].as_str().unwrap().ends_with(
+            "; its last error (authentication_failed): Not logged in · Please run /login (line 2)"
+        ),
+        "{}",
+        e["error"]["message"]
+    );
+    assert_eq!(
+        e["error"]["details"]["last_event"]["error"],
+        "authentication_failed"
+    );
+    drop(stdin);
+}
+
 #[test]
 fn timeout_exit_code_with_several_inputs() {
     // A good file, a cut-off file, then stdin that never closes: 2 wins over 1.

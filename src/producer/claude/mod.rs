@@ -17,8 +17,8 @@ use serde_json::{Map, Value};
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, Outcome, Producer, Session, SourceKind, Usage, Verdict, Warning, agent_details,
-    agent_error, content_text, detail, field, num, snippet, str_at, truncated_after,
+    Extractor, LastError, Outcome, Producer, Session, SourceKind, Usage, Verdict, Warning,
+    agent_details, agent_error, content_text, detail, field, num, snippet, str_at, truncated_after,
 };
 use crate::framing::Item;
 pub(crate) use inert::LineClass;
@@ -56,8 +56,8 @@ pub(super) struct Claude {
     /// The class of the last API error turned into an assistant message (`error`:
     /// `authentication_failed`, `rate_limit`, …).
     api_error: Option<String>,
-    /// The last error or retry notice, named when the stream is cut off.
-    last_error: Option<String>,
+    /// The last error or retry event, named when the stream is cut off or times out.
+    last_error: Option<LastError>,
 }
 
 impl Claude {
@@ -92,16 +92,7 @@ impl Claude {
                         }
                         self.init_session = str_at(v, "session_id").map(str::to_owned);
                     }
-                    Some("api_retry") => {
-                        let what = str_at(v, "error").unwrap_or("error");
-                        let status = v.get("error_status").filter(|s| s.is_number());
-                        self.last_error = Some(format!(
-                            "api_retry attempt {} of {}: {what}{}",
-                            v.get("attempt").map_or("?".into(), Value::to_string),
-                            v.get("max_retries").map_or("?".into(), Value::to_string),
-                            status.map_or(String::new(), |s| format!(" (status {s})")),
-                        ));
-                    }
+                    Some("api_retry") => self.last_error = Some(LastError::api_retry(line, v)),
                     Some("session_start") => {
                         self.evidence = Some(Producer::QwenCode);
                         if let Some(m) = str_at(v, "model") {
@@ -128,10 +119,14 @@ impl Claude {
                 // An API error turned into an assistant message (`error`: its class).
                 if let Some(e) = str_at(v, "error") {
                     self.api_error = Some(e.to_owned());
-                    self.last_error = msg
+                    let words = msg
                         .get("content")
                         .and_then(content_text)
-                        .or(Some(e.to_owned()));
+                        .unwrap_or_else(|| e.to_owned());
+                    self.last_error = Some(
+                        LastError::error(line, &words, v, &[])
+                            .class(e, !PERMANENT_API_ERRORS.contains(&e)),
+                    );
                 }
                 if let Some(blocks) = msg.get("content").and_then(Value::as_array) {
                     for b in blocks {
@@ -227,6 +222,10 @@ impl Claude {
 }
 
 impl Extractor for Claude {
+    fn last_error(&self) -> Option<LastError> {
+        self.last_error.clone()
+    }
+
     fn feed(&mut self, item: &Item) -> bool {
         match item {
             Item::Value {
@@ -355,7 +354,7 @@ impl Extractor for Claude {
         let Some((line, r)) = &self.result else {
             return Outcome {
                 producer,
-                verdict: truncated_after("a `result` message", self.last_error.as_deref()),
+                verdict: truncated_after("a `result` message", self.last_error.as_ref()),
                 session,
                 warnings,
             };
