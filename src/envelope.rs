@@ -113,6 +113,15 @@ impl Envelope {
         self
     }
 
+    /// The same envelope with its error's message extended by `more` (a failure envelope only).
+    #[must_use]
+    pub fn with_error_said(mut self, more: &str) -> Self {
+        if let Some(e) = &mut self.error {
+            e.message.push_str(more);
+        }
+        self
+    }
+
     /// `run`'s `agent` object, when this is `run`'s envelope.
     pub fn agent(&self) -> Option<&Value> {
         self.agent.as_ref()

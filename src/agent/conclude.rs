@@ -37,7 +37,7 @@ pub(crate) fn conclude(env: Envelope, report: &Report, ended: Ended) -> Envelope
                 report.how()
             ),
         )),
-        Ended::TimedOut => env,
+        Ended::TimedOut => stderr_said(env, report),
         Ended::ByItself if report.succeeded() => env,
         Ended::ByItself if env.error().is_none() => env.with_warning(Warning::new(
             "agent_failed",
@@ -100,16 +100,26 @@ fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
         (None, None) => None,
     };
     details.insert("output".into(), outcome(&env));
+    if let Some((class, _)) = report.exit_class {
+        details.insert("exit_class".into(), json!(class));
+    }
     // What the producer said of retrying (its last error: an expired key is not retryable)
-    // stands.
-    let retryable = env.error().is_none_or(|e| e.retryable);
+    // stands, as does what the CLI's own exit status says (Gemini CLI's 41: authentication).
+    let permanent = report.exit_class.filter(|(_, retry)| !retry);
+    let retryable = env.error().is_none_or(|e| e.retryable) && permanent.is_none();
+    let hint = match permanent {
+        Some((class, _)) => format!(
+            "re-running will not help: the agent's exit status means {class}; fix what its stderr (above, and in agent.stderr_tail) names, then run it again"
+        ),
+        None => "the agent's stderr (above, and in agent.stderr_tail) says why".to_owned(),
+    };
     let f = Failure::new(
         ErrorKind::AgentError,
         "run",
         format!("the agent {} without a valid answer{said}", report.how()),
     )
     .retryable(retryable)
-    .hint("the agent's stderr (above, and in agent.stderr_tail) says why")
+    .hint(hint)
     .details(Value::Object(details));
     let candidate = env.candidate().cloned();
     let f = match candidate {
@@ -117,6 +127,23 @@ fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
         None => f,
     };
     envelope::failure("run", input, f, env.into_parts())
+}
+
+/// A `timeout` whose output named nothing the agent was doing (no error or retry event on its
+/// stdout) names the line of its stderr that says what it was doing (Codex: "Reading
+/// additional input from stdin..."; Gemini CLI: its retries).
+fn stderr_said(env: Envelope, report: &Report) -> Envelope {
+    let named = env
+        .error()
+        .and_then(|e| e.details.as_ref())
+        .is_some_and(|d| d.get("last_error").is_some());
+    match (env.error_kind(), report.last_stderr_line()) {
+        (Some(ErrorKind::Timeout), Some(line)) if !named => {
+            let line = crate::producer::snippet(line, 300);
+            env.with_error_said(&format!("; the agent's stderr last said: {line}"))
+        }
+        _ => env,
+    }
 }
 
 /// Whether a failure of `kind` is what the agent's output came to, which its failing exit
@@ -159,6 +186,8 @@ mod tests {
             stopped: None,
             duration_ms: 7,
             stderr_tail: tail.into(),
+            stderr_first_error: None,
+            exit_class: None,
         }
     }
 

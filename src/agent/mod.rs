@@ -9,6 +9,7 @@ mod pipes;
 mod resume;
 mod retry;
 mod signals;
+mod stderr;
 mod supervise;
 
 use std::ffi::OsString;
@@ -201,6 +202,10 @@ pub(crate) struct Report {
     pub(crate) stopped: Option<&'static str>,
     pub(crate) duration_ms: u64,
     pub(crate) stderr_tail: String,
+    /// The first line of its whole stderr that reported an error.
+    pub(crate) stderr_first_error: Option<String>,
+    /// What its exit status means in its CLI's own table, and whether re-running can help.
+    pub(crate) exit_class: Option<(&'static str, bool)>,
 }
 
 impl Report {
@@ -214,6 +219,8 @@ impl Report {
             stopped: None,
             duration_ms: 0,
             stderr_tail: String::new(),
+            stderr_first_error: None,
+            exit_class: None,
         }
     }
 
@@ -231,12 +238,10 @@ impl Report {
         }
     }
 
-    /// The last non-empty line of its stderr, when there is one.
+    /// The line of its stderr that says why it failed: the last non-empty line that is not a
+    /// stack frame, else the first line that reported an error.
     pub(crate) fn last_stderr_line(&self) -> Option<&str> {
-        self.stderr_tail
-            .lines()
-            .map(str::trim)
-            .rfind(|l| !l.is_empty())
+        stderr::last_line(&self.stderr_tail).or(self.stderr_first_error.as_deref())
     }
 
     /// The envelope's `agent` object: `exit_status` or `signal`, never both.
@@ -260,6 +265,12 @@ impl Report {
         }
         m.insert("duration_ms".into(), json!(self.duration_ms));
         m.insert("stderr_tail".into(), json!(self.stderr_tail));
+        if let Some(line) = &self.stderr_first_error {
+            m.insert("stderr_first_error".into(), json!(line));
+        }
+        if let Some((class, _)) = self.exit_class {
+            m.insert("exit_class".into(), json!(class));
+        }
         Value::Object(m)
     }
 }

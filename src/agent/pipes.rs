@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rustix::event::{PollFd, PollFlags, poll};
 
 use super::Event;
+use super::stderr::{Lines, strip_ansi};
 use crate::input::read_some;
 
 /// The most of the agent's stderr kept for the envelope.
@@ -88,25 +89,34 @@ impl<R: Read + AsFd> Read for ChildOut<R> {
     }
 }
 
-/// The last [`TAIL_BYTES`] of the agent's stderr.
+/// The last [`TAIL_BYTES`] of the agent's stderr, and its first line that reported an error.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Tail(Arc<Mutex<Vec<u8>>>);
+pub(crate) struct Tail(Arc<Mutex<(Vec<u8>, Lines)>>);
 
 impl Tail {
     fn push(&self, bytes: &[u8]) {
         let mut t = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        t.extend_from_slice(bytes);
-        if t.len() > TAIL_BYTES {
-            let cut = t.len() - TAIL_BYTES;
-            t.drain(..cut);
+        let (tail, lines) = &mut *t;
+        lines.push(bytes);
+        tail.extend_from_slice(bytes);
+        if tail.len() > TAIL_BYTES {
+            let cut = tail.len() - TAIL_BYTES;
+            tail.drain(..cut);
         }
     }
 
-    /// The tail as text: invalid UTF-8 replaced, a character cut by the 4 KiB window dropped.
+    /// The tail as text: invalid UTF-8 replaced, a character cut by the 4 KiB window dropped,
+    /// terminal escapes removed.
     pub(crate) fn text(&self) -> String {
         let t = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let s = String::from_utf8_lossy(&t);
-        s.trim_start_matches('\u{fffd}').to_owned()
+        let s = String::from_utf8_lossy(&t.0);
+        strip_ansi(s.trim_start_matches('\u{fffd}'))
+    }
+
+    /// The first line of the whole stderr that reported an error.
+    pub(crate) fn first_error(&self) -> Option<String> {
+        let t = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        t.1.first_error()
     }
 }
 

@@ -177,6 +177,8 @@ pub(crate) fn supervise<T: Send + 'static>(
         },
         duration_ms: u64::try_from(agent.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         stderr_tail: tail.text(),
+        stderr_first_error: tail.first_error(),
+        exit_class: None,
     };
     Finished {
         result,

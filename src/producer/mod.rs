@@ -26,6 +26,7 @@ use crate::error::Failure;
 use crate::framing::Item;
 
 pub use detect::{detect, detect_output};
+pub(crate) use gemini::FATAL as GEMINI_FATAL;
 pub use id::{Family, Producer};
 pub use last_error::LastError;
 pub(crate) use last_error::truncated_after;

@@ -1,5 +1,6 @@
 //! The golden test: every byte `sojx` prints (stdout and stderr) and its exit status, for every
-//! case of the shared corpus, every fixture under `tests/fixtures/` and `examples/` with the
+//! case of the shared corpus, every fixture under `tests/fixtures/` (the real agent CLIs'
+//! recordings in `tests/fixtures/real/` too) and `examples/` with the
 //! commands the other tests use, the fast-path inputs (a large generated stream, `--tee`,
 //! `--activity`, `--timeout`, batches), `validate`, `compare`, `lint`, `compile` and the usage
 //! errors. Each case runs twice, with the fast path and with `SOJX_NO_FAST_PATH=1`; the two
@@ -530,6 +531,29 @@ fn producer_cases() -> Vec<Case> {
                 out.push(Case::new(n(&v), Dir::Root, &all));
             }
         }
+    }
+    out
+}
+
+/// What the real agent CLIs printed as they failed (`tests/fixtures/real/`, recorded by
+/// `scripts/real-agents.sh --record`): each stdout through `extract`, and its text summary.
+fn real_cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    for f in files_in(&fixture("real")) {
+        let path = rel(&f);
+        let Some(stem) = path
+            .strip_prefix("tests/fixtures/real/")
+            .and_then(|p| p.strip_suffix(".stdout"))
+        else {
+            continue;
+        };
+        let n = |v: &str| format!("fixtures/real/{stem}/{v}");
+        out.push(Case::new(n("extract"), Dir::Root, &["extract", &path]));
+        out.push(Case::new(
+            n("text"),
+            Dir::Root,
+            &["extract", "--output-format", "text", &path],
+        ));
     }
     out
 }
@@ -1234,6 +1258,7 @@ fn all_cases(dirs: &Dirs) -> Vec<Case> {
     }
     cases.extend(claude_cases());
     cases.extend(producer_cases());
+    cases.extend(real_cases());
     cases.extend(recipe_cases());
     cases.extend(schema_cases());
     cases.extend(mode_cases());

@@ -381,3 +381,156 @@ fn a_kill_after_too_long_to_count_means_never_and_no_panic() {
     assert_eq!(r.one()["agent"]["signal"], "SIGTERM");
     assert!(took < Duration::from_secs(5));
 }
+
+/// A recording, the argv after the program, and what sojx must say: exit status, error kind,
+/// `retryable`, `agent.exit_class`, and a part of the message.
+type Replayed = (
+    &'static str,
+    &'static [&'static str],
+    i32,
+    &'static str,
+    bool,
+    Option<&'static str>,
+    &'static str,
+);
+
+/// The real agent CLIs as they failed, replayed (`tests/fixtures/real/`, recorded with
+/// `scripts/real-agents.sh --record`): each ends within `--timeout` + `--kill-after` + 1 s,
+/// leaves nothing of its group, and its envelope names the cause (the exit status's class, the
+/// stderr line without terminal escapes, the last retry), with `retryable` from the CLI's own
+/// codes. The profile comes from the program's name, as with the real CLIs.
+#[test]
+fn the_real_clis_failures_name_their_cause() {
+    let cases: [Replayed; 9] = [
+        (
+            "claude-2.1.197-not-logged-in",
+            &[
+                "-p",
+                "Say hi",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            1,
+            "agent_error",
+            false,
+            None,
+            "Not logged in · Please run /login",
+        ),
+        (
+            "claude-2.1.197-api-retry-offline",
+            &[
+                "-p",
+                "Say hi",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ],
+            2,
+            "timeout",
+            true,
+            None,
+            "; the agent was retrying its API: attempt ",
+        ),
+        (
+            "codex-0.171.0-untrusted-dir",
+            &["exec", "--json", "Say hi"],
+            1,
+            "agent_error",
+            true,
+            None,
+            "Not inside a trusted directory and --skip-git-repo-check was not specified.",
+        ),
+        (
+            "codex-0.171.0-offline",
+            &["exec", "--json", "--skip-git-repo-check", "Say hi"],
+            2,
+            "timeout",
+            true,
+            None,
+            "; its last error: Reconnecting... ",
+        ),
+        (
+            "codex-0.171.0-stdin-never-closes",
+            &["exec", "--json", "--skip-git-repo-check", "Say hi"],
+            2,
+            "timeout",
+            true,
+            None,
+            "; the agent's stderr last said: Reading additional input from stdin...",
+        ),
+        (
+            "gemini-0.61.0-no-auth",
+            &["-p", "Say hi", "-o", "stream-json"],
+            1,
+            "agent_error",
+            false,
+            Some("FatalAuthenticationError"),
+            "Please set an Auth method",
+        ),
+        (
+            "gemini-0.61.0-untrusted-dir",
+            &["-p", "Say hi", "-o", "stream-json"],
+            1,
+            "agent_error",
+            false,
+            Some("FatalUntrustedWorkspaceError"),
+            ": Gemini CLI is not running in a trusted directory.",
+        ),
+        (
+            "gemini-0.61.0-offline",
+            &["-p", "Say hi", "-o", "stream-json", "--skip-trust"],
+            2,
+            "timeout",
+            true,
+            None,
+            "; the agent's stderr last said: Attempt ",
+        ),
+        (
+            "gemini-0.61.0-resume-unknown",
+            &[
+                "--resume",
+                "0f5e3c1a-1111-4222-8333-944445555666",
+                "-p",
+                "Say hi",
+            ],
+            1,
+            "agent_error",
+            false,
+            Some("FatalInputError"),
+            "Error resuming session",
+        ),
+    ];
+    let bin = scratch("real");
+    for (recording, args, code, kind, retryable, class, said) in cases {
+        let program = recording.split('-').next().unwrap();
+        let link = bin.join(program);
+        if !link.exists() {
+            std::os::unix::fs::symlink(fixture("agents/replay.sh"), &link).unwrap();
+        }
+        let started = Instant::now();
+        let r = run(sojx()
+            .env(
+                "SOJX_REPLAY",
+                fixture(&format!("real/{recording}")).as_os_str(),
+            )
+            .args(["run", "--timeout", "1.5s", "--kill-after", "1s", "--"])
+            .arg(&link)
+            .args(args));
+        let took = started.elapsed();
+        assert!(took < Duration::from_millis(3500), "{recording}: {took:?}");
+        let e: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|_| panic!("{recording}"));
+        assert_eq!(r.code, code, "{recording}: {}", r.stdout);
+        assert_eq!(e["error"]["kind"], kind, "{recording}");
+        assert_eq!(e["error"]["retryable"], retryable, "{recording}");
+        assert_eq!(e["agent"]["exit_class"].as_str(), class, "{recording}");
+        let message = e["error"]["message"].as_str().unwrap();
+        assert!(message.contains(said), "{recording}: {message}");
+        let tail = e["agent"]["stderr_tail"].as_str().unwrap();
+        assert!(
+            !tail.contains('\u{1b}') && !message.contains('\u{1b}'),
+            "{recording}"
+        );
+        group_gone(&e);
+    }
+}

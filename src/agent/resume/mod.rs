@@ -148,6 +148,20 @@ impl Profile {
         }
     }
 
+    /// What the agent's exit status `code` means in its CLI's own table, and whether re-running
+    /// can help: Gemini CLI's fatal errors (41 `FatalAuthenticationError`, 42
+    /// `FatalInputError`, 55 `FatalUntrustedWorkspaceError`, …; docs/producers.md). The other
+    /// CLIs exit 1 for every failure.
+    pub(crate) fn exit_class(self, code: i32) -> Option<(&'static str, bool)> {
+        match self {
+            Self::Gemini => crate::producer::GEMINI_FATAL
+                .iter()
+                .find(|(n, ..)| *n == i64::from(code))
+                .map(|&(_, class, _, retry)| (class, retry)),
+            _ => None,
+        }
+    }
+
     /// Whether `id` is a session id this agent resumes: never empty (Gemini CLI reads an empty
     /// one as "latest", Qwen Code opens a picker); for Codex a UUID, since another id silently
     /// starts a new thread.

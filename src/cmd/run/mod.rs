@@ -217,7 +217,12 @@ fn attempt(
         .hint("run again; if it happens again, report it with the command line");
         envelope::failure("extract", name, f, Parts::default())
     });
-    agent::conclude(env, &finished.report, finished.ended)
+    let mut report = finished.report;
+    let profile = retry::known_profile(&a.retry, spec);
+    report.exit_class = profile
+        .zip(report.exit_status)
+        .and_then(|(p, code)| p.exit_class(code));
+    agent::conclude(env, &report, finished.ended)
 }
 
 /// One line on stderr between two attempts: what failed, and how the next one is made.
