@@ -344,3 +344,59 @@ fn the_release_builds_every_target_the_npm_packages_name() {
     assert_eq!(released.len(), 7, "{released:?}");
     assert_eq!(released, packed);
 }
+
+/// `cargo binstall`'s templates (Cargo.toml) name the archives the release workflow makes, for
+/// every target: `sojx-VERSION-TARGET.tar.gz` (`.zip` on Windows) with the binary in
+/// `sojx-VERSION-TARGET/`.
+#[test]
+fn binstall_finds_the_release_archives() {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let key = |k: &str| {
+        let line = manifest
+            .lines()
+            .find(|l| l.starts_with(&format!("{k} = ")))
+            .unwrap_or_else(|| panic!("{k} in Cargo.toml"));
+        line[k.len() + 3..].trim_matches('"').to_owned()
+    };
+    let (pkg_url, bin_dir) = (key("pkg-url"), key("bin-dir"));
+    let workflow = std::fs::read_to_string(root().join(".github/workflows/release.yml")).unwrap();
+    assert!(workflow.contains(r#"name="sojx-$VERSION-${{ matrix.target }}""#));
+    assert!(workflow.contains(r#"7z a -bd "$name.zip" "$name""#));
+    assert!(workflow.contains(r#"tar czf "$name.tar.gz" "$name""#));
+    assert!(workflow.contains(r#"if [ "v$version" != "$GITHUB_REF_NAME" ]"#));
+    let targets: Vec<String> = regex::Regex::new(r"\{ target: ([a-z0-9_-]+),")
+        .unwrap()
+        .captures_iter(&workflow)
+        .map(|c| c[1].to_owned())
+        .collect();
+    assert_eq!(targets.len(), 7);
+    for target in targets {
+        let windows = target.contains("windows");
+        let (suffix, ext) = if windows {
+            (".zip", ".exe")
+        } else {
+            (".tar.gz", "")
+        };
+        if windows {
+            assert!(manifest.contains(&format!(
+                "[package.metadata.binstall.overrides.{target}]\npkg-fmt = \"zip\""
+            )));
+        }
+        let fill = |t: &str| {
+            t.replace("{ repo }", "https://github.com/o/sojx")
+                .replace("{ version }", "1.2.3")
+                .replace("{ name }", "sojx")
+                .replace("{ target }", &target)
+                .replace("{ archive-suffix }", suffix)
+                .replace("{ bin }", "sojx")
+                .replace("{ binary-ext }", ext)
+        };
+        assert_eq!(
+            fill(&pkg_url),
+            format!(
+                "https://github.com/o/sojx/releases/download/v1.2.3/sojx-1.2.3-{target}{suffix}"
+            )
+        );
+        assert_eq!(fill(&bin_dir), format!("sojx-1.2.3-{target}/sojx{ext}"));
+    }
+}
