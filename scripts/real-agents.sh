@@ -45,6 +45,9 @@ fi
 bin=$prefix/node_modules/.bin
 version() { "$bin/$1" --version 2>/dev/null | head -1 | grep -oE '[0-9]+\.[0-9]+\.[0-9]+' | head -1; }
 declare -A versions=([claude]=$(version claude) [codex]=$(version codex) [gemini]=$(version gemini))
+for cli in claude codex gemini; do
+    [[ -n "${versions[$cli]}" ]] || { echo "real-agents.sh: $bin/$cli --version names no version" >&2; exit 1; }
+done
 
 # name | environment (space-separated K=V) | stdin (null or open) | argv
 cases=(
@@ -74,7 +77,12 @@ in_sandbox() {
     fi
     local status=0
     if [[ "$stdin" == open ]]; then
-        (cd "$work" && env -i "${vars[@]}" "$@" < <(sleep 600)) || status=$?
+        # A writer that never closes: a FIFO held open by this shell, not by a process.
+        local fifo=$work/.stdin
+        mkfifo "$fifo"
+        exec {held}<>"$fifo"
+        (cd "$work" && env -i "${vars[@]}" "$@" <"$fifo") || status=$?
+        exec {held}>&-
     else
         (cd "$work" && env -i "${vars[@]}" "$@" </dev/null) || status=$?
     fi
@@ -97,8 +105,11 @@ for c in "${cases[@]}"; do
         status=0
         in_sandbox "$envs" "$stdin" timeout -s TERM -k 2 "${timeout_arg%s}" "$bin/$cli" "${argv_fixed[@]:1}" \
             >"$base.stdout" 2>"$base.stderr" || status=$?
-        # 124: still going when the recording stopped it.
-        if [[ $status == 124 ]]; then echo running >"$base.status"; else echo "$status" >"$base.status"; fi
+        # 124 (TERM) or 137 (KILL): still going when the recording stopped it.
+        case $status in
+        124 | 137) echo running >"$base.status" ;;
+        *) echo "$status" >"$base.status" ;;
+        esac
     fi
     out=$(mktemp)
     start=$(date +%s.%N)
@@ -110,10 +121,12 @@ for c in "${cases[@]}"; do
     left=$(pgrep -f "$prefix/node_modules" | wc -l || true)
     read -r kind retryable < <(python3 -c '
 import json, sys
-e = json.load(open(sys.argv[1])).get("error") or {}
-print(e.get("kind", "-"), str(e.get("retryable", "-")).lower())' "$out")
+try:
+    e = json.load(open(sys.argv[1])).get("error") or {}
+except ValueError:
+    e = {"kind": "(no envelope)"}
+print(e.get("kind", "-"), str(e.get("retryable", "-")).lower())' "$out") || { kind=-; retryable=-; }
     printf '| %s | %s | %s | %s | %s | %s |\n' "$label" "$code" "$kind" "$retryable" "$took" "$left"
     pkill -f "$prefix/node_modules" 2>/dev/null || true
-    pkill -x -f 'sleep 600' 2>/dev/null || true
     rm -f "$out"
 done

@@ -91,17 +91,18 @@ impl<R: Read + AsFd> Read for ChildOut<R> {
 
 /// The last [`TAIL_BYTES`] of the agent's stderr, and its first line that reported an error.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Tail(Arc<Mutex<(Vec<u8>, Lines)>>);
+pub(crate) struct Tail(Arc<Mutex<(Vec<u8>, Lines, bool)>>);
 
 impl Tail {
     fn push(&self, bytes: &[u8]) {
         let mut t = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let (tail, lines) = &mut *t;
+        let (tail, lines, cut) = &mut *t;
         lines.push(bytes);
         tail.extend_from_slice(bytes);
         if tail.len() > TAIL_BYTES {
-            let cut = tail.len() - TAIL_BYTES;
-            tail.drain(..cut);
+            let over = tail.len() - TAIL_BYTES;
+            tail.drain(..over);
+            *cut = true;
         }
     }
 
@@ -110,7 +111,14 @@ impl Tail {
     pub(crate) fn text(&self) -> String {
         let t = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let s = String::from_utf8_lossy(&t.0);
-        strip_ansi(s.trim_start_matches('\u{fffd}'))
+        let mut s = s.trim_start_matches('\u{fffd}');
+        // A window cut inside a line may have cut an escape sequence: that line goes.
+        if t.2
+            && let Some(nl) = s.find('\n')
+        {
+            s = &s[nl + 1..];
+        }
+        strip_ansi(s)
     }
 
     /// The first line of the whole stderr that reported an error.
@@ -155,6 +163,13 @@ mod tests {
         let s = t.text();
         assert!(s.ends_with("end") && s.len() <= TAIL_BYTES, "{}", s.len());
         assert!(!s.starts_with('\u{fffd}'));
+        // Cut inside a line that held an escape: that line goes, the next is whole.
+        let t = Tail::default();
+        t.push(format!("\u{1b}[31m{}\nlast line\u{1b}[0m\n", "x".repeat(TAIL_BYTES)).as_bytes());
+        assert_eq!(t.text(), "last line\n");
+        let whole = Tail::default();
+        whole.push(b"one\ntwo\n");
+        assert_eq!(whole.text(), "one\ntwo\n");
     }
 
     #[test]

@@ -5,8 +5,13 @@
 /// The most of one stderr line looked at for [`first_error`](Lines::first_error).
 const LINE_BYTES: usize = 1024;
 
-/// `text` without terminal escape sequences: CSI (`ESC [ … final`), OSC (`ESC ] … BEL` or
-/// `ESC \`), and other two-character escapes. A lone ESC at the end is dropped.
+/// The most characters of an OSC sequence dropped while looking for its end; an unterminated
+/// one does not swallow the rest of the text.
+const OSC_CHARS: usize = 512;
+
+/// `text` without terminal escape sequences: CSI (`ESC [ … final`), OSC (`ESC ] … BEL`, `ESC \`
+/// or the C1 ST), and the other escapes (`ESC ( B`: intermediates, then one final character).
+/// A lone ESC at the end is dropped; a character after ESC that ends no escape is kept.
 pub(crate) fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -15,9 +20,10 @@ pub(crate) fn strip_ansi(text: &str) -> String {
             out.push(c);
             continue;
         }
-        match chars.next() {
+        match chars.peek().copied() {
             Some('[') => {
-                // Parameters and intermediates, then one final byte in @..~.
+                chars.next();
+                // Parameters and intermediates, then one final character in @..~.
                 for c in chars.by_ref() {
                     if ('\u{40}'..='\u{7e}').contains(&c) {
                         break;
@@ -25,15 +31,24 @@ pub(crate) fn strip_ansi(text: &str) -> String {
                 }
             }
             Some(']') => {
-                while let Some(c) = chars.next() {
-                    if c == '\u{7}' {
-                        break;
-                    }
-                    if c == '\u{1b}' && chars.peek() == Some(&'\\') {
-                        chars.next();
-                        break;
+                chars.next();
+                for _ in 0..OSC_CHARS {
+                    match chars.next() {
+                        None | Some('\u{7}' | '\u{9c}') => break,
+                        Some('\u{1b}') if chars.peek() == Some(&'\\') => {
+                            chars.next();
+                            break;
+                        }
+                        Some(_) => {}
                     }
                 }
+            }
+            Some(' '..='/') => {
+                while chars.next_if(|c| (' '..='/').contains(c)).is_some() {}
+                chars.next_if(|c| ('0'..='~').contains(c));
+            }
+            Some('0'..='~') => {
+                chars.next();
             }
             _ => {}
         }
@@ -48,7 +63,7 @@ pub(crate) fn is_stack_frame(line: &str) -> bool {
     t.starts_with("at ") || t.starts_with("File \"") || t == "^"
 }
 
-/// Whether a line reports an error (a word `error` in any case, or `failed`), and is not a
+/// Whether a line reports an error (it holds `error`, in any case, or `failed`), and is not a
 /// stack frame.
 fn is_error_line(line: &str) -> bool {
     let lower = line.to_ascii_lowercase();
@@ -74,11 +89,12 @@ impl Lines {
         if self.first_error.is_some() {
             return;
         }
-        for piece in bytes.split_inclusive(|&b| b == b'\n') {
+        // A carriage return ends a line too: a spinner rewrites one line in place.
+        for piece in bytes.split_inclusive(|&b| b == b'\n' || b == b'\r') {
             let room = LINE_BYTES.saturating_sub(self.partial.len());
             self.partial
                 .extend_from_slice(&piece[..piece.len().min(room)]);
-            if piece.ends_with(b"\n") {
+            if piece.ends_with(b"\n") || piece.ends_with(b"\r") {
                 let line = strip_ansi(&String::from_utf8_lossy(&self.partial));
                 self.partial.clear();
                 let line = line.trim();
@@ -112,6 +128,13 @@ mod tests {
         assert_eq!(strip_ansi("a\u{1b}[1;38;5;196mb\u{1b}[K"), "ab");
         assert_eq!(strip_ansi("\u{1b}]0;title\u{7}x\u{1b}]8;;u\u{1b}\\y"), "xy");
         assert_eq!(strip_ansi("end\u{1b}"), "end");
+        assert_eq!(strip_ansi("a\u{1b}(Bb\u{1b}7c\u{1b}\né"), "abc\né");
+        assert_eq!(strip_ansi("x\u{1b}]0;t\u{9c}y"), "xy");
+        let unterminated = format!("a\u{1b}]{}", "z".repeat(600));
+        assert_eq!(
+            strip_ansi(&unterminated),
+            format!("a{}", "z".repeat(600 - OSC_CHARS))
+        );
         assert_eq!(strip_ansi("é plain"), "é plain");
     }
 
@@ -140,6 +163,9 @@ mod tests {
         let mut none = Lines::default();
         none.push(b"Please set an Auth method\n");
         assert_eq!(none.first_error(), None);
+        let mut spinner = Lines::default();
+        spinner.push(b"| working\r/ working\rError: no network\r");
+        assert_eq!(spinner.first_error().as_deref(), Some("Error: no network"));
         let mut cut = Lines::default();
         cut.push(b"\x1b[31mERROR: no key");
         assert_eq!(cut.first_error().as_deref(), Some("ERROR: no key"));

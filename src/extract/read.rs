@@ -110,7 +110,7 @@ fn report(events: &mut Vec<Activity>, sink: &mut Option<&mut dyn FnMut(Activity)
 }
 
 /// The `timeout` failure, with what was seen so far in `details`: how much, how long nothing
-/// came (in whole seconds, from 2 s on), and the producer's last error or retry event.
+/// came (whole seconds, rounded down, from 2 s on), and the producer's last error or retry event.
 fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Duration>) -> Failure {
     let secs = timeout.map_or(0.0, |t| t.as_secs_f64());
     let producer = reading.router.producer();
@@ -125,8 +125,8 @@ fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Dura
     let idle = reading
         .last_read
         .filter(|_| bytes > 0)
-        .map(|t| t.elapsed().as_secs_f64().round())
-        .filter(|&s| s >= 2.0);
+        .map(|t| t.elapsed().as_secs())
+        .filter(|&s| s >= 2);
     if let Some(idle) = idle {
         message.push_str(&format!("; nothing came in its last {idle} s"));
         details.insert("idle_seconds".into(), json!(idle));

@@ -90,12 +90,12 @@ impl Router {
         }
     }
 
-    /// The producer, forced or detected so far.
     /// The extractor's last error or retry event.
     pub(super) fn last_error(&self) -> Option<LastError> {
         self.extractor.as_deref().and_then(Extractor::last_error)
     }
 
+    /// The producer, forced or detected so far.
     pub(super) fn producer(&self) -> Option<Producer> {
         self.forced.or(self.detected)
     }

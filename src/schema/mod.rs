@@ -74,6 +74,11 @@ impl Schema {
         !cost.over() && self.validator_for(&cost).is_valid(value)
     }
 
+    /// Whether [`Schema::is_valid_doc`] can answer: the schema needs no budget walk.
+    pub fn reads_tape(&self) -> bool {
+        self.graph.is_none()
+    }
+
     /// Whether the document read into a tape is valid, when that can be told without building
     /// its `Value`: the schema needs no budget walk (so [`Schema::is_valid`] is the compiled
     /// validator's answer, which the tape's validator gives for the same document).

@@ -160,6 +160,9 @@ impl Work<'_> {
         let Some((template, quiet)) = &self.fast else {
             return false;
         };
+        if !self.schema.reads_tape() {
+            return false;
+        }
         let Some((doc, raw)) = docs.single(bytes) else {
             return false;
         };

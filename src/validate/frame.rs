@@ -52,15 +52,15 @@ impl Documents {
         self.open.as_ref().map(|(start, ..)| *start)
     }
 
-    /// The line `bytes` (trimmed) read into the tape, when it is one document on its own: no
-    /// multi-line document is open and the tape takes it (then serde_json reads it as the same
-    /// one value, so [`Documents::line`] would give it as one [`Doc::Value`]).
+    /// The line `bytes` (trimmed) read into the tape, when it is one plain document on its own:
+    /// no multi-line document is open and the tape takes it (then serde_json reads it as the
+    /// same one value, so [`Documents::line`] would give it as one [`Doc::Value`]).
     pub(super) fn single<'a>(&'a mut self, bytes: &'a [u8]) -> Option<(tape::Doc<'a>, &'a [u8])> {
         if self.open.is_some() {
             return None;
         }
         let t = bytes.trim_ascii();
-        Some((self.tape.read(t)?, t))
+        Some((self.tape.read_plain(t)?, t))
     }
 
     /// One line (without its newline); the documents it completes go to `out`.

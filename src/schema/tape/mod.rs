@@ -8,7 +8,8 @@
 //!
 //! The tape stands in for the `Value` only where the two cannot differ: [`Tape::read`] takes a
 //! text only when `serde_json::from_slice` would read it as the same value, and answers `None`
-//! otherwise (not JSON, a duplicate key, an exponent, a lone surrogate, deep nesting), and the
+//! otherwise (not JSON, a duplicate key, an exponent, a lone surrogate, deep nesting, serde_json's
+//! private number key `$serde_json::private::Number`), and the
 //! caller then goes the `Value` way. Its answer is only ever "valid"; an invalid document is
 //! validated again as a `Value`, which reports the violations.
 
@@ -18,6 +19,10 @@ pub use json::{TapeJson, TapeNode};
 
 /// Nesting beyond this goes the `Value` way (serde_json's own limit is 128).
 const MAX_DEPTH: u32 = 100;
+
+/// The prefix of serde_json's private keys (`$serde_json::private::Number`): an object whose
+/// first key is one is not read as an object.
+const PRIVATE_KEY: &str = "$serde_json::private::";
 
 /// Objects up to this many members are checked for duplicate keys pair by pair.
 const PAIRWISE_KEYS: usize = 16;
@@ -75,6 +80,16 @@ impl Tape {
     /// Read `bytes` as one JSON value; `None` when they are not one, or when serde_json might
     /// read them as a different value than the tape holds.
     pub fn read<'a>(&'a mut self, bytes: &'a [u8]) -> Option<Doc<'a>> {
+        self.parse(bytes, false)
+    }
+
+    /// [`Tape::read`], for a caller that only wants a plain document: `None` as soon as the text
+    /// is not plain (whitespace between tokens, `\/`, `\u`), without reading the rest.
+    pub fn read_plain<'a>(&'a mut self, bytes: &'a [u8]) -> Option<Doc<'a>> {
+        self.parse(bytes, true)
+    }
+
+    fn parse<'a>(&'a mut self, bytes: &'a [u8], only_plain: bool) -> Option<Doc<'a>> {
         let src = std::str::from_utf8(bytes).ok()?;
         u32::try_from(bytes.len()).ok()?;
         self.items.clear();
@@ -86,11 +101,12 @@ impl Tape {
             i: 0,
             tape: self,
             plain: true,
+            only_plain,
             depth: 0,
         };
-        p.ws();
+        p.ws()?;
         p.value()?;
-        p.ws();
+        p.ws()?;
         if p.i != bytes.len() {
             return None;
         }
@@ -160,15 +176,24 @@ struct Parser<'t> {
     i: usize,
     tape: &'t mut Tape,
     plain: bool,
+    /// Give up at the first thing that is not plain.
+    only_plain: bool,
     depth: u32,
 }
 
 impl Parser<'_> {
-    fn ws(&mut self) {
+    fn ws(&mut self) -> Option<()> {
         while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.b.get(self.i) {
             self.i += 1;
-            self.plain = false;
+            self.not_plain()?;
         }
+        Some(())
+    }
+
+    /// The text is not plain: `None` when only a plain one is wanted.
+    fn not_plain(&mut self) -> Option<()> {
+        self.plain = false;
+        (!self.only_plain).then_some(())
     }
 
     fn next(&mut self) -> Option<u8> {
@@ -313,11 +338,11 @@ impl Parser<'_> {
             b'b' => '\u{8}',
             b'f' => '\u{c}',
             b'/' => {
-                self.plain = false;
+                self.not_plain()?;
                 '/'
             }
             b'u' => {
-                self.plain = false;
+                self.not_plain()?;
                 let hi = self.hex4()?;
                 match hi {
                     0xD800..=0xDBFF => {
@@ -356,7 +381,7 @@ impl Parser<'_> {
         let me = self.tape.items.len();
         self.tape.items.push(Item::Arr { len: 0, end: 0 });
         self.i += 1;
-        self.ws();
+        self.ws()?;
         let mut len = 0u32;
         if self.b.get(self.i) == Some(&b']') {
             self.i += 1;
@@ -364,9 +389,9 @@ impl Parser<'_> {
             loop {
                 self.value()?;
                 len += 1;
-                self.ws();
+                self.ws()?;
                 match self.next()? {
-                    b',' => self.ws(),
+                    b',' => self.ws()?,
                     b']' => break,
                     _ => return None,
                 }
@@ -384,7 +409,7 @@ impl Parser<'_> {
         self.tape.items.push(Item::Obj { len: 0, end: 0 });
         let keys = self.tape.keys.len();
         self.i += 1;
-        self.ws();
+        self.ws()?;
         let mut len = 0u32;
         if self.b.get(self.i) == Some(&b'}') {
             self.i += 1;
@@ -394,18 +419,23 @@ impl Parser<'_> {
                     return None;
                 }
                 let key = self.string()?;
+                // With `arbitrary_precision`, serde_json reads an object whose first key is
+                // its private number token as a number (or an error), not as an object.
+                if len == 0 && self.key_text(key).starts_with(PRIVATE_KEY) {
+                    return None;
+                }
                 self.tape.keys.push(self.at()?);
                 self.tape.items.push(key);
-                self.ws();
+                self.ws()?;
                 if self.next()? != b':' {
                     return None;
                 }
-                self.ws();
+                self.ws()?;
                 self.value()?;
                 len += 1;
-                self.ws();
+                self.ws()?;
                 match self.next()? {
-                    b',' => self.ws(),
+                    b',' => self.ws()?,
                     b'}' => break,
                     _ => return None,
                 }
@@ -419,6 +449,21 @@ impl Parser<'_> {
         self.tape.items[me] = Item::Obj { len, end };
         self.depth -= 1;
         Some(())
+    }
+
+    /// The text of a string item just read.
+    fn key_text(&self, item: Item) -> &str {
+        match item {
+            Item::Str { at, len, own } => {
+                let s = if own {
+                    self.tape.text.as_str()
+                } else {
+                    self.src
+                };
+                s.get(at as usize..(at + len) as usize).unwrap_or_default()
+            }
+            _ => "",
+        }
     }
 
     /// Whether the keys read since `from` hold one twice (serde_json keeps the last value, the

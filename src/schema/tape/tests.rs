@@ -59,6 +59,9 @@ fn leaves_to_serde_json_what_it_might_read_differently() {
         "nul",
         "[1] 2",
         "\u{feff}{}",
+        r#"{"$serde_json::private::Number":"123"}"#,
+        r#"{"$serde_json::private::Number":"x"}"#,
+        r#"{"\u0024serde_json::private::Number":"1","a":2}"#,
         &deep,
     ] {
         assert!(taped(text).is_none(), "taken: {text}");
@@ -69,6 +72,23 @@ fn leaves_to_serde_json_what_it_might_read_differently() {
     assert!(taped(&format!("{{{}}}", wide.join(","))).is_none());
     let wide: Vec<String> = (0..40).map(|i| format!("\"k{i}\":{i}")).collect();
     assert!(taped(&format!("{{{}}}", wide.join(","))).is_some());
+}
+
+/// `read_plain` takes what `read` takes as plain, and nothing else.
+#[test]
+fn read_plain_stops_at_what_is_not_plain() {
+    let mut tape = Tape::default();
+    for text in [
+        r#"{"a":[1,"\n"]}"#,
+        r#"{"a": 1}"#,
+        r#"["\/"]"#,
+        r#"["\u0041"]"#,
+        "[1,\n2]",
+        "1e5",
+    ] {
+        let plain = tape.read(text.as_bytes()).is_some_and(|d| d.plain);
+        assert_eq!(tape.read_plain(text.as_bytes()).is_some(), plain, "{text}");
+    }
 }
 
 #[test]
@@ -113,6 +133,7 @@ pub(crate) fn texts() -> impl Strategy<Value = String> {
         let key = prop_oneof![
             Just("\"a\"".to_owned()),
             Just("\"b\"".to_owned()),
+            Just("\"$serde_json::private::Number\"".to_owned()),
             string.clone()
         ];
         prop_oneof![
