@@ -127,14 +127,7 @@ impl<'a> Doc<'a> {
     }
 
     fn str_of(&self, item: Item) -> &'a str {
-        match item {
-            Item::Str { at, len, own } => {
-                let range = at as usize..(at + len) as usize;
-                let s = if own { self.text } else { self.src };
-                s.get(range).unwrap_or_default()
-            }
-            _ => "",
-        }
+        text_of(item, self.src, self.text)
     }
 
     /// The index after the node at `i` and its descendants.
@@ -143,6 +136,18 @@ impl<'a> Doc<'a> {
             Some(Item::Arr { end, .. } | Item::Obj { end, .. }) => *end,
             _ => i + 1,
         }
+    }
+}
+
+/// The text of a string item: `at..at + len` of the source, or of the unescaped text when it
+/// owns it (`""` for any other item).
+fn text_of<'s>(item: Item, src: &'s str, text: &'s str) -> &'s str {
+    match item {
+        Item::Str { at, len, own } => {
+            let s = if own { text } else { src };
+            s.get(at as usize..(at + len) as usize).unwrap_or_default()
+        }
+        _ => "",
     }
 }
 
@@ -453,29 +458,13 @@ impl Parser<'_> {
 
     /// The text of a string item just read.
     fn key_text(&self, item: Item) -> &str {
-        match item {
-            Item::Str { at, len, own } => {
-                let s = if own {
-                    self.tape.text.as_str()
-                } else {
-                    self.src
-                };
-                s.get(at as usize..(at + len) as usize).unwrap_or_default()
-            }
-            _ => "",
-        }
+        text_of(item, self.src, &self.tape.text)
     }
 
     /// Whether the keys read since `from` hold one twice (serde_json keeps the last value, the
     /// tape would find the first).
     fn duplicates(&self, from: usize) -> bool {
-        let doc = Doc {
-            items: &self.tape.items,
-            src: self.src,
-            text: &self.tape.text,
-            plain: true,
-        };
-        let key = |k: &u32| doc.str_of(doc.items[*k as usize]);
+        let key = |k: &u32| self.key_text(self.tape.items[*k as usize]);
         let keys = &self.tape.keys[from..];
         if keys.len() <= PAIRWISE_KEYS {
             let mut names = [""; PAIRWISE_KEYS];
