@@ -216,3 +216,57 @@ pub fn scratch_dir(kind: &str, name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
+
+/// How one run's envelope differs from a case's `expect` (the format of
+/// `tests/fixtures/producers/cases.json`): `exit_code` and `producer`; `source_kind` and `data`
+/// for an answer, else `error_kind`; and, when given, `retryable`, `message_contains`,
+/// `hint_contains` and the warning kinds in order. Empty when it matches.
+pub fn expect_mismatches(r: &Run, x: &Value) -> Vec<String> {
+    let e = r.one();
+    let mut why = Vec::new();
+    if i64::from(r.code) != x["exit_code"].as_i64().expect("expect.exit_code") {
+        why.push(format!("exit {}", r.code));
+    }
+    if e["producer"] != x["producer"] {
+        why.push(format!("producer {}", e["producer"]));
+    }
+    if let Some(k) = x.get("source_kind") {
+        if e["source"]["kind"] != *k {
+            why.push(format!("source.kind {}", e["source"]["kind"]));
+        }
+        if e["data"] != x["data"] {
+            why.push(format!("data {}", e["data"]));
+        }
+    } else if e["error"]["kind"] != x["error_kind"] {
+        why.push(format!(
+            "error.kind {} ({})",
+            e["error"]["kind"], e["error"]["message"]
+        ));
+    }
+    if let Some(r) = x.get("retryable")
+        && e["error"]["retryable"] != *r
+    {
+        why.push(format!("error.retryable {}", e["error"]["retryable"]));
+    }
+    if let Some(m) = x.get("message_contains").and_then(Value::as_str)
+        && !e["error"]["message"].as_str().unwrap_or("").contains(m)
+    {
+        why.push(format!("error.message {}", e["error"]["message"]));
+    }
+    if let Some(h) = x.get("hint_contains").and_then(Value::as_str)
+        && !e["error"]["hint"].as_str().unwrap_or("").contains(h)
+    {
+        why.push(format!("error.hint {}", e["error"]["hint"]));
+    }
+    // The warning kinds, in order (absent: not checked).
+    if let Some(w) = x.get("warnings") {
+        let kinds: Vec<Value> = e["warnings"]
+            .as_array()
+            .map(|a| a.iter().map(|w| w["kind"].clone()).collect())
+            .unwrap_or_default();
+        if kinds != *w.as_array().expect("expect.warnings is an array") {
+            why.push(format!("warnings {}", e["warnings"]));
+        }
+    }
+    why
+}

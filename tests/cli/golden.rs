@@ -1251,6 +1251,31 @@ fn scratch_cases(dirs: &Dirs) -> Vec<Case> {
     out
 }
 
+/// The wrong-data corpus (`tests/fixtures/wrong-data/`, issue 39): each case with its own
+/// arguments, numbered within its input.
+fn wrong_data_cases() -> Vec<Case> {
+    let mut out = Vec::new();
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for (dir, c) in crate::wrong_data::cases() {
+        let path = rel(&dir.join(c["file"].as_str().expect("file")));
+        let short = path
+            .trim_start_matches("tests/fixtures/wrong-data/")
+            .to_owned();
+        let n = seen.entry(short.clone()).or_default();
+        *n += 1;
+        let args = strings(&c["args"]);
+        let mut all = vec!["extract"];
+        all.extend(args.iter().map(String::as_str));
+        all.push(&path);
+        out.push(Case::new(
+            format!("fixtures/wrong-data/{short}/{n}"),
+            Dir::Root,
+            &all,
+        ));
+    }
+    out
+}
+
 fn all_cases(dirs: &Dirs) -> Vec<Case> {
     let mut cases = Vec::new();
     if let Some(corpus) = &dirs.corpus {
@@ -1259,6 +1284,7 @@ fn all_cases(dirs: &Dirs) -> Vec<Case> {
     cases.extend(claude_cases());
     cases.extend(producer_cases());
     cases.extend(real_cases());
+    cases.extend(wrong_data_cases());
     cases.extend(recipe_cases());
     cases.extend(schema_cases());
     cases.extend(mode_cases());

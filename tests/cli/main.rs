@@ -29,3 +29,4 @@ mod snapshots;
 mod startup;
 mod teams;
 mod validate_jobs;
+mod wrong_data;

@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{fixture, root, run, sojx};
+use crate::common::{expect_mismatches, fixture, root, run, sojx};
 
 #[test]
 fn producer_fixtures() {
@@ -50,53 +50,7 @@ fn producer_fixtures() {
             .arg("extract")
             .args(&args)
             .arg(&file));
-        let e = r.one();
-        let x = &c["expect"];
-        let mut why = Vec::new();
-        if i64::from(r.code) != x["exit_code"].as_i64().unwrap() {
-            why.push(format!("exit {}", r.code));
-        }
-        if e["producer"] != x["producer"] {
-            why.push(format!("producer {}", e["producer"]));
-        }
-        if let Some(k) = x.get("source_kind") {
-            if e["source"]["kind"] != *k {
-                why.push(format!("source.kind {}", e["source"]["kind"]));
-            }
-            if e["data"] != x["data"] {
-                why.push(format!("data {}", e["data"]));
-            }
-        } else if e["error"]["kind"] != x["error_kind"] {
-            why.push(format!(
-                "error.kind {} ({})",
-                e["error"]["kind"], e["error"]["message"]
-            ));
-        }
-        if let Some(r) = x.get("retryable")
-            && e["error"]["retryable"] != *r
-        {
-            why.push(format!("error.retryable {}", e["error"]["retryable"]));
-        }
-        if let Some(m) = x.get("message_contains").and_then(Value::as_str)
-            && !e["error"]["message"].as_str().unwrap_or("").contains(m)
-        {
-            why.push(format!("error.message {}", e["error"]["message"]));
-        }
-        if let Some(h) = x.get("hint_contains").and_then(Value::as_str)
-            && !e["error"]["hint"].as_str().unwrap_or("").contains(h)
-        {
-            why.push(format!("error.hint {}", e["error"]["hint"]));
-        }
-        // The warning kinds, in order (absent: not checked).
-        if let Some(w) = x.get("warnings") {
-            let kinds: Vec<Value> = e["warnings"]
-                .as_array()
-                .map(|a| a.iter().map(|w| w["kind"].clone()).collect())
-                .unwrap_or_default();
-            if kinds != *w.as_array().unwrap() {
-                why.push(format!("warnings {}", e["warnings"]));
-            }
-        }
+        let why = expect_mismatches(&r, &c["expect"]);
         if !why.is_empty() {
             failures.push(format!("{}: {}", c["file"], why.join("; ")));
         }
