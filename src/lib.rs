@@ -10,6 +10,7 @@ pub(crate) mod activity;
 #[cfg(unix)]
 pub(crate) mod agent;
 mod batch;
+pub mod brackets;
 pub(crate) mod budget;
 pub mod cli;
 pub mod cmd;

@@ -100,6 +100,11 @@ pub fn repair(text: &str) -> Option<Repaired> {
     }
     if let Some(end) = ended_at {
         let rest = &text[start + end..];
+        // A value followed by `, "b": 2}` or a stray `}` ended early (an object closed before
+        // its members end): the rest is part of it, not prose to drop.
+        if rest.trim_start().starts_with([',', ':', '}', ']']) {
+            return None;
+        }
         if !rest.trim().is_empty() {
             repairs.push((
                 "stray_suffix",
@@ -118,6 +123,16 @@ pub fn repair(text: &str) -> Option<Repaired> {
     // `"blockers": [`) is dropped whole, never completed into something that may read as a
     // different answer (`[]`, `12` for `120`). The outermost bracket is then closed.
     let outer = stack.first().copied()?;
+    // Only a value cut off at the end is completed: serde_json must stop at the end of the
+    // text, not at a break in its middle (`{"a": 1, "b": "x, "c": 2}`, a quote missing).
+    let end = out
+        .iter()
+        .rposition(|b| !b.is_ascii_whitespace())
+        .map_or(0, |p| p + 1);
+    match serde_json::from_slice::<Value>(&out[..end]) {
+        Err(e) if e.classify() == serde_json::error::Category::Eof => {}
+        _ => return None,
+    }
     let close_outer = if outer == b'{' { b'}' } else { b']' };
     let tail = &out[member_start.min(out.len())..];
     let last_complete = stack.len() == 1 && !in_str && !ends_in_number(tail);
@@ -128,7 +143,9 @@ pub fn repair(text: &str) -> Option<Repaired> {
             attempt.push(("trailing_comma", "removed a trailing comma".into()));
         }
         closed.push(close_outer);
-        if let Ok(value) = serde_json::from_slice::<Value>(&closed) {
+        if let Ok(value) = serde_json::from_slice::<Value>(&closed)
+            && !is_empty_container(&value)
+        {
             attempt.push((
                 "unclosed_brackets",
                 "closed the outermost bracket, left open at the end".into(),
@@ -144,10 +161,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
     strip_trailing_comma(&mut kept);
     kept.push(close_outer);
     let value: Value = serde_json::from_slice(&kept).ok()?;
-    // Nothing complete is left: an empty value would be an invented answer.
-    if value.as_object().is_some_and(serde_json::Map::is_empty)
-        || value.as_array().is_some_and(Vec::is_empty)
-    {
+    if is_empty_container(&value) {
         return None;
     }
     repairs.push((
@@ -163,6 +177,13 @@ pub fn repair(text: &str) -> Option<Repaired> {
         "closed the outermost bracket, left open at the end".into(),
     ));
     Some(Repaired { value, repairs })
+}
+
+/// `{}` or `[]`: with nothing complete left of a cut-off value, an empty one would be an
+/// invented answer (`Answer: {` is not `{}`).
+fn is_empty_container(value: &Value) -> bool {
+    value.as_object().is_some_and(serde_json::Map::is_empty)
+        || value.as_array().is_some_and(Vec::is_empty)
 }
 
 /// Whether `out` ends (before trailing whitespace) with a number, which a cut may have
@@ -269,6 +290,26 @@ mod tests {
         // Nothing complete left: no repair (an empty answer would be invented).
         assert_eq!(repair(r#"{"verdict": "FA"#), None);
         assert_eq!(repair(r#"[{"a": 1"#), None);
+        assert_eq!(repair("Answer: {"), None);
+        assert_eq!(repair("[ "), None);
+    }
+
+    /// Only a real cut-off end is completed: a break in the middle stays broken.
+    #[test]
+    fn a_break_in_the_middle_is_not_a_cut_off_end() {
+        for text in [
+            // A quote missing mid-answer: the complete `"c": 2` would be lost.
+            r#"{"a": 1, "b": "x, "c": 2}"#,
+            r#"{"a": 1, "b": "x, "c": 2"#,
+            // An object closed before its members end.
+            r#"{"a": "x"}, "b": "y"}"#,
+            r#"{"a": "x"} , "b": "y""#,
+            r#"[{"key":"value"}},{"key":"value"}]"#,
+            r#"{"a": ["x"}, "b": ["y"]}"#,
+            r#"{"a": 1 "b": 2"#,
+        ] {
+            assert_eq!(repair(text), None, "{text}");
+        }
     }
 
     #[test]

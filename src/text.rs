@@ -9,6 +9,7 @@
 
 use serde_json::Value;
 
+use crate::brackets::{self, looks_like_json_start};
 use crate::producer::SourceKind;
 
 /// A JSON value found in the text.
@@ -62,23 +63,6 @@ pub fn looks_like_json(text: &str) -> bool {
 fn value_then_prose(t: &str) -> bool {
     let mut values = serde_json::Deserializer::from_str(t).into_iter::<Value>();
     matches!(values.next(), Some(Ok(_))) && !t[values.byte_offset()..].trim().is_empty()
-}
-
-/// `{` followed by `"` or `}`, or `[` followed by a JSON value start or `]`.
-fn looks_like_json_start(b: &[u8]) -> bool {
-    let Some((&first, rest)) = b.split_first() else {
-        return false;
-    };
-    let next = rest.iter().copied().find(|c| !c.is_ascii_whitespace());
-    match (first, next) {
-        (b'{', Some(b'"' | b'}') | None) => true,
-        (b'[', Some(c)) => matches!(
-            c,
-            b'{' | b'[' | b'"' | b']' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
-        ),
-        (b'[', None) => true,
-        _ => false,
-    }
 }
 
 /// Find every candidate: fenced blocks first, then the balanced scan of the text outside them.
@@ -231,79 +215,125 @@ fn fences(text: &str) -> Vec<Fence> {
 
 /// The balanced scan over `bytes` (the text with fences blanked out), in one pass.
 ///
-/// Brackets are matched with a stack. A closed region is tried as JSON when no bracket that
-/// *looks like* the start of JSON (`{"`, `[1`, …) encloses it: values nested in a JSON-looking
-/// value are part of it (or of a broken value, and then not answers), while stray brackets of
-/// prose (`{see below`) do not hide what follows them. A JSON-looking bracket still open at the
-/// end is a cut-off value. Every region is tried at most once, so the scan is linear.
+/// Each bracket that *looks like* the start of JSON (`{"`, `[1`, …) outside another such span
+/// opens a span ([`brackets::span_at`]: brackets of either kind counted outside strings), which
+/// is tried as JSON once: a value nested in it is part of it, never a candidate of its own,
+/// whether it parses or not. Stray brackets of prose (`{see below`) do not hide what follows.
+///
+/// A value that ends early is told by what follows it: spans and JSON tokens (`, "b": "y"`)
+/// joined by commas form a chain, and a closing bracket that no bracket of prose opened ends
+/// it as one broken span (`{"a": "x"}, "b": "y"}`: the object closed before its members
+/// ended), dropping what was found inside it. A word of prose ends a chain. A JSON-looking
+/// span still open at the end is a cut-off value. Every span is tried at most once, so the
+/// scan is linear.
 fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, mined: &mut Mined) {
-    // (bracket, offset, looks like JSON)
-    let mut stack: Vec<(u8, usize, bool)> = Vec::new();
-    let mut json_open = 0usize;
-    let mut in_str = false;
-    let mut esc = false;
+    // Brackets of prose still open (`(see [the docs`): a closer of their kind closes them.
+    let mut prose: Vec<u8> = Vec::new();
+    // The chain being read: where it starts, and how many candidates and broken values were
+    // found before it.
+    let mut chain: Option<(usize, usize, usize)> = None;
     let mut attempts = 0usize;
-    for (i, &b) in bytes.iter().enumerate() {
-        if in_str {
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' || b == b'\n' {
-                // JSON strings cannot hold a raw newline: a quote in prose ends here.
-                in_str = false;
-            }
-            continue;
-        }
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
         match b {
+            b'{' | b'[' if looks_like_json_start(&bytes[i..]) => {
+                let span = brackets::span_at(bytes, i);
+                if !span.closed {
+                    // A JSON-looking value still open at the end: a cut-off answer.
+                    mined.broken.push(Broken {
+                        kind: SourceKind::Embedded,
+                        text: text[i..].trim_end().to_owned(),
+                        offset: i,
+                        line: lines.of(i),
+                    });
+                    return;
+                }
+                i = span.end;
+                // `[label](https://…)`: a Markdown link's label, not a value.
+                if b == b'[' && bytes.get(i) == Some(&b'(') {
+                    chain = None;
+                    continue;
+                }
+                attempts += 1;
+                if attempts > max_candidates {
+                    mined.capped = true;
+                    return;
+                }
+                chain.get_or_insert((span.start, mined.candidates.len(), mined.broken.len()));
+                region(text, span, lines, mined);
+                continue;
+            }
             b'{' | b'[' => {
-                let json = looks_like_json_start(&bytes[i..]);
-                json_open += usize::from(json);
-                stack.push((b, i, json));
+                prose.push(b);
+                chain = None;
             }
             b'}' | b']' => {
                 let open = if b == b'}' { b'{' } else { b'[' };
-                // Unmatched brackets above the match are prose: drop them.
-                while let Some(&(o, _, json)) = stack.last() {
-                    if o == open {
-                        break;
-                    }
-                    json_open -= usize::from(json);
-                    stack.pop();
-                }
-                if let Some((_, start, json)) = stack.pop() {
-                    json_open -= usize::from(json);
-                    // `[label](https://…)`: a Markdown link's label, not a value.
-                    let link = b == b']' && bytes.get(i + 1) == Some(&b'(');
-                    if json_open == 0 && !link {
-                        attempts += 1;
-                        if attempts > max_candidates {
-                            mined.capped = true;
-                            return;
-                        }
-                        region(text, start, i + 1, lines, mined);
-                    }
+                if let Some(p) = prose.iter().rposition(|&o| o == open) {
+                    prose.truncate(p);
+                    chain = None;
+                } else if let Some((start, cands, broken)) = chain.take() {
+                    // A closer no bracket opened, in a chain: the value before it ended early.
+                    mined.candidates.truncate(cands);
+                    mined.broken.truncate(broken);
+                    mined.broken.push(Broken {
+                        kind: SourceKind::Embedded,
+                        text: text[start..=i].to_owned(),
+                        offset: start,
+                        line: lines.of(start),
+                    });
                 }
             }
-            b'"' if !stack.is_empty() => in_str = true,
+            _ if chain.is_some() => {
+                if let Some(next) = json_token(bytes, i) {
+                    i = next;
+                    continue;
+                }
+                chain = None;
+            }
             _ => {}
         }
-    }
-    // A JSON-looking value still open at the end: a cut-off answer.
-    if let Some(&(_, open, _)) = stack.iter().find(|e| e.2) {
-        mined.broken.push(Broken {
-            kind: SourceKind::Embedded,
-            text: text[open..].trim_end().to_owned(),
-            offset: open,
-            line: lines.of(open),
-        });
+        i += 1;
     }
 }
 
-fn region(text: &str, start: usize, end: usize, lines: &mut Lines<'_>, mined: &mut Mined) {
+/// Where the JSON token that starts at `bytes[i]` ends, when it is one a chain of values may
+/// hold between its spans: whitespace, `,`, `:`, a string on one line, a number, `true`,
+/// `false`, `null`. `None` for anything else (a word of prose).
+fn json_token(bytes: &[u8], i: usize) -> Option<usize> {
+    let b = bytes[i];
+    if b.is_ascii_whitespace() || b == b',' || b == b':' {
+        return Some(i + 1);
+    }
+    if b == b'"' {
+        let mut esc = false;
+        for (j, &c) in bytes.iter().enumerate().skip(i + 1) {
+            match c {
+                _ if esc => esc = false,
+                b'\\' => esc = true,
+                b'"' => return Some(j + 1),
+                b'\n' => return None,
+                _ => {}
+            }
+        }
+        return None;
+    }
+    let end = bytes[i..]
+        .iter()
+        .position(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'.' | b'+' | b'-')))
+        .map_or(bytes.len(), |p| i + p);
+    let word = &bytes[i..end];
+    let literal = matches!(word, b"true" | b"false" | b"null")
+        || serde_json::from_slice::<serde_json::Number>(word).is_ok();
+    literal.then_some(end)
+}
+
+fn region(text: &str, span: brackets::Span, lines: &mut Lines<'_>, mined: &mut Mined) {
+    let (start, end) = (span.start, span.end);
     let slice = &text[start..end];
     match serde_json::from_str::<Value>(slice) {
-        Ok(value) => {
+        Ok(value) if !span.mismatched => {
             if is_answer_like(&value) {
                 mined.candidates.push(Candidate {
                     kind: SourceKind::Embedded,
@@ -314,16 +344,12 @@ fn region(text: &str, start: usize, end: usize, lines: &mut Lines<'_>, mined: &m
                 });
             }
         }
-        Err(_) => {
-            if looks_like_json_start(slice.as_bytes()) {
-                mined.broken.push(Broken {
-                    kind: SourceKind::Embedded,
-                    text: slice.to_owned(),
-                    offset: start,
-                    line: lines.of(start),
-                });
-            }
-        }
+        _ => mined.broken.push(Broken {
+            kind: SourceKind::Embedded,
+            text: slice.to_owned(),
+            offset: start,
+            line: lines.of(start),
+        }),
     }
 }
 
@@ -405,6 +431,53 @@ mod tests {
         let m = mine("Answer: {\"a\": [\"x\", \"cut", 100);
         assert_eq!(m.broken[0].text, "{\"a\": [\"x\", \"cut");
         assert!(m.candidates.is_empty());
+    }
+
+    /// A part of a broken value is never a candidate (issue 39, item 11): the broken span is
+    /// reported whole, and nothing inside it or chained to it is a value.
+    #[test]
+    fn a_part_of_a_broken_value_is_never_a_candidate() {
+        for (t, broken) in [
+            (r#"{"a": ["x"}, "b": ["y"]}"#, r#"{"a": ["x"}, "b": ["y"]}"#),
+            (
+                r#"Here: {"ok": true, "list": [1, 2}, "tags": ["p"]} ok"#,
+                r#"{"ok": true, "list": [1, 2}, "tags": ["p"]}"#,
+            ),
+            (
+                r#"[{"key":"value"}},{"key":"value"}]"#,
+                r#"[{"key":"value"}},{"key":"value"}]"#,
+            ),
+            (
+                r#"Answer: {"a": "x"}, "b": "y"}."#,
+                r#"{"a": "x"}, "b": "y"}"#,
+            ),
+            (
+                "{\"a\": 1,\n \"b\": [true, null]}, 2]",
+                "{\"a\": 1,\n \"b\": [true, null]}, 2]",
+            ),
+            (r#"x {"a": 1}}"#, r#"{"a": 1}}"#),
+        ] {
+            let m = mine(t, 100);
+            assert!(m.candidates.is_empty(), "{t}: {:?}", m.candidates);
+            let texts: Vec<&str> = m.broken.iter().map(|b| b.text.as_str()).collect();
+            assert_eq!(texts, [broken], "{t}");
+        }
+    }
+
+    /// Values in prose joined by commas and words stay values; brackets of prose close their
+    /// own kind without breaking a value inside them.
+    #[test]
+    fn values_in_prose_stay_values() {
+        for (t, n) in [
+            (r#"Use {"a":1}, or {"b":2}."#, 2),
+            (r#"(see [the result: {"ok":true}]) and [note]"#, 1),
+            (r#"- {"a":1}\n- {"b":2}\n"#, 2),
+            (r#"{"a":1}, {"b":2}, and that is all"#, 2),
+            (r#"[x] done: {"a": 1}] oops"#, 0),
+        ] {
+            let m = mine(t, 100);
+            assert_eq!(m.candidates.len(), n, "{t}: {m:?}");
+        }
     }
 
     #[test]

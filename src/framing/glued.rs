@@ -3,6 +3,8 @@
 
 use serde_json::Value;
 
+use crate::brackets::{self, Span};
+
 use super::{Framer, Item, trim};
 
 /// Text dropped from a line because it was glued to a salvaged JSON value.
@@ -19,54 +21,74 @@ pub struct Glued {
 pub const MAX_GLUED: usize = 3;
 /// Characters of dropped text kept per side.
 const MAX_GLUED_TEXT: usize = 200;
-/// `{` positions tried in a line that does not start with JSON.
-const GLUED_STARTS: usize = 4;
 
 impl Framer {
-    /// A line that starts with text and holds a JSON value after it (`MCP issues detected. Run
-    /// /mcp list for status.{"type":"init",…}`): the first value the salvage rule accepts that
-    /// parses from one of the line's first [`GLUED_STARTS`] `{` (after its first byte), with
-    /// whatever follows it as text too.
-    pub(super) fn glued_after_text(
-        &mut self,
-        no: u64,
-        t: &[u8],
-        out: &mut dyn FnMut(Item),
-    ) -> bool {
-        let starts = t
-            .iter()
-            .enumerate()
-            .filter(|&(_, &b)| b == b'{')
-            .map(|(i, _)| i)
-            .take(GLUED_STARTS);
-        for start in starts.filter(|&s| s > 0) {
-            let rest = &t[start..];
-            let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-            if let Some(Ok(_)) = values.next() {
-                let end = start + values.byte_offset();
-                if self.glued_value((no, no), &t[start..end], &t[..start], &t[end..], out) {
-                    return true;
-                }
+    /// A line that is not one JSON value, with salvage on: the JSON values at its top level
+    /// ([`brackets::top_level`]; a value inside another bracketed span is part of it, never a
+    /// value of its own) decide.
+    ///
+    /// * One value, with text on one side of it only (`MCP issues detected.{"type":"init",…}`,
+    ///   `{…}Ripgrep is not available.`, `[dotenv@17.2.1] injecting env {…}`): the value, when
+    ///   the salvage rule accepts it, and the text is dropped and recorded.
+    /// * Several values and nothing else but spaces (`{…}{…}`, a writer that lost its
+    ///   newlines): each of them, when the rule accepts every one.
+    /// * Anything else — a value with text on both sides (quoted in a sentence), several
+    ///   values among text, a value the rule refuses — is text: `false`.
+    pub(super) fn glued_line(&mut self, no: u64, t: &[u8], out: &mut dyn FnMut(Item)) -> bool {
+        let Some(accept) = self.salvage else {
+            return false;
+        };
+        let mut values: Vec<(Span, Value)> = Vec::new();
+        let mut text_between = false;
+        let mut last_end = 0;
+        for span in brackets::top_level(t) {
+            text_between |= !trim(&t[last_end..span.start]).is_empty();
+            last_end = span.end;
+            match serde_json::from_slice::<Value>(&t[span.start..span.end]) {
+                Ok(value) if span.closed && !span.mismatched => values.push((span, value)),
+                // A bracketed span that is not JSON (`[1, 2) then`, a broken value) is text.
+                _ => text_between = true,
             }
         }
-        false
+        match values.as_slice() {
+            [] => false,
+            [(span, _)] => {
+                let (before, after) = (&t[..span.start], &t[span.end..]);
+                if !trim(before).is_empty() && !trim(after).is_empty() {
+                    return false;
+                }
+                let (start, end) = (span.start, span.end);
+                let value = values.pop().map(|(_, v)| v).expect("one value");
+                self.glued_value((no, no), &t[start..end], value, before, after, out)
+            }
+            _ => {
+                let after_text = !trim(&t[last_end..]).is_empty();
+                if text_between || after_text || !values.iter().all(|(_, v)| accept(v)) {
+                    return false;
+                }
+                for (span, value) in values {
+                    self.stats.values += 1;
+                    self.stats.value_bytes += (span.end - span.start) as u64;
+                    out(Item::Value { line: no, value });
+                }
+                true
+            }
+        }
     }
 
-    /// Hand out `json` as a value when it parses and the salvage rule accepts it, recording the
+    /// Hand out `value` (parsed from `json`) when the salvage rule accepts it, recording the
     /// text `before` and `after` it as dropped. `lines`: where the value starts, and the line
     /// that holds the dropped text.
     pub(super) fn glued_value(
         &mut self,
         (start, no): (u64, u64),
         json: &[u8],
+        value: Value,
         before: &[u8],
         after: &[u8],
         out: &mut dyn FnMut(Item),
     ) -> bool {
         let Some(accept) = self.salvage else {
-            return false;
-        };
-        let Ok(value) = serde_json::from_slice::<Value>(json) else {
             return false;
         };
         if !accept(&value) {

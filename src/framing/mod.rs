@@ -110,6 +110,8 @@ pub struct Framer {
     pub glued: Vec<Glued>,
     /// How many lines had text dropped around a salvaged value.
     pub glued_lines: u64,
+    /// The marker of the Markdown fenced block the lines are in, if any.
+    fence: Option<&'static [u8]>,
 }
 
 impl Framer {
@@ -125,6 +127,7 @@ impl Framer {
             salvage: None,
             glued: Vec::new(),
             glued_lines: 0,
+            fence: None,
         }
     }
 
@@ -180,10 +183,44 @@ impl Framer {
         self.state = State::Normal;
     }
 
-    /// Whether the next line would be read on its own (not inside a multi-line document), so
-    /// that a caller may decide from its raw bytes that it need not be parsed.
+    /// Whether the next line would be read on its own (not inside a multi-line document or a
+    /// fenced block), so that a caller may decide from its raw bytes that it need not be
+    /// parsed.
     pub fn between_items(&self) -> bool {
-        matches!(self.state, State::Normal)
+        matches!(self.state, State::Normal) && self.fence.is_none()
+    }
+
+    /// Whether `line` opens, closes or is inside a Markdown fenced block (```` ``` ```` or
+    /// `~~~`, up to three spaces of indent; a block closes at its own marker alone on a line,
+    /// as in `text.rs`). A one-line span (```` ```{…}``` ````) is a fence line that opens
+    /// nothing.
+    fn fence(&mut self, line: &[u8]) -> bool {
+        let indent = line.iter().take_while(|&&b| b == b' ').count();
+        let t = &line[indent..];
+        let marker: Option<&'static [u8]> = if indent > 3 {
+            None
+        } else if t.starts_with(b"```") {
+            Some(b"```")
+        } else if t.starts_with(b"~~~") {
+            Some(b"~~~")
+        } else {
+            None
+        };
+        match (self.fence, marker) {
+            (Some(open), Some(m)) if open == m && trim(&t[3..]).is_empty() => {
+                self.fence = None;
+                true
+            }
+            (Some(_), _) => true,
+            (None, Some(m)) => {
+                let rest = &t[3..];
+                if !rest.windows(3).any(|w| w == m) {
+                    self.fence = Some(m);
+                }
+                true
+            }
+            (None, None) => false,
+        }
     }
 
     /// Account for a line the caller decided not to parse (the fast path): a one-line JSON
@@ -234,7 +271,9 @@ impl Framer {
                     let glued = closed.is_some_and(|end| {
                         let after = trim(&buf[end..]);
                         !after.is_empty()
-                            && self.glued_value((start, no), &buf[..end], b"", after, out)
+                            && serde_json::from_slice::<Value>(&buf[..end]).is_ok_and(|value| {
+                                self.glued_value((start, no), &buf[..end], value, b"", after, out)
+                            })
                     });
                     if !glued {
                         self.stats.text_lines += 1;
@@ -249,6 +288,13 @@ impl Framer {
         if t.is_empty() {
             self.stats.blank += 1;
             self.flush_sse(out);
+            return;
+        }
+        // A Markdown fence and what it holds are text: a JSON value shown in a fenced block
+        // of prose is never an event (`text.rs` reads the block when the input is text).
+        if self.fence(bytes) {
+            self.stats.text_lines += 1;
+            out(Item::Junk { line: no });
             return;
         }
         if let Some(payload) = sse_field(t, b"data") {
@@ -283,19 +329,12 @@ impl Framer {
                     };
                     return;
                 }
-                // Text glued after the value (`{…}Ripgrep is not available.`).
-                Some(end)
-                    if end + 1 < t.len()
-                        && self.glued_value((no, no), &t[..=end], b"", &t[end + 1..], out) =>
-                {
-                    return;
-                }
                 _ => {}
             }
         }
-        // Text before the event, which may itself start with a bracket (`[dotenv@17] …{…}`,
-        // `[ERROR] {…}`).
-        if self.salvage.is_some() && self.glued_after_text(no, t, out) {
+        // Text glued to an event (`{…}Ripgrep is not available.`, `[dotenv@17] …{…}`), or
+        // events glued to each other.
+        if self.glued_line(no, t, out) {
             return;
         }
         self.stats.text_lines += 1;

@@ -38,7 +38,7 @@ fn text_glued_to_an_event_is_dropped_and_recorded() {
     let (items, f) = frame_salvaging(concat!(
         "MCP issues detected.{\"type\":\"init\"}\n",
         "{\"type\":\"a\"}Ripgrep is not available.\n",
-        "note {x} then {\"type\":\"b\"} and more\n",
+        "note {x} then {\"type\":\"b\"}\n",
         "{\n \"type\": \"doc\"\n}trailing\n",
     ));
     assert_eq!(
@@ -52,19 +52,10 @@ fn text_glued_to_an_event_is_dropped_and_recorded() {
     );
     assert_eq!(f.stats.text_lines, 0);
     assert_eq!(f.glued_lines, 4);
-    // Text that starts with a bracket, and a first `{` the rule refuses.
-    let (items, f2) = frame_salvaging(concat!(
-        "[dotenv@17.2.1] injecting env {\"type\":\"result\"}\n",
-        "note {\"a\":1} {\"type\":\"init\"}\n",
-    ));
-    assert_eq!(
-        items,
-        [
-            (1, r#"{"type":"result"}"#.into()),
-            (2, r#"{"type":"init"}"#.into())
-        ]
-    );
-    assert_eq!(f2.glued_lines, 2);
+    // Text that starts with a bracket.
+    let (items, f2) = frame_salvaging("[dotenv@17.2.1] injecting env {\"type\":\"result\"}\n");
+    assert_eq!(items, [(1, r#"{"type":"result"}"#.into())]);
+    assert_eq!(f2.glued_lines, 1);
     let g = |line: u64, before: &str, after: &str| Glued {
         line,
         before: before.into(),
@@ -75,9 +66,64 @@ fn text_glued_to_an_event_is_dropped_and_recorded() {
         [
             g(1, "MCP issues detected.", ""),
             g(2, "", "Ripgrep is not available."),
-            g(3, "note {x} then", "and more"),
+            g(3, "note {x} then", ""),
         ]
     );
+}
+
+/// Issue 39, item 1: an event quoted inside another value, in a sentence, or in a fenced
+/// block is text; events glued to each other are each read.
+#[test]
+fn quoted_nested_and_fenced_events_are_text() {
+    let (items, f) = frame_salvaging(concat!(
+        // Nested in the answer, with text after it and before it.
+        "{\"verdict\":\"FAIL\",\"evidence\":{\"type\":\"result\"}} -- end\n",
+        "Verdict: {\"verdict\":\"FAIL\",\"evidence\":{\"type\":\"result\"}}\n",
+        // Quoted in a sentence: text on both sides.
+        "The log said {\"type\":\"result\"} yesterday.\n",
+        // Two values among text, one of them an event.
+        "note {\"a\":1} {\"type\":\"init\"}\n",
+        // Inside a broken span.
+        "x {\"a\": [{\"type\":\"result\"}}\n",
+        // A fenced block, then a value after it.
+        "```json\n",
+        "{\"type\":\"result\"}\n",
+        "```\n",
+        "~~~\n",
+        "{\"type\":\"result\"}\n",
+        "```\n",
+        "~~~\n",
+        "{\"type\":\"after\"}\n",
+    ));
+    assert_eq!(items, [(13, r#"{"type":"after"}"#.into())]);
+    assert_eq!((f.stats.text_lines, f.glued_lines), (12, 0));
+    // A one-line fenced span opens nothing.
+    let (items, _) = frame_salvaging("```{\"type\":\"a\"}```\n{\"type\":\"b\"}\n");
+    assert_eq!(items, [(2, r#"{"type":"b"}"#.into())]);
+}
+
+#[test]
+fn events_glued_to_each_other_are_each_read() {
+    let (items, f) = frame_salvaging("{\"type\":\"a\"}{\"type\":\"b\"} {\"type\":\"c\"}\n");
+    assert_eq!(
+        items,
+        [
+            (1, r#"{"type":"a"}"#.into()),
+            (1, r#"{"type":"b"}"#.into()),
+            (1, r#"{"type":"c"}"#.into())
+        ]
+    );
+    assert_eq!((f.stats.values, f.stats.text_lines), (3, 0));
+    // One of them refused, or text among them: the line is text.
+    for line in [
+        "{\"type\":\"a\"}{\"b\":1}\n",
+        "{\"type\":\"a\"} and {\"type\":\"b\"}\n",
+        "{\"type\":\"a\"}{\"type\":\"b\"} tail\n",
+    ] {
+        let (items, f) = frame_salvaging(line);
+        assert!(items.is_empty(), "{line}");
+        assert_eq!(f.stats.text_lines, 1);
+    }
 }
 
 #[test]

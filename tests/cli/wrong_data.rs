@@ -33,6 +33,7 @@ pub fn cases() -> Vec<(PathBuf, Value)> {
 #[test]
 fn every_wrong_data_case_gives_the_answer_or_a_typed_failure() {
     let cases = cases();
+    assert!(cases.len() >= 15, "only {} wrong-data cases", cases.len());
     let mut failures = Vec::new();
     let mut files = std::collections::BTreeSet::new();
     for (dir, c) in &cases {
