@@ -110,24 +110,45 @@ fn string_end(t: &[u8], i: usize) -> Option<(usize, bool)> {
             let Some(w) = words.next() else {
                 // The last few bytes of the line.
                 let tail = words.remainder();
-                break skipped + tail.iter().position(|&b| b == b'"' || b == b'\\')?;
+                break skipped
+                    + tail
+                        .iter()
+                        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
             };
             let x = u64::from_le_bytes(w.try_into().expect("eight bytes"));
-            let hit = has_byte(x, b'"') | has_byte(x, b'\\');
+            let hit = has_byte(x, b'"') | has_byte(x, b'\\') | has_control(x);
             if hit != 0 {
                 break skipped + first(hit);
             }
             skipped += 8;
         };
         i += hit;
-        if t[i] == b'"' {
-            return Some((i + 1, escaped));
+        match t[i] {
+            b'"' => return Some((i + 1, escaped)),
+            // A control character: serde_json refuses the line, so the scan gives up.
+            b if b < 0x20 => return None,
+            _ => {}
         }
-        // A backslash escapes the next byte, whatever it is (as the framer's depth scan reads
-        // it).
+        // An escape serde_json reads as written; a `\u` escape (which may be a lone surrogate,
+        // read by the full parse with a warning) or any other gives up.
+        if !matches!(
+            t.get(i + 1),
+            Some(b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't')
+        ) {
+            return None;
+        }
         escaped = true;
         i += 2;
     }
+}
+
+/// Non-zero when a byte of `x` is below 0x20 (a control character), marking the lowest one
+/// exactly, as [`has_byte`] does.
+#[inline(always)]
+fn has_control(x: u64) -> u64 {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    x.wrapping_sub(LO * 0x20) & !x & HI
 }
 
 /// The index in its word of the first byte that a non-zero [`has_byte`] mask marks.
@@ -161,45 +182,129 @@ const MAX_NESTING: usize = 120;
 /// A string scan: [`string_end`]'s signature.
 type StringEnd = fn(&[u8], usize) -> Option<(usize, bool)>;
 
+/// What the JSON grammar expects next inside a nested value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Want {
+    /// A value (after `:` or an array's `,`).
+    Value,
+    /// A value or `]` (just after `[`).
+    ValueOrClose,
+    /// A key (after an object's `,`).
+    Key,
+    /// A key or `}` (just after `{`).
+    KeyOrClose,
+    Colon,
+    CommaOrClose,
+}
+
 /// [`nested_end`] with `strings` to skip each string (the tests pass a byte-wise one).
+///
+/// The value is read by JSON's grammar, so that the scan accepts only what serde_json parses
+/// (issue 39): brackets closed by their own kind, `:` and `,` where they belong, no trailing
+/// comma, numbers and literals as JSON spells them. Anything else gives up, and the line takes
+/// the full parse.
 #[inline(always)]
 fn nested_end_with(t: &[u8], mut i: usize, strings: StringEnd) -> Option<usize> {
+    // Bit d: the container at depth d + 1 is an array (depth is at most MAX_NESTING < 128).
+    let mut arrays: u128 = 0;
     let mut depth = 0usize;
-    while let Some(&b) = t.get(i) {
-        match b {
-            b'"' => {
+    let mut want = Want::Value;
+    loop {
+        let b = *t.get(i)?;
+        if matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+            i += 1;
+            continue;
+        }
+        let in_array = depth > 0 && (arrays >> (depth - 1)) & 1 == 1;
+        match (want, b) {
+            (Want::Key | Want::KeyOrClose, b'"') => {
                 i = strings(t, i)?.0;
+                want = Want::Colon;
                 continue;
             }
-            b'{' | b'[' => {
+            (Want::Colon, b':') => want = Want::Value,
+            (Want::CommaOrClose, b',') => {
+                want = if in_array { Want::Value } else { Want::Key };
+            }
+            (Want::KeyOrClose | Want::CommaOrClose, b'}') if !in_array => {}
+            (Want::ValueOrClose | Want::CommaOrClose, b']') if in_array => {}
+            (Want::Value | Want::ValueOrClose, b'"') => {
+                i = strings(t, i)?.0;
+                want = Want::CommaOrClose;
+                continue;
+            }
+            (Want::Value | Want::ValueOrClose, b'{' | b'[') => {
                 // Past serde_json's recursion limit (128) the full parse fails: give up well
                 // before it (the line is parsed, and read as the full parse reads it).
-                depth += 1;
-                if depth > MAX_NESTING {
+                if depth >= MAX_NESTING {
                     return None;
                 }
+                arrays = (arrays & !(1 << depth)) | (u128::from(b == b'[') << depth);
+                depth += 1;
+                want = if b == b'[' {
+                    Want::ValueOrClose
+                } else {
+                    Want::KeyOrClose
+                };
             }
-            b'}' | b']' => {
-                depth -= 1;
-                if depth == 0 {
-                    return Some(i + 1);
-                }
+            (Want::Value | Want::ValueOrClose, _) => {
+                i = scalar_end(t, i)?;
+                want = Want::CommaOrClose;
+                continue;
             }
-            _ => {}
+            _ => return None,
+        }
+        if matches!(b, b'}' | b']') {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i + 1);
+            }
+            want = Want::CommaOrClose;
         }
         i += 1;
     }
-    None
 }
 
-/// A number, `true`, `false` or `null` starting at `t[i]`: the index just past it. Only bytes
-/// that can appear in one are accepted, so no bracket hides in it.
+/// A number, `true`, `false` or `null` starting at `t[i]`, spelled as JSON spells it (no
+/// `NaN`, `Infinity`, `tru`, `01`, `1.`, `+1`): the index just past it. `None` for anything
+/// else, which serde_json refuses.
 fn scalar_end(t: &[u8], i: usize) -> Option<usize> {
     let n = t[i..]
         .iter()
         .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
         .unwrap_or(t.len() - i);
-    (n > 0).then_some(i + n)
+    let token = &t[i..i + n];
+    (matches!(token, b"true" | b"false" | b"null") || is_json_number(token)).then_some(i + n)
+}
+
+/// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`: JSON's number grammar.
+fn is_json_number(b: &[u8]) -> bool {
+    let digits = |i: usize| b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i += digits(i),
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        let n = digits(i + 1);
+        if n == 0 {
+            return false;
+        }
+        i += 1 + n;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let n = digits(i);
+        if n == 0 {
+            return false;
+        }
+        i += n;
+    }
+    i == b.len()
 }
 
 #[cfg(test)]
@@ -215,9 +320,13 @@ mod tests {
             match *t.get(i)? {
                 b'"' => return Some((i + 1, escaped)),
                 b'\\' => {
+                    if !b"\"\\/bfnrt".contains(t.get(i + 1)?) {
+                        return None;
+                    }
                     escaped = true;
                     i += 2;
                 }
+                b if b < 0x20 => return None,
                 _ => i += 1,
             }
         }
@@ -289,8 +398,76 @@ mod tests {
             r#"[{"type":"stream_event"}]"#,
             r#"data: {"type":"stream_event"}"#,
             r#"{"a":"\"}"#,
+            // What serde_json refuses inside a member's value (issue 39, item 2).
+            r#"{"type":"stream_event","ttft":NaN}"#,
+            r#"{"type":"stream_event","x":[1,2},"y":1}"#,
+            r#"{"type":"stream_event","x":{"a":1]}"#,
+            r#"{"type":"stream_event","x":[1,]}"#,
+            r#"{"type":"stream_event","x":{"a" 1}}"#,
+            r#"{"type":"stream_event","x":{"a":1,}}"#,
+            r#"{"type":"stream_event","x":[1 2]}"#,
+            r#"{"type":"stream_event","x":{1:2}}"#,
+            r#"{"type":"stream_event","x":[Infinity]}"#,
+            r#"{"type":"stream_event","x":01}"#,
+            r#"{"type":"stream_event","x":[1.]}"#,
+            r#"{"type":"stream_event","x":-}"#,
+            r#"{"type":"stream_event","x":tru}"#,
+            r#"{"type":"stream_event","x":"\x"}"#,
+            r#"{"type":"stream_event","x":"\ud800"}"#,
+            "{\"type\":\"stream_event\",\"x\":\"tab\there\"}",
         ] {
             assert!(walk(bad).is_none(), "{bad}");
+        }
+    }
+
+    /// A JSON value serde_json writes, or one with a byte changed: the scan's fragments.
+    fn json_value() -> impl Strategy<Value = serde_json::Value> {
+        use serde_json::{Value, json};
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            (-1e6f64..1e6).prop_map(|f| json!(f)),
+            "[a-z\"\\\\/{}\\[\\]:, é\n\t]{0,8}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 32, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5).prop_map(Value::Array),
+                prop::collection::vec(("[a-z]{0,3}", inner), 0..5)
+                    .prop_map(|m| Value::Object(m.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2048, ..ProptestConfig::default() })]
+
+        /// The scan accepts a line only when serde_json parses it (issue 39, item 2): on
+        /// serde_json's own output, and on it with one byte changed into one of JSON's
+        /// delimiters, a letter of `NaN`, a digit or a control character. (A planted bug — the
+        /// old scan that skipped a nested value by its brackets alone — fails it at once.)
+        #[test]
+        fn the_scan_accepts_only_what_serde_json_parses(
+            v in json_value(),
+            at in any::<prop::sample::Index>(),
+            with in prop::sample::select(b"{}[]:,\"\\ N0.-+et\x01".to_vec()),
+            change in any::<bool>(),
+        ) {
+            let mut line = serde_json::to_vec(&serde_json::json!({"type": "stream_event", "v": v})).unwrap();
+            let clean = line.clone();
+            if change {
+                let i = at.index(line.len());
+                line[i] = with;
+            }
+            // A line that is not UTF-8 is counted alike on both paths (`Framer::skipped`).
+            prop_assume!(std::str::from_utf8(&line).is_ok());
+            let scanned = members(&line, &mut |_, _| true);
+            let parsed = serde_json::from_slice::<serde_json::Value>(&line).is_ok_and(|v| v.is_object());
+            prop_assert!(!scanned || parsed, "accepted what serde_json refuses: {}", String::from_utf8_lossy(&line));
+            // What serde_json writes without `\u` escapes is accepted whole.
+            if !change && !clean.windows(2).any(|w| w == b"\\u") {
+                prop_assert!(scanned, "refused {}", String::from_utf8_lossy(&clean));
+            }
         }
     }
 

@@ -246,6 +246,20 @@ fn piece() -> impl Strategy<Value = String> {
         Just(r#"{"type":"stream_event","event":["#),
         Just(r#"{"type":"stream_event","x":tru}"#),
         Just(r#"{"type":"stream_event"} {"type":"result","subtype":"success","result":"two"}"#),
+        // Invalid lines with an event nested in them (issue 39, item 2): junk to the full
+        // parse, never skipped as inert, and never a source of the nested event.
+        Just(
+            r#"{"type":"stream_event","ttft":NaN,"event":{"type":"result","subtype":"success","is_error":false,"result":"x","structured_output":{"verdict":"PASS","confidence":1,"issues":[]},"session_id":"s1"}}"#
+        ),
+        Just(
+            r#"{"type":"rate_limit_event","x":[1,2},"event":{"type":"result","subtype":"success","is_error":false,"result":"{"verdict":"PASS","confidence":1,"issues":[]}"}}"#
+        ),
+        Just(
+            r#"{"type":"weird_new_event","nested":{"type":"result","subtype":"success","is_error":false,"structured_output":{"verdict":"PASS","confidence":1,"issues":[]}}}"#
+        ),
+        Just(r#"{"type":"keep_alive","n":Infinity}"#),
+        Just(r#"{"type":"stream_event","event":{"type":"x",}}"#),
+        Just(r#"{"type":"stream_event","event":{"text":"tab	in a string"}}"#),
         // Nested past serde_json's recursion limit: junk to the full parse, never skipped.
         Just(concat!(
             r#"{"type":"stream_event","event":"#,
