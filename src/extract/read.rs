@@ -157,6 +157,12 @@ pub struct Reading<'o> {
 
 impl LineSink for Reading<'_> {
     fn line(&mut self, piece: Piece<'_>, facts: Option<LineFacts>) {
+        if let Piece::Line { no, bytes } = piece
+            && let Some(attempt) = attempt_mark(bytes)
+        {
+            self.restart(no, attempt);
+            return;
+        }
         let max = self.opts.max_line_bytes;
         feed_piece(piece, facts, &mut self.framer, &mut self.router, max);
     }
@@ -170,21 +176,70 @@ impl LineSink for Reading<'_> {
     }
 }
 
+/// The longest line read as an attempt mark (sojx writes 38 bytes; spaces may be added).
+const MAX_MARK: usize = 128;
+
+/// The line `sojx run --tee` writes before attempt 2 and each later one,
+/// `{"type":"sojx_attempt","attempt":N}` on a line by itself: `N`, when `bytes` is that line
+/// (in any key order and spacing, with no other member).
+fn attempt_mark(bytes: &[u8]) -> Option<u64> {
+    // The mark is short: a long line is not looked at (the check costs nothing per byte).
+    if bytes.len() > MAX_MARK || memchr::memmem::find(bytes, b"\"sojx_attempt\"").is_none() {
+        return None;
+    }
+    let v: Value = serde_json::from_slice(bytes).ok()?;
+    let o = v.as_object().filter(|o| o.len() == 2)?;
+    (o.get("type")?.as_str()? == "sojx_attempt")
+        .then(|| o.get("attempt")?.as_u64())
+        .flatten()
+        .filter(|&n| n >= 2)
+}
+
+/// The framer of one input (or of one attempt of a `--tee` copy).
+fn framer(opts: &Options<'_>) -> Framer {
+    let framer = Framer::new(opts.max_line_bytes);
+    // Text glued to a producer's event is noise around that event; for `--from json` and
+    // `--from text` the raw input is the answer, and nothing is dropped from it.
+    if matches!(opts.from, Some(Producer::Json | Producer::Text)) {
+        framer
+    } else {
+        framer.salvage(|v| producer::detect_output(v).is_some())
+    }
+}
+
 impl<'o> Reading<'o> {
     pub fn new(opts: &'o Options<'o>) -> Self {
-        let forced = opts.from;
-        let mut framer = Framer::new(opts.max_line_bytes);
-        // Text glued to a producer's event is noise around that event; for `--from json` and
-        // `--from text` the raw input is the answer, and nothing is dropped from it.
-        if !matches!(forced, Some(Producer::Json | Producer::Text)) {
-            framer = framer.salvage(|v| producer::detect_output(v).is_some());
-        }
         Self {
             opts,
-            framer,
-            router: Router::new(forced, opts.max_answer_bytes, opts.fast_path),
+            framer: framer(opts),
+            router: Router::new(opts.from, opts.max_answer_bytes, opts.fast_path),
             last_read: None,
         }
+    }
+
+    /// A `--tee` copy's next attempt starts on line `no` (issue 39, item 4): the input reads
+    /// back as its last attempt, so what came before is dropped — its answer, its failure, its
+    /// producer and its counts — as if the input started here.
+    fn restart(&mut self, no: u64, attempt: u64) {
+        let activity = self.router.activity;
+        let mut events = std::mem::take(&mut self.router.events);
+        self.framer = framer(self.opts);
+        self.router = Router::new(
+            self.opts.from,
+            self.opts.max_answer_bytes,
+            self.opts.fast_path,
+        );
+        self.router.activity = activity;
+        if activity {
+            events.push(Activity {
+                line: no,
+                kind: producer::EventKind::Info,
+                text: format!(
+                    "attempt {attempt} of sojx run: what came before was an earlier attempt's"
+                ),
+            });
+        }
+        self.router.events = events;
     }
 
     /// Reading stopped early with `failure`.

@@ -121,6 +121,15 @@ impl Extractor for Gemini {
         self.streamed = true;
         match ty {
             "init" => {
+                // A second `init` is a resumed session's new run (`gemini --resume`, as in a
+                // `--tee` copy of `sojx run`'s attempts): it starts a new answer, and what came
+                // before it was the earlier run's.
+                if self.session.id.is_some() || !self.text.is_empty() || self.result.is_some() {
+                    *self = Self {
+                        streamed: true,
+                        ..Self::default()
+                    };
+                }
                 self.session.id = str_at(v, "session_id").map(str::to_owned);
                 self.session.model = str_at(v, "model").map(str::to_owned);
             }

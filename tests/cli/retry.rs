@@ -330,6 +330,43 @@ fn the_tee_separates_attempts_and_reads_back_as_the_last_answer() {
     assert_eq!(back.one()["data"], r.one()["data"]);
 }
 
+/// Issue 39, item 4: attempt 1 answered (invalid), attempt 2 timed out; the copy reads back as
+/// attempt 2 (cut off), never as attempt 1's stale answer.
+#[test]
+fn a_tee_copy_whose_last_attempt_timed_out_is_not_the_earlier_answer() {
+    let s = Scratch::new("tee-timeout");
+    let tee = s.dir.join("run.ndjson");
+    let r = run(s
+        .run_claude(&[
+            "--max-attempts",
+            "2",
+            "--retry-on",
+            "timeout",
+            "--timeout",
+            "1",
+            "--kill-after",
+            "0.5",
+            "--schema",
+            SCHEMA,
+            "--tee",
+            path_str(&tee),
+        ])
+        .env("FAKE_AGENT_RESUMED_HANGS", "1"));
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let kinds: Vec<&Value> = r.one()["attempts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| &a["error_kind"])
+        .collect();
+    assert_eq!(kinds, [&json!("validation_failed"), &json!("timeout")]);
+    for args in [&["extract"][..], &["extract", "--schema", SCHEMA]] {
+        let back = run(sojx().args(args).arg(path_str(&tee)));
+        assert_eq!(back.code, 1, "{}", back.stdout);
+        assert_eq!(back.kind(), Some("truncated"), "{}", back.stdout);
+    }
+}
+
 #[test]
 fn without_schema_the_schema_comes_from_the_agents_own_flag() {
     let s = Scratch::new("argv-schema");
