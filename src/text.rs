@@ -227,11 +227,12 @@ fn fences(text: &str) -> Vec<Fence> {
 /// span still open at the end is a cut-off value. Every span is tried at most once, so the
 /// scan is linear.
 fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, mined: &mut Mined) {
-    // Brackets of prose still open (`(see [the docs`): a closer of their kind closes them.
-    let mut prose: Vec<u8> = Vec::new();
-    // The chain being read: where it starts, and how many candidates and broken values were
-    // found before it.
-    let mut chain: Option<(usize, usize, usize)> = None;
+    // Brackets of prose still open (`(see [the docs`), and where: a closer of their kind
+    // closes them.
+    let mut prose: Vec<(u8, usize)> = Vec::new();
+    // The chain being read: where it starts, how many candidates and broken values were
+    // found before it, and whether it holds a `,` or `:` between its values (member syntax).
+    let mut chain: Option<Chain> = None;
     let mut attempts = 0usize;
     let mut i = 0;
     while i < bytes.len() {
@@ -260,23 +261,35 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
                     mined.capped = true;
                     return;
                 }
-                chain.get_or_insert((span.start, mined.candidates.len(), mined.broken.len()));
+                chain.get_or_insert(Chain {
+                    start: span.start,
+                    candidates: mined.candidates.len(),
+                    broken: mined.broken.len(),
+                    separated: false,
+                });
                 region(text, span, lines, mined);
                 continue;
             }
             b'{' | b'[' => {
-                prose.push(b);
+                prose.push((b, i));
                 chain = None;
             }
             b'}' | b']' => {
                 let open = if b == b'}' { b'{' } else { b'[' };
-                if let Some(p) = prose.iter().rposition(|&o| o == open) {
-                    prose.truncate(p);
-                    chain = None;
-                } else if let Some((start, cands, broken)) = chain.take() {
-                    // A closer no bracket opened, in a chain: the value before it ended early.
-                    mined.candidates.truncate(cands);
-                    mined.broken.truncate(broken);
+                let opener = prose.iter().rposition(|&o| o.0 == open);
+                let chain = chain.take();
+                // A closer after a chain ends it. A closer no bracket opened means the value
+                // before it ended early; so does one that closes a bracket of "prose" around
+                // values joined as members (`{]verdict":"FAIL","meta":{"by":"x"}}`: its opening
+                // bracket was broken). Either way the whole span is one broken value.
+                let broken_from = match (chain, opener) {
+                    (Some(c), None) => Some((c, c.start)),
+                    (Some(c), Some(p)) if c.separated => Some((c, prose[p].1.min(c.start))),
+                    _ => None,
+                };
+                if let Some((c, start)) = broken_from {
+                    mined.candidates.truncate(c.candidates);
+                    mined.broken.truncate(c.broken);
                     mined.broken.push(Broken {
                         kind: SourceKind::Embedded,
                         text: text[start..=i].to_owned(),
@@ -284,9 +297,15 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
                         line: lines.of(start),
                     });
                 }
+                if let Some(p) = opener {
+                    prose.truncate(p);
+                }
             }
             _ if chain.is_some() => {
                 if let Some(next) = json_token(bytes, i) {
+                    if let Some(c) = &mut chain {
+                        c.separated |= matches!(b, b',' | b':');
+                    }
                     i = next;
                     continue;
                 }
@@ -296,6 +315,18 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
         }
         i += 1;
     }
+}
+
+/// Values in the text joined by JSON tokens (`{"a": "x"}, "b": "y"`), read as they come.
+#[derive(Debug, Clone, Copy)]
+struct Chain {
+    /// Where its first value starts.
+    start: usize,
+    /// How many candidates and broken values were found before it.
+    candidates: usize,
+    broken: usize,
+    /// A `,` or `:` joins its values (member syntax, not a value in prose).
+    separated: bool,
 }
 
 /// Where the JSON token that starts at `bytes[i]` ends, when it is one a chain of values may
@@ -456,6 +487,11 @@ mod tests {
                 "{\"a\": 1,\n \"b\": [true, null]}, 2]",
             ),
             (r#"x {"a": 1}}"#, r#"{"a": 1}}"#),
+            // The opening bracket broken: the rest is members, not values in prose.
+            (
+                r#"Here: {]verdict":"FAIL","tags":["a"],"meta":{"by":"x"}} ok"#,
+                r#"{]verdict":"FAIL","tags":["a"],"meta":{"by":"x"}}"#,
+            ),
         ] {
             let m = mine(t, 100);
             assert!(m.candidates.is_empty(), "{t}: {:?}", m.candidates);

@@ -182,19 +182,16 @@ const MAX_NESTING: usize = 120;
 /// A string scan: [`string_end`]'s signature.
 type StringEnd = fn(&[u8], usize) -> Option<(usize, bool)>;
 
-/// What the JSON grammar expects next inside a nested value.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Want {
-    /// A value (after `:` or an array's `,`).
-    Value,
-    /// A value or `]` (just after `[`).
-    ValueOrClose,
-    /// A key (after an object's `,`).
-    Key,
-    /// A key or `}` (just after `{`).
-    KeyOrClose,
-    Colon,
-    CommaOrClose,
+/// What the JSON grammar allows next inside a nested value, as bits (one test per byte).
+mod want {
+    /// A value (after `:`, an array's `,`, or `[`).
+    pub(super) const VALUE: u8 = 1;
+    /// A key (after `{` or an object's `,`).
+    pub(super) const KEY: u8 = 2;
+    /// The closing bracket (after `{`, `[` or a member's value).
+    pub(super) const CLOSE: u8 = 4;
+    pub(super) const COLON: u8 = 8;
+    pub(super) const COMMA: u8 = 16;
 }
 
 /// [`nested_end`] with `strings` to skip each string (the tests pass a byte-wise one).
@@ -205,61 +202,62 @@ enum Want {
 /// the full parse.
 #[inline(always)]
 fn nested_end_with(t: &[u8], mut i: usize, strings: StringEnd) -> Option<usize> {
+    use want::{CLOSE, COLON, COMMA, KEY, VALUE};
     // Bit d: the container at depth d + 1 is an array (depth is at most MAX_NESTING < 128).
     let mut arrays: u128 = 0;
     let mut depth = 0usize;
-    let mut want = Want::Value;
+    let mut want = VALUE;
     loop {
         let b = *t.get(i)?;
-        if matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
-            i += 1;
-            continue;
-        }
-        let in_array = depth > 0 && (arrays >> (depth - 1)) & 1 == 1;
-        match (want, b) {
-            (Want::Key | Want::KeyOrClose, b'"') => {
+        match b {
+            b'"' => {
+                want = if want & KEY != 0 {
+                    COLON
+                } else if want & VALUE != 0 {
+                    COMMA | CLOSE
+                } else {
+                    return None;
+                };
                 i = strings(t, i)?.0;
-                want = Want::Colon;
                 continue;
             }
-            (Want::Colon, b':') => want = Want::Value,
-            (Want::CommaOrClose, b',') => {
-                want = if in_array { Want::Value } else { Want::Key };
+            b':' if want == COLON => want = VALUE,
+            b',' if want == COMMA | CLOSE => {
+                want = if (arrays >> (depth - 1)) & 1 == 1 {
+                    VALUE
+                } else {
+                    KEY
+                };
             }
-            (Want::KeyOrClose | Want::CommaOrClose, b'}') if !in_array => {}
-            (Want::ValueOrClose | Want::CommaOrClose, b']') if in_array => {}
-            (Want::Value | Want::ValueOrClose, b'"') => {
-                i = strings(t, i)?.0;
-                want = Want::CommaOrClose;
-                continue;
-            }
-            (Want::Value | Want::ValueOrClose, b'{' | b'[') => {
+            b'{' | b'[' if want & VALUE != 0 => {
                 // Past serde_json's recursion limit (128) the full parse fails: give up well
                 // before it (the line is parsed, and read as the full parse reads it).
                 if depth >= MAX_NESTING {
                     return None;
                 }
-                arrays = (arrays & !(1 << depth)) | (u128::from(b == b'[') << depth);
+                let array = b == b'[';
+                arrays = (arrays & !(1 << depth)) | (u128::from(array) << depth);
                 depth += 1;
-                want = if b == b'[' {
-                    Want::ValueOrClose
-                } else {
-                    Want::KeyOrClose
-                };
+                want = if array { VALUE | CLOSE } else { KEY | CLOSE };
             }
-            (Want::Value | Want::ValueOrClose, _) => {
+            b'}' | b']' if want & CLOSE != 0 => {
+                // The kind must match: `}` closes an object, `]` an array.
+                if ((arrays >> (depth - 1)) & 1 == 1) != (b == b']') {
+                    return None;
+                }
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+                want = COMMA | CLOSE;
+            }
+            b' ' | b'\t' | b'\r' | b'\n' => {}
+            _ if want & VALUE != 0 => {
                 i = scalar_end(t, i)?;
-                want = Want::CommaOrClose;
+                want = COMMA | CLOSE;
                 continue;
             }
             _ => return None,
-        }
-        if matches!(b, b'}' | b']') {
-            depth -= 1;
-            if depth == 0 {
-                return Some(i + 1);
-            }
-            want = Want::CommaOrClose;
         }
         i += 1;
     }
@@ -268,7 +266,20 @@ fn nested_end_with(t: &[u8], mut i: usize, strings: StringEnd) -> Option<usize> 
 /// A number, `true`, `false` or `null` starting at `t[i]`, spelled as JSON spells it (no
 /// `NaN`, `Infinity`, `tru`, `01`, `1.`, `+1`): the index just past it. `None` for anything
 /// else, which serde_json refuses.
+#[inline(always)]
 fn scalar_end(t: &[u8], i: usize) -> Option<usize> {
+    // The common case first: an integer without a sign (a count, an index).
+    let mut j = i;
+    while t.get(j).is_some_and(u8::is_ascii_digit) {
+        j += 1;
+    }
+    let next = t.get(j).copied().unwrap_or(b' ');
+    if j > i
+        && (t[i] != b'0' || j == i + 1)
+        && !(next.is_ascii_alphanumeric() || matches!(next, b'+' | b'-' | b'.'))
+    {
+        return Some(j);
+    }
     let n = t[i..]
         .iter()
         .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))

@@ -15,6 +15,7 @@ mod fastpath;
 mod github;
 mod golden;
 mod install;
+mod invariance;
 mod jq_budget;
 mod layout;
 mod pipelines;
