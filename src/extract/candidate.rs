@@ -7,7 +7,7 @@ use crate::envelope::MAX_DATA_DEPTH;
 use crate::error::{ErrorKind, Failure};
 use crate::producer::{Producer, SourceKind, Warning};
 use crate::repair;
-use crate::schema::Violation;
+use crate::schema::{Schema, Violation};
 
 use super::Options;
 
@@ -183,4 +183,24 @@ pub(super) fn try_repair(
         warnings.push(Warning::new(kind, message));
     }
     Some(r.value)
+}
+
+/// The candidate to take among `values` (in order): the last one `schema` accepts, or the last
+/// one (without a schema, or when none is accepted), with its validation when it was
+/// validated. The last value is validated in full (its violations are the report if it is
+/// taken); earlier ones only as far as it takes to know they are valid. The text fallback's
+/// candidates and a turn's tool calls are chosen alike.
+pub(super) fn pick(values: &[&Value], schema: Option<&Schema>) -> Option<(usize, Option<Checked>)> {
+    let last = values.len().checked_sub(1)?;
+    let Some(schema) = schema else {
+        return Some((last, None));
+    };
+    let checked = schema.violations(values[last]);
+    if matches!(&checked, Ok(v) if v.is_empty()) {
+        return Some((last, Some(checked)));
+    }
+    match values[..last].iter().rposition(|v| schema.is_valid(v)) {
+        Some(i) => Some((i, Some(Ok(Vec::new())))),
+        None => Some((last, Some(checked))),
+    }
 }

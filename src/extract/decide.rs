@@ -9,6 +9,7 @@ use crate::framing::Item;
 use crate::producer::{self, Outcome, Producer, Verdict, Warning};
 
 use super::Options;
+use super::calls::Pick;
 use super::candidate::{Chosen, json_invalid, not_found, source_of, too_deep, try_repair};
 use super::fallback::from_answer;
 
@@ -117,6 +118,11 @@ fn choose(
                 )),
             }
         }
+        Verdict::Calls(calls) => match super::calls::choose(calls, opts) {
+            Ok(Pick::Chosen(c)) => Ok(c),
+            Ok(Pick::Call(v)) => choose(v, producer, opts, warnings),
+            Err(f) => Err((f, None)),
+        },
         Verdict::Text { text, line } => {
             from_answer(&text, line, producer, opts, warnings).map_err(|f| (f, None))
         }

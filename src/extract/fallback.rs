@@ -5,11 +5,10 @@ use serde_json::{Map, json};
 
 use crate::error::{ErrorKind, Failure};
 use crate::producer::{Producer, SourceKind, Warning};
-use crate::schema::Schema;
 use crate::text;
 
 use super::Options;
-use super::candidate::{Checked, Chosen, not_found, not_json, try_repair};
+use super::candidate::{Chosen, not_found, not_json, pick, try_repair};
 
 /// `--markers`: the legacy path, when the answer text holds no JSON value. `None` when the text
 /// has no marker and no handoff file was given.
@@ -145,7 +144,8 @@ fn by_rule(
     if cands.is_empty() && broken.is_empty() {
         return None;
     }
-    let pick = pick(&cands, opts.schema);
+    let values: Vec<&serde_json::Value> = cands.iter().map(|c| &c.value).collect();
+    let pick = pick(&values, opts.schema);
     let after = pick.as_ref().map_or(0, |(i, _)| cands[*i].offset);
     let later_broken: Vec<&text::Broken> =
         broken.into_iter().filter(|b| b.offset >= after).collect();
@@ -173,28 +173,6 @@ fn by_rule(
     Some(Err(not_json(&last.text, kind)))
 }
 
-/// The candidate to take: the last one `schema` accepts, or the last one (without a schema, or
-/// when none is accepted), with its validation when it was validated. The last candidate is
-/// validated in full (its violations are the report if it is taken); earlier ones only as far
-/// as it takes to know they are valid.
-fn pick(cands: &[&text::Candidate], schema: Option<&Schema>) -> Option<(usize, Option<Checked>)> {
-    let last = cands.len().checked_sub(1)?;
-    let Some(schema) = schema else {
-        return Some((last, None));
-    };
-    let checked = schema.violations(&cands[last].value);
-    if matches!(&checked, Ok(v) if v.is_empty()) {
-        return Some((last, Some(checked)));
-    }
-    match cands[..last]
-        .iter()
-        .rposition(|c| schema.is_valid(&c.value))
-    {
-        Some(i) => Some((i, Some(Ok(Vec::new())))),
-        None => Some((last, Some(checked))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -202,8 +180,8 @@ mod tests {
     use crate::producer::SourceKind;
     use crate::text::Candidate;
 
+    use super::super::candidate::pick;
     use super::super::tests::schema;
-    use super::pick;
 
     fn cands(values: &[serde_json::Value]) -> Vec<Candidate> {
         values
@@ -227,19 +205,19 @@ mod tests {
         let pass = json!({"verdict": "PASS"});
         let bad = json!({"verdict": "MAYBE"});
         let c = cands(&[pass.clone(), bad.clone()]);
-        let refs: Vec<&Candidate> = c.iter().collect();
+        let refs: Vec<&serde_json::Value> = c.iter().map(|c| &c.value).collect();
         let (i, checked) = pick(&refs, Some(&s)).expect("a pick");
         assert_eq!(i, 0);
         assert!(matches!(checked, Some(Ok(ref v)) if v.is_empty()));
 
         let c = cands(&[bad.clone(), bad.clone()]);
-        let refs: Vec<&Candidate> = c.iter().collect();
+        let refs: Vec<&serde_json::Value> = c.iter().map(|c| &c.value).collect();
         let (i, checked) = pick(&refs, Some(&s)).expect("a pick");
         assert_eq!(i, 1);
         assert!(matches!(checked, Some(Ok(ref v)) if v.len() == 1));
 
         let c = cands(&[pass.clone(), pass]);
-        let refs: Vec<&Candidate> = c.iter().collect();
+        let refs: Vec<&serde_json::Value> = c.iter().map(|c| &c.value).collect();
         assert!(matches!(pick(&refs, Some(&s)), Some((1, Some(Ok(_))))));
         // Without a schema: the last, not validated.
         assert!(matches!(pick(&refs, None), Some((1, None))));

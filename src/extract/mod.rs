@@ -6,8 +6,10 @@
 //! - `route`: producer detection, the fast path's choice, items to the extractor;
 //! - `outcome`: what an input no extractor decided comes to (empty, cut off, one document, text);
 //! - `decide`: no I/O; the outcome in, the envelope out;
-//! - `fallback` and `candidate`: JSON from the answer text, and the candidate chosen.
+//! - `fallback` and `candidate`: JSON from the answer text, and the candidate chosen;
+//! - `calls`: the answer among several tool calls of one turn.
 
+mod calls;
 mod candidate;
 mod decide;
 mod fallback;

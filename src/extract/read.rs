@@ -290,6 +290,11 @@ impl<'o> Reading<'o> {
             Verdict::Value { line, .. }
             | Verdict::ValueText { line, .. }
             | Verdict::Text { line, .. } => *line,
+            // The calls' lines: which call is the answer is decided later.
+            Verdict::Calls(calls) => calls
+                .iter()
+                .filter_map(|c| c.line)
+                .find(|l| stats.surrogate_lines.contains(l)),
             Verdict::Failed(_) | Verdict::Nothing { .. } => None,
         };
         if let Some(l) = answer_line.filter(|l| stats.surrogate_lines.contains(l)) {

@@ -1,7 +1,8 @@
 //! Anthropic Messages API: the response body, its SSE stream, and bare event lines
 //! (`formats/other-producers.md` §5).
 //!
-//! Answer: the last `tool_use` block's `input` (`tool_input`), else the text blocks joined.
+//! Answer: the `tool_use` blocks' `input` (`tool_input`; several calls are chosen among by the
+//! decision, `tool_calls`), else the text blocks joined.
 //! Stream: text deltas and `input_json_delta` fragments joined per block index. Failure:
 //! `stop_reason` `refusal` / `max_tokens` / `model_context_window_exceeded`, an `error` event
 //! or body; a stream without `message_stop` is `truncated`.
@@ -12,8 +13,8 @@ use serde_json::{Map, Value};
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, LastError, Outcome, Producer, Session, SourceKind, Verdict, agent_details,
-    agent_error, api_error, detail, num, snippet, str_at, truncated,
+    CallInput, Extractor, LastError, Outcome, Producer, Session, ToolCall, Verdict, agent_details,
+    agent_error, api_error, detail, num, snippet, str_at, tool_calls, truncated,
 };
 use crate::framing::Item;
 
@@ -25,6 +26,8 @@ struct Block {
     input: Option<Value>,
     name: String,
     id: String,
+    /// The line of the block's last part.
+    line: u64,
 }
 
 #[derive(Debug, Default)]
@@ -60,7 +63,7 @@ impl Anthropic {
         }
         if let Some(content) = m.get("content").and_then(Value::as_array) {
             for (i, b) in content.iter().enumerate() {
-                self.start_block(i as u64, b);
+                self.start_block(line, i as u64, b);
             }
             if !content.is_empty() {
                 self.line = Some(line);
@@ -85,8 +88,9 @@ impl Anthropic {
         }
     }
 
-    fn start_block(&mut self, idx: u64, b: &Value) {
+    fn start_block(&mut self, line: u64, idx: u64, b: &Value) {
         let block = Block {
+            line,
             kind: str_at(b, "type").unwrap_or("").to_owned(),
             text: str_at(b, "text").unwrap_or("").to_owned(),
             input: b
@@ -128,12 +132,13 @@ impl Extractor for Anthropic {
             Some("content_block_start") => {
                 if let Some(b) = v.get("content_block") {
                     self.held += str_at(b, "text").map_or(0, str::len);
-                    self.start_block(idx, b);
+                    self.start_block(*line, idx, b);
                 }
                 self.line = Some(*line);
             }
             Some("content_block_delta") => {
                 let block = self.blocks.entry(idx).or_default();
+                block.line = *line;
                 if let Some(d) = v.get("delta") {
                     match str_at(d, "type") {
                         Some("text_delta") => {
@@ -232,26 +237,14 @@ impl Extractor for Anthropic {
             agent_error(format!("{why} (stop_reason: {s})"), d)
         } else if !self.stopped {
             truncated("`message_stop`")
-        } else if let Some(b) = self.blocks.values().rev().find(|b| b.kind == "tool_use") {
-            let d = detail(&[
-                ("tool", Value::from(b.name.clone())),
-                ("tool_use_id", Value::from(b.id.clone())),
-            ]);
-            if b.json.trim().is_empty() {
-                Verdict::Value {
-                    kind: SourceKind::ToolInput,
-                    value: b.input.clone().unwrap_or_else(|| Value::Object(Map::new())),
-                    line: self.line,
-                    detail: d,
-                }
-            } else {
-                Verdict::ValueText {
-                    kind: SourceKind::ToolInput,
-                    text: b.json.clone(),
-                    line: self.line,
-                    detail: d,
-                }
-            }
+        } else if let Some(v) = tool_calls::verdict(
+            self.blocks
+                .values()
+                .filter(|b| b.kind == "tool_use")
+                .map(call)
+                .collect(),
+        ) {
+            v
         } else {
             let text: String = self
                 .blocks
@@ -276,5 +269,73 @@ impl Extractor for Anthropic {
             session: self.session,
             warnings: Vec::new(),
         }
+    }
+}
+
+/// A `tool_use` block as a call: its streamed JSON text, or the `input` object of a whole
+/// block (`{}` when it has none).
+fn call(b: &Block) -> ToolCall {
+    let input = if b.json.trim().is_empty() {
+        CallInput::Value(b.input.clone().unwrap_or_else(|| Value::Object(Map::new())))
+    } else {
+        CallInput::Text(b.json.clone())
+    };
+    ToolCall {
+        name: b.name.clone(),
+        input,
+        line: Some(b.line),
+        detail: detail(&[
+            ("tool", Value::from(b.name.clone())),
+            ("tool_use_id", Value::from(b.id.clone())),
+        ]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::tool_calls::testing::{calls, verdict};
+    use super::Anthropic;
+
+    #[test]
+    fn every_tool_use_block_of_the_body_and_of_the_stream_is_kept_in_order() {
+        let body = json!({"type":"message","role":"assistant","stop_reason":"tool_use","content":[
+            {"type":"tool_use","id":"a","name":"answer","input":{"v":1}},
+            {"type":"text","text":"and"},
+            {"type":"tool_use","id":"b","name":"read_file","input":{"path":"x"}}]});
+        let got = calls(verdict(Box::new(Anthropic::default()), &[Some(body)]));
+        assert_eq!(
+            got,
+            [
+                ("answer".into(), Some(json!({"v":1})), Some(1)),
+                ("read_file".into(), Some(json!({"path":"x"})), Some(1))
+            ]
+        );
+        let start = |i: u64, name: &str| {
+            Some(json!({"type":"content_block_start","index":i,
+                "content_block":{"type":"tool_use","id":name,"name":name,"input":{}}}))
+        };
+        let delta = |i: u64, j: &str| {
+            Some(json!({"type":"content_block_delta","index":i,
+                "delta":{"type":"input_json_delta","partial_json":j}}))
+        };
+        let stream = [
+            Some(json!({"type":"message_start","message":{"content":[]}})),
+            start(0, "answer"),
+            delta(0, "{\"v\":"),
+            delta(0, "1}"),
+            start(1, "read_file"),
+            delta(1, "{\"path\":\"x\"}"),
+            Some(json!({"type":"message_stop"})),
+        ];
+        let got = calls(verdict(Box::new(Anthropic::default()), &stream));
+        assert_eq!(
+            got,
+            [
+                ("answer".into(), Some(json!({"v":1})), Some(4)),
+                ("read_file".into(), Some(json!({"path":"x"})), Some(6))
+            ]
+        );
     }
 }

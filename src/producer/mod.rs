@@ -18,6 +18,7 @@ mod openai_chat;
 mod openai_responses;
 mod opencode;
 mod raw;
+mod tool_calls;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -30,6 +31,7 @@ pub(crate) use gemini::FATAL as GEMINI_FATAL;
 pub use id::{Family, Producer};
 pub use last_error::LastError;
 pub(crate) use last_error::truncated_after;
+pub use tool_calls::{CallInput, ToolCall};
 
 impl Producer {
     /// Whether input detected as `detected` can be read as this (forced) producer: the
@@ -107,6 +109,9 @@ pub enum Verdict {
         line: Option<u64>,
         detail: Map<String, Value>,
     },
+    /// Several tool calls in the final turn (two or more), in order: the decision chooses
+    /// (contract §4; [`tool_calls`]).
+    Calls(Vec<ToolCall>),
     /// The final answer text, to be mined for JSON (`final_text`, `code_fence`, `embedded`).
     Text { text: String, line: Option<u64> },
     /// A complete run with no answer at all.

@@ -1,7 +1,8 @@
 //! Ollama `/api/chat` and `/api/generate`, streaming NDJSON or one object
 //! (`formats/other-producers.md` §6).
 //!
-//! Answer: the last tool call's `arguments` object (`tool_input`), else `message.content` /
+//! Answer: the tool calls' `arguments` objects (`tool_input`; several calls are chosen among
+//! by the decision, `tool_calls`), else `message.content` /
 //! `response` joined over the lines. Terminal: `done: true`. Failure: an `{"error": …}` line,
 //! `done_reason: "length"`.
 
@@ -9,15 +10,19 @@ use serde_json::{Map, Value};
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, LastError, Outcome, Producer, Session, SourceKind, Verdict, agent_details,
-    agent_error, detail, num, snippet, str_at, truncated,
+    CallInput, Extractor, LastError, Outcome, Producer, Session, ToolCall, Verdict, agent_details,
+    agent_error, detail, num, snippet, str_at, tool_calls, truncated,
 };
 use crate::framing::Item;
 
 #[derive(Debug, Default)]
 pub(super) struct Ollama {
     text: String,
-    tool: Option<(u64, Value, String)>,
+    /// The tool calls, in order (`message.tool_calls` of every line: a stream sends each call
+    /// whole, not in fragments).
+    calls: Vec<ToolCall>,
+    /// Bytes of the calls' arguments, as JSON text.
+    calls_bytes: usize,
     done: Option<Value>,
     error: Option<Value>,
     line: Option<u64>,
@@ -30,7 +35,7 @@ impl Extractor for Ollama {
     }
 
     fn held(&self) -> usize {
-        self.text.len() + self.tool.as_ref().map_or(0, |t| t.2.len())
+        self.text.len() + self.calls_bytes
     }
 
     fn feed(&mut self, item: &Item) -> bool {
@@ -58,10 +63,11 @@ impl Extractor for Ollama {
                 self.line = Some(*line);
             }
         }
-        if let Some(calls) = msg
+        for c in msg
             .and_then(|m| m.get("tool_calls"))
             .and_then(Value::as_array)
-            && let Some(c) = calls.last()
+            .into_iter()
+            .flatten()
         {
             let args = c
                 .pointer("/function/arguments")
@@ -72,7 +78,13 @@ impl Extractor for Ollama {
                 .and_then(Value::as_str)
                 .unwrap_or("")
                 .to_owned();
-            self.tool = Some((*line, args, name));
+            self.calls_bytes += name.len() + args.to_string().len();
+            self.calls.push(ToolCall {
+                detail: detail(&[("tool", Value::from(name.clone()))]),
+                name,
+                input: CallInput::Value(args),
+                line: Some(*line),
+            });
         }
         if o.get("done").and_then(Value::as_bool) == Some(true) {
             self.done = Some(v.clone());
@@ -115,13 +127,8 @@ impl Extractor for Ollama {
                     agent_details(Some(r), Some(r), Value::Array(Vec::new())),
                 ),
                 _ => {
-                    if let Some((line, args, name)) = self.tool {
-                        Verdict::Value {
-                            kind: SourceKind::ToolInput,
-                            value: args,
-                            line: Some(line),
-                            detail: detail(&[("tool", Value::from(name))]),
-                        }
+                    if let Some(v) = tool_calls::verdict(self.calls) {
+                        v
                     } else if self.text.is_empty() {
                         Verdict::Nothing {
                             message: "the response has no content".into(),
@@ -143,5 +150,51 @@ impl Extractor for Ollama {
             session,
             warnings: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::Extractor;
+    use super::super::tool_calls::testing::{calls, verdict};
+    use super::Ollama;
+
+    #[test]
+    fn every_tool_call_of_every_line_is_kept_and_counted() {
+        let line = |calls: serde_json::Value, done: bool| {
+            Some(
+                json!({"model":"m","message":{"role":"assistant","content":"","tool_calls":calls},"done":done}),
+            )
+        };
+        let stream = [
+            line(
+                json!([{"function":{"name":"answer","arguments":{"v":1}}}]),
+                false,
+            ),
+            line(
+                json!([{"function":{"name":"read_file","arguments":{"path":"x"}}},
+                       {"function":{"name":"answer","arguments":{"v":2}}}]),
+                false,
+            ),
+            line(json!([]), true),
+        ];
+        let got = calls(verdict(Box::new(Ollama::default()), &stream));
+        assert_eq!(
+            got,
+            [
+                ("answer".into(), Some(json!({"v":1})), Some(1)),
+                ("read_file".into(), Some(json!({"path":"x"})), Some(2)),
+                ("answer".into(), Some(json!({"v":2})), Some(2))
+            ]
+        );
+        // The calls' arguments count toward --max-answer-bytes.
+        let mut o = Ollama::default();
+        o.feed(&crate::framing::Item::Value {
+            line: 1,
+            value: stream[1].clone().expect("a line"),
+        });
+        assert!(o.held() >= r#"{"path":"x"}{"v":2}"#.len(), "{}", o.held());
     }
 }

@@ -1,8 +1,8 @@
 //! OpenAI Chat Completions: the response body and its SSE stream
 //! (`formats/other-producers.md` §3).
 //!
-//! Answer: a tool call's `function.arguments` (`tool_input`, a JSON string), else
-//! `message.content` (text). Stream: `delta.content` joined, tool-call fragments joined per
+//! Answer: the tool calls' `function.arguments` (`tool_input`, JSON strings; several calls are
+//! chosen among by the decision, `tool_calls`), else `message.content` (text). Stream: `delta.content` joined, tool-call fragments joined per
 //! `index`. Failure: `refusal`, `finish_reason` `length` / `content_filter`, an `{"error": …}`
 //! body or the flat `{"object": "error", …}` body of OpenAI-compatible servers; a stream with neither `finish_reason` nor `[DONE]` is `truncated`.
 
@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, LastError, Outcome, Producer, Session, SourceKind, Verdict, agent_details,
-    agent_error, api_error, detail, num, snippet, str_at, truncated,
+    CallInput, Extractor, LastError, Outcome, Producer, Session, ToolCall, Verdict, agent_details,
+    agent_error, api_error, detail, num, snippet, str_at, tool_calls, truncated,
 };
 use crate::framing::Item;
 
@@ -22,6 +22,8 @@ struct Call {
     name: String,
     id: String,
     args: String,
+    /// The line of the call's last fragment.
+    line: u64,
 }
 
 #[derive(Debug, Default)]
@@ -74,6 +76,7 @@ impl Chat {
                         _ => {}
                     }
                     self.held += call.args.len() - before;
+                    call.line = line;
                     self.line = Some(line);
                 }
             }
@@ -185,16 +188,21 @@ impl Extractor for Chat {
             )
         } else if self.finish_reason.is_none() && !self.done {
             truncated("a `finish_reason` or `data: [DONE]`")
-        } else if let Some((_, call)) = self.calls.iter().next_back() {
-            Verdict::ValueText {
-                kind: SourceKind::ToolInput,
-                text: call.args.clone(),
-                line: self.line,
-                detail: detail(&[
-                    ("tool", Value::from(call.name.clone())),
-                    ("tool_call_id", Value::from(call.id.clone())),
-                ]),
-            }
+        } else if let Some(v) = tool_calls::verdict(
+            self.calls
+                .into_values()
+                .map(|c| ToolCall {
+                    detail: detail(&[
+                        ("tool", Value::from(c.name.clone())),
+                        ("tool_call_id", Value::from(c.id)),
+                    ]),
+                    name: c.name,
+                    input: CallInput::Text(c.args),
+                    line: Some(c.line),
+                })
+                .collect(),
+        ) {
+            v
         } else if self.content.is_empty() {
             Verdict::Nothing {
                 message: "the response has no content".into(),
@@ -211,5 +219,68 @@ impl Extractor for Chat {
             session: self.session,
             warnings: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::tool_calls::testing::{calls, verdict};
+    use super::Chat;
+
+    #[test]
+    fn every_tool_call_of_the_body_and_of_the_stream_is_kept_in_order() {
+        let body = json!({"object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls",
+            "message":{"tool_calls":[
+                {"id":"a","function":{"name":"answer","arguments":"{\"v\":1}"}},
+                {"id":"b","function":{"name":"read_file","arguments":"{\"path\":\"x\"}"}}]}}]});
+        let got = calls(verdict(Box::new(Chat::default()), &[Some(body)]));
+        assert_eq!(
+            got,
+            [
+                ("answer".into(), Some(json!({"v":1})), Some(1)),
+                ("read_file".into(), Some(json!({"path":"x"})), Some(1))
+            ]
+        );
+        let chunk = |tc: serde_json::Value, fr: Option<&str>| {
+            Some(
+                json!({"object":"chat.completion.chunk","choices":[{"index":0,
+                "delta":{"tool_calls":[tc]},"finish_reason":fr}]}),
+            )
+        };
+        let stream = [
+            chunk(
+                json!({"index":0,"id":"a","function":{"name":"answer","arguments":"{\"v\""}}),
+                None,
+            ),
+            chunk(
+                json!({"index":1,"id":"b","function":{"name":"read_file","arguments":"{}"}}),
+                None,
+            ),
+            chunk(
+                json!({"index":0,"function":{"arguments":":1}"}}),
+                Some("tool_calls"),
+            ),
+            None,
+        ];
+        let got = calls(verdict(Box::new(Chat::default()), &stream));
+        assert_eq!(
+            got,
+            [
+                ("answer".into(), Some(json!({"v":1})), Some(3)),
+                ("read_file".into(), Some(json!({})), Some(2))
+            ]
+        );
+        // One call is that call's tool input, as ever.
+        let got = calls(verdict(
+            Box::new(Chat::default()),
+            &stream[..1]
+                .iter()
+                .cloned()
+                .chain([None])
+                .collect::<Vec<_>>(),
+        ));
+        assert_eq!(got.len(), 1);
     }
 }

@@ -1,7 +1,8 @@
 //! OpenAI Responses API: the response body and its SSE stream
 //! (`formats/other-producers.md` §4).
 //!
-//! Answer: the last `function_call` item's `arguments` (`tool_input`), else the text of the
+//! Answer: the `function_call` items' `arguments` (`tool_input`; several calls are chosen among
+//! by the decision, `tool_calls`), else the text of the
 //! `final_answer`-phase message (or the last message). Stream: the `response` object of the
 //! terminal `response.completed` / `response.failed` / `response.incomplete` event.
 //! Failure: `status` other than `completed`, a refusal part, an `error` event or body.
@@ -10,8 +11,8 @@ use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, LastError, Outcome, Producer, Session, SourceKind, Verdict, agent_details,
-    agent_error, api_error, detail, field, num, snippet, str_at, truncated,
+    CallInput, Extractor, LastError, Outcome, Producer, Session, ToolCall, Verdict, agent_details,
+    agent_error, api_error, detail, field, num, snippet, str_at, tool_calls, truncated,
 };
 use crate::framing::Item;
 
@@ -200,23 +201,27 @@ fn from_response(line: u64, r: &Value, output: &[Value]) -> Verdict {
             agent_details(Some("refusal"), None, Value::Array(vec![Value::from(r)])),
         );
     }
-    if let Some(call) = output
+    let calls = output
         .iter()
-        .rev()
-        .find(|it| str_at(it, "type") == Some("function_call"))
-    {
-        return Verdict::ValueText {
-            kind: SourceKind::ToolInput,
-            text: str_at(call, "arguments").unwrap_or("").to_owned(),
-            line: Some(line),
-            detail: detail(&[
-                ("tool", Value::from(str_at(call, "name").unwrap_or(""))),
-                (
-                    "call_id",
-                    Value::from(str_at(call, "call_id").unwrap_or("")),
-                ),
-            ]),
-        };
+        .filter(|it| str_at(it, "type") == Some("function_call"))
+        .map(|call| {
+            let name = str_at(call, "name").unwrap_or("");
+            ToolCall {
+                name: name.to_owned(),
+                input: CallInput::Text(str_at(call, "arguments").unwrap_or("").to_owned()),
+                line: Some(line),
+                detail: detail(&[
+                    ("tool", Value::from(name)),
+                    (
+                        "call_id",
+                        Value::from(str_at(call, "call_id").unwrap_or("")),
+                    ),
+                ]),
+            }
+        })
+        .collect();
+    if let Some(v) = tool_calls::verdict(calls) {
+        return v;
     }
     let messages: Vec<&Value> = output
         .iter()
@@ -243,5 +248,50 @@ fn from_response(line: u64, r: &Value, output: &[Value]) -> Verdict {
     Verdict::Text {
         text,
         line: Some(line),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::tool_calls::testing::{calls, verdict};
+    use super::Responses;
+
+    fn call(name: &str, args: &str) -> serde_json::Value {
+        json!({"type":"function_call","call_id":name,"name":name,"arguments":args})
+    }
+
+    #[test]
+    fn every_function_call_of_the_body_and_of_the_stream_is_kept_in_order() {
+        let output = json!([
+            call("answer", "{\"v\":1}"),
+            call("read_file", "{\"path\":\"x\"}")
+        ]);
+        let want = [
+            ("answer".to_owned(), Some(json!({"v":1})), Some(1)),
+            ("read_file".to_owned(), Some(json!({"path":"x"})), Some(1)),
+        ];
+        let body = json!({"object":"response","status":"completed","output":output});
+        assert_eq!(
+            calls(verdict(Box::new(Responses::default()), &[Some(body)])),
+            want
+        );
+        // A stream whose terminal response lists no output: the items it streamed.
+        let done =
+            |it: &serde_json::Value| Some(json!({"type":"response.output_item.done","item":it}));
+        let stream = [
+            done(&output[0]),
+            done(&output[1]),
+            Some(
+                json!({"type":"response.completed","response":{"status":"completed","output":[]}}),
+            ),
+        ];
+        let got = calls(verdict(Box::new(Responses::default()), &stream));
+        assert_eq!(
+            got.iter().map(|c| &c.0).collect::<Vec<_>>(),
+            ["answer", "read_file"]
+        );
+        assert_eq!(got[1].1, Some(json!({"path":"x"})));
     }
 }

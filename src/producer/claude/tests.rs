@@ -122,3 +122,41 @@ fn the_lean_path_ends_where_the_full_parse_does() {
     // The lean path takes the plain lines and leaves the others.
     assert_eq!(taken, 7, "lines read lean");
 }
+
+/// Several tool calls in one assistant turn (contract §4): only a `StructuredOutput` call is an
+/// answer, the last accepted one; another tool's input never is, whatever its place, read in
+/// full or lean.
+#[test]
+fn only_structured_output_calls_answer_in_a_turn_of_several_calls() {
+    let turn = |blocks: Value| json!({"type":"assistant","message":{"content":blocks}});
+    let so = |id: &str, n: u64| json!({"type":"tool_use","id":id,"name":"StructuredOutput","input":{"n":n}});
+    let other = |id: &str| json!({"type":"tool_use","id":id,"name":"Read","input":{"path":"x"}});
+    let result = json!({"type":"result","subtype":"success","is_error":false,"result":"done"});
+    // A StructuredOutput call then another tool's: the StructuredOutput input.
+    let a = [turn(json!([so("s1", 1), other("r1")])), result.clone()];
+    assert_eq!(answer(&a), (json!({"n":1}), 1));
+    // Two StructuredOutput calls in one turn: the last accepted.
+    let b = [
+        turn(json!([so("s1", 1), so("s2", 2), other("r1")])),
+        result.clone(),
+    ];
+    assert_eq!(answer(&b), (json!({"n":2}), 1));
+    let reject = json!({"type":"user","message":{"content":[
+        {"type":"tool_result","tool_use_id":"s2","is_error":true}]}});
+    let c = [
+        turn(json!([so("s1", 1), so("s2", 2)])),
+        reject,
+        result.clone(),
+    ];
+    assert_eq!(answer(&c), (json!({"n":1}), 1));
+    // Another tool's call alone is no answer: the result text is.
+    let lines: Vec<String> = [turn(json!([other("r1"), other("r2")])), result]
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+    for lean in [true, false] {
+        let got = outcome(&lines, lean);
+        assert!(got.contains("Text { text: \"done\""), "{got}");
+    }
+}
