@@ -109,7 +109,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
                 ),
             ));
         }
-        let value: Value = serde_json::from_slice(&out).ok()?;
+        let value: Value = crate::json::from_slice(&out).ok()?;
         return (!repairs.is_empty()).then_some(Repaired { value, repairs });
     }
 
@@ -128,7 +128,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
             attempt.push(("trailing_comma", "removed a trailing comma".into()));
         }
         closed.push(close_outer);
-        if let Ok(value) = serde_json::from_slice::<Value>(&closed) {
+        if let Ok(value) = crate::json::from_slice(&closed) {
             attempt.push((
                 "unclosed_brackets",
                 "closed the outermost bracket, left open at the end".into(),
@@ -143,7 +143,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
     let mut kept = out[..member_start.min(out.len())].to_vec();
     strip_trailing_comma(&mut kept);
     kept.push(close_outer);
-    let value: Value = serde_json::from_slice(&kept).ok()?;
+    let value: Value = crate::json::from_slice(&kept).ok()?;
     // Nothing complete is left: an empty value would be an invented answer.
     if value.as_object().is_some_and(serde_json::Map::is_empty)
         || value.as_array().is_some_and(Vec::is_empty)

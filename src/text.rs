@@ -47,7 +47,7 @@ pub fn whole(text: &str) -> Option<Value> {
     if t.is_empty() {
         return None;
     }
-    serde_json::from_str(t).ok()
+    crate::json::from_str(t).ok()
 }
 
 /// Whether the trimmed text looks like a JSON document (so a parse failure is `json_invalid`):
@@ -60,8 +60,7 @@ pub fn looks_like_json(text: &str) -> bool {
 
 /// `t` starts with one complete JSON value and text follows it.
 fn value_then_prose(t: &str) -> bool {
-    let mut values = serde_json::Deserializer::from_str(t).into_iter::<Value>();
-    matches!(values.next(), Some(Ok(_))) && !t[values.byte_offset()..].trim().is_empty()
+    matches!(crate::json::first_value(t.as_bytes()), Some((Ok(_), end)) if !t[end..].trim().is_empty())
 }
 
 /// `{` followed by `"` or `}`, or `[` followed by a JSON value start or `]`.
@@ -103,7 +102,7 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
         let bytes = masked.get_or_insert_with(|| text.as_bytes().to_vec());
         bytes[f.whole.clone()].fill(b' ');
         let start = f.body.start + (body.len() - body.trim_start().len());
-        match serde_json::from_str::<Value>(trimmed) {
+        match crate::json::from_str(trimmed) {
             Ok(value) => mined.candidates.push(Candidate {
                 kind: SourceKind::CodeFence,
                 value,
@@ -302,7 +301,7 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
 
 fn region(text: &str, start: usize, end: usize, lines: &mut Lines<'_>, mined: &mut Mined) {
     let slice = &text[start..end];
-    match serde_json::from_str::<Value>(slice) {
+    match crate::json::from_str(slice) {
         Ok(value) => {
             if is_answer_like(&value) {
                 mined.candidates.push(Candidate {

@@ -102,7 +102,7 @@ fn choose(
             line,
             detail,
         } => {
-            let err = match serde_json::from_str::<Value>(text.trim()) {
+            let err = match crate::json::from_str(text.trim()) {
                 Ok(value) => return Ok(Chosen::new(kind, value, line, detail)),
                 Err(e) => e,
             };

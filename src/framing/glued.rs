@@ -1,8 +1,6 @@
 //! Text glued to a JSON value on one line (`MCP issues detected.{"type":"init",…}`): the
 //! value salvaged, the text dropped and remembered for the warning.
 
-use serde_json::Value;
-
 use super::{Framer, Item, trim};
 
 /// Text dropped from a line because it was glued to a salvaged JSON value.
@@ -41,9 +39,8 @@ impl Framer {
             .take(GLUED_STARTS);
         for start in starts.filter(|&s| s > 0) {
             let rest = &t[start..];
-            let mut values = serde_json::Deserializer::from_slice(rest).into_iter::<Value>();
-            if let Some(Ok(_)) = values.next() {
-                let end = start + values.byte_offset();
+            if let Some((Ok(_), len)) = crate::json::first_value(rest) {
+                let end = start + len;
                 if self.glued_value((no, no), &t[start..end], &t[..start], &t[end..], out) {
                     return true;
                 }
@@ -66,7 +63,7 @@ impl Framer {
         let Some(accept) = self.salvage else {
             return false;
         };
-        let Ok(value) = serde_json::from_slice::<Value>(json) else {
+        let Ok(value) = crate::json::from_slice(json) else {
             return false;
         };
         if !accept(&value) {

@@ -13,8 +13,9 @@ mod tests;
 
 use serde_json::Value;
 
+pub use crate::json::fix_lone_surrogates;
 pub use glued::{Glued, MAX_GLUED};
-pub use scan::{DepthScan, fix_lone_surrogates, is_too_deep, parse, trim};
+pub use scan::{DepthScan, is_too_deep, parse, trim};
 
 use scan::parse_counted;
 use sse::{SsePending, sse_field};

@@ -406,11 +406,10 @@ pub(crate) fn provider_message(text: &str) -> String {
         return text.to_owned();
     };
     // Codex appends ` (details)` after the JSON: read the first value and keep what follows.
-    let mut values = serde_json::Deserializer::from_str(&t[brace..]).into_iter::<Value>();
-    let Some(Ok(v)) = values.next() else {
+    let Some((Ok(v), end)) = crate::json::first_value(&t.as_bytes()[brace..]) else {
         return text.to_owned();
     };
-    let after = &t[brace + values.byte_offset()..];
+    let after = &t[brace + end..];
     let message = v
         .pointer("/error/message")
         .or_else(|| v.get("message"))

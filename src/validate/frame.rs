@@ -88,7 +88,7 @@ impl Documents {
         if t.is_empty() {
             return;
         }
-        if let Ok(value) = serde_json::from_slice(t) {
+        if let Ok(value) = crate::json::from_slice(t) {
             out.push(Doc::Value {
                 line: no,
                 value,
@@ -185,7 +185,7 @@ impl Doc<'_> {
 
 /// A document built from several lines (its bytes are not one line of the input).
 fn parse(line: u64, bytes: &[u8]) -> Doc<'static> {
-    match serde_json::from_slice(bytes) {
+    match crate::json::from_slice(bytes) {
         Ok(value) => Doc::Value {
             line,
             value,

@@ -17,6 +17,7 @@ mod golden;
 mod install;
 mod jq_budget;
 mod layout;
+mod numbers;
 mod pipelines;
 mod producers;
 mod props;
