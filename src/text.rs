@@ -43,11 +43,16 @@ pub struct Mined {
 
 /// The whole text, trimmed, as one JSON value (`final_text`).
 pub fn whole(text: &str) -> Option<Value> {
+    whole_read(text).map(|r| r.value)
+}
+
+/// [`whole`], with lone UTF-16 surrogate escapes read as U+FFFD (and said so).
+pub fn whole_read(text: &str) -> Option<crate::json::Read> {
     let t = text.trim_start_matches('\u{feff}').trim();
     if t.is_empty() {
         return None;
     }
-    crate::json::from_str(t).ok()
+    crate::json::from_str_lenient(t).ok()
 }
 
 /// Whether the trimmed text looks like a JSON document (so a parse failure is `json_invalid`):

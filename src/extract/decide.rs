@@ -102,8 +102,13 @@ fn choose(
             line,
             detail,
         } => {
-            let err = match crate::json::from_str(text.trim()) {
-                Ok(value) => return Ok(Chosen::new(kind, value, line, detail)),
+            let err = match crate::json::from_str_lenient(text.trim()) {
+                Ok(read) => {
+                    if read.lone_surrogates {
+                        warnings.push(Warning::lone_surrogate(line));
+                    }
+                    return Ok(Chosen::new(kind, read.value, line, detail));
+                }
                 Err(e) => e,
             };
             match try_repair(&text, opts, warnings) {

@@ -127,6 +127,22 @@ impl Warning {
             message: message.into(),
         }
     }
+
+    /// The JSON read on `line` (of the input; of the answer text when `None`) held a lone
+    /// UTF-16 surrogate escape, read as U+FFFD (`crate::json::from_slice_lenient`).
+    pub fn lone_surrogate(line: Option<u64>) -> Self {
+        let what = match line {
+            Some(l) => format!("line {l} holds"),
+            None => "the answer text holds".to_owned(),
+        };
+        Self::new(
+            "lone_surrogate",
+            format!(
+                "{what} a lone UTF-16 surrogate escape (a string cut inside an emoji, as \
+                 Node's JSON.stringify writes it); it was read as U+FFFD"
+            ),
+        )
+    }
 }
 
 /// Token usage, normalized across producers.

@@ -59,3 +59,32 @@ fn validate_reads_the_private_number_key_as_a_key() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), doc);
 }
+
+#[test]
+fn validate_reads_lone_surrogates_as_replacement_characters() {
+    for doc in [r#"{"a":"\ud83d x"}"#, "{\n\"a\": \"x \\udc00\"\n}"] {
+        let r = run_stdin(&["validate", "--schema", r#"{"type":"object"}"#], doc);
+        assert_eq!(r.code, 0, "{doc}: {}", r.stdout);
+        let e = r.one();
+        assert!(
+            e["data"]["a"].as_str().unwrap().contains('\u{fffd}'),
+            "{doc}"
+        );
+        assert_eq!(e["warnings"][0]["kind"], "lone_surrogate", "{doc}");
+        assert!(
+            e["warnings"][0]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("line 1 "),
+            "{doc}"
+        );
+        // Invalid: the warning stays with the failure.
+        let r = run_stdin(&["validate", "--schema", r#"{"type":"array"}"#], doc);
+        assert_eq!(r.kind(), Some("validation_failed"), "{doc}");
+        assert_eq!(r.one()["warnings"][0]["kind"], "lone_surrogate", "{doc}");
+    }
+    // A pair is one character, and no warning.
+    let r = run_stdin(&["validate", "--schema", "{}"], r#"{"a":"\ud83d\ude00"}"#);
+    assert_eq!(r.one()["data"]["a"], "😀");
+    assert_eq!(r.one()["warnings"], json!([]));
+}
