@@ -131,7 +131,7 @@ impl LineSink for Watch<'_> {
                 if let Some(envs) = &mut self.envelopes
                     && !blank
                 {
-                    match serde_json::from_slice::<Value>(bytes) {
+                    match crate::json::from_slice(bytes) {
                         Ok(v) => {
                             // A first line that is a whole JSON value: the file is one value
                             // per line (or that value alone), which the lines decide; its text
@@ -172,7 +172,7 @@ impl Watch<'_> {
     /// or one per line.
     fn envelopes(&mut self) -> Option<Vec<(u64, Value)>> {
         if let Some(text) = &self.text
-            && let Ok(v) = serde_json::from_slice::<Value>(text)
+            && let Ok(v) = crate::json::from_slice(text)
         {
             return is_envelope(&v).then(|| vec![(1, v)]);
         }

@@ -25,6 +25,7 @@ pub(crate) mod generate;
 pub(crate) mod github;
 pub mod input;
 pub(crate) mod jq;
+pub mod json;
 pub(crate) mod lint;
 pub(crate) mod lower;
 pub(crate) mod markers;

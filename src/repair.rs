@@ -114,7 +114,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
                 ),
             ));
         }
-        let value: Value = serde_json::from_slice(&out).ok()?;
+        let value: Value = crate::json::from_slice(&out).ok()?;
         return (!repairs.is_empty()).then_some(Repaired { value, repairs });
     }
 
@@ -129,7 +129,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
         .iter()
         .rposition(|b| !b.is_ascii_whitespace())
         .map_or(0, |p| p + 1);
-    match serde_json::from_slice::<Value>(&out[..end]) {
+    match crate::json::from_slice(&out[..end]) {
         Err(e) if e.classify() == serde_json::error::Category::Eof => {}
         _ => return None,
     }
@@ -143,7 +143,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
             attempt.push(("trailing_comma", "removed a trailing comma".into()));
         }
         closed.push(close_outer);
-        if let Ok(value) = serde_json::from_slice::<Value>(&closed)
+        if let Ok(value) = crate::json::from_slice(&closed)
             && !is_empty_container(&value)
         {
             attempt.push((
@@ -160,7 +160,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
     let mut kept = out[..member_start.min(out.len())].to_vec();
     strip_trailing_comma(&mut kept);
     kept.push(close_outer);
-    let value: Value = serde_json::from_slice(&kept).ok()?;
+    let value: Value = crate::json::from_slice(&kept).ok()?;
     if is_empty_container(&value) {
         return None;
     }

@@ -44,11 +44,16 @@ pub struct Mined {
 
 /// The whole text, trimmed, as one JSON value (`final_text`).
 pub fn whole(text: &str) -> Option<Value> {
+    whole_read(text).map(|r| r.value)
+}
+
+/// [`whole`], with lone UTF-16 surrogate escapes read as U+FFFD (and said so).
+pub fn whole_read(text: &str) -> Option<crate::json::Read> {
     let t = text.trim_start_matches('\u{feff}').trim();
     if t.is_empty() {
         return None;
     }
-    serde_json::from_str(t).ok()
+    crate::json::from_str_lenient(t).ok()
 }
 
 /// Whether the trimmed text looks like a JSON document (so a parse failure is `json_invalid`):
@@ -61,8 +66,7 @@ pub fn looks_like_json(text: &str) -> bool {
 
 /// `t` starts with one complete JSON value and text follows it.
 fn value_then_prose(t: &str) -> bool {
-    let mut values = serde_json::Deserializer::from_str(t).into_iter::<Value>();
-    matches!(values.next(), Some(Ok(_))) && !t[values.byte_offset()..].trim().is_empty()
+    matches!(crate::json::first_value(t.as_bytes()), Some((Ok(_), end)) if !t[end..].trim().is_empty())
 }
 
 /// Find every candidate: fenced blocks first, then the balanced scan of the text outside them.
@@ -87,7 +91,7 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
         let bytes = masked.get_or_insert_with(|| text.as_bytes().to_vec());
         bytes[f.whole.clone()].fill(b' ');
         let start = f.body.start + (body.len() - body.trim_start().len());
-        match serde_json::from_str::<Value>(trimmed) {
+        match crate::json::from_str(trimmed) {
             Ok(value) => mined.candidates.push(Candidate {
                 kind: SourceKind::CodeFence,
                 value,
@@ -363,7 +367,7 @@ fn json_token(bytes: &[u8], i: usize) -> Option<usize> {
 fn region(text: &str, span: brackets::Span, lines: &mut Lines<'_>, mined: &mut Mined) {
     let (start, end) = (span.start, span.end);
     let slice = &text[start..end];
-    match serde_json::from_str::<Value>(slice) {
+    match crate::json::from_str(slice) {
         Ok(value) if !span.mismatched => {
             if is_answer_like(&value) {
                 mined.candidates.push(Candidate {

@@ -134,7 +134,7 @@ pub(super) fn too_deep(text: &str, kind: SourceKind, limit: usize) -> Failure {
 
 /// The `json_invalid` failure for `text`, which does not parse.
 pub(super) fn not_json(text: &str, kind: SourceKind) -> Failure {
-    match serde_json::from_str::<Value>(text) {
+    match crate::json::from_str(text) {
         Err(e) => json_invalid(&e, text, text, kind),
         Ok(_) => json_invalid_because("", text, kind),
     }

@@ -103,8 +103,13 @@ fn choose(
             line,
             detail,
         } => {
-            let err = match serde_json::from_str::<Value>(text.trim()) {
-                Ok(value) => return Ok(Chosen::new(kind, value, line, detail)),
+            let err = match crate::json::from_str_lenient(text.trim()) {
+                Ok(read) => {
+                    if read.lone_surrogates {
+                        warnings.push(Warning::lone_surrogate(line));
+                    }
+                    return Ok(Chosen::new(kind, read.value, line, detail));
+                }
                 Err(e) => e,
             };
             match try_repair(&text, opts, warnings) {

@@ -78,8 +78,16 @@ fn from_text(
     opts: &Options<'_>,
     warnings: &mut Vec<Warning>,
 ) -> Result<Chosen, Failure> {
-    if let Some(value) = text::whole(text) {
-        return Ok(Chosen::new(SourceKind::FinalText, value, line, Map::new()));
+    if let Some(read) = text::whole_read(text) {
+        if read.lone_surrogates {
+            warnings.push(Warning::lone_surrogate(line));
+        }
+        return Ok(Chosen::new(
+            SourceKind::FinalText,
+            read.value,
+            line,
+            Map::new(),
+        ));
     }
     let looks = text::looks_like_json(text);
     if opts.strict {

@@ -298,13 +298,7 @@ impl<'o> Reading<'o> {
             Verdict::Failed(_) | Verdict::Nothing { .. } => None,
         };
         if let Some(l) = answer_line.filter(|l| stats.surrogate_lines.contains(l)) {
-            warnings.push(Warning::new(
-                "lone_surrogate",
-                format!(
-                    "line {l} holds a lone UTF-16 surrogate escape (a string cut inside an emoji, as \
-                     Node's JSON.stringify writes it); it was read as U+FFFD"
-                ),
-            ));
+            warnings.push(Warning::lone_surrogate(Some(l)));
         }
         (outcome, warnings)
     }

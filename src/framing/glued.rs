@@ -44,7 +44,7 @@ impl Framer {
         for span in brackets::top_level(t) {
             text_between |= !trim(&t[last_end..span.start]).is_empty();
             last_end = span.end;
-            match serde_json::from_slice::<Value>(&t[span.start..span.end]) {
+            match crate::json::from_slice(&t[span.start..span.end]) {
                 Ok(value) if span.closed && !span.mismatched => values.push((span, value)),
                 // A bracketed span that is not JSON (`[1, 2) then`, a broken value) is text.
                 _ => text_between = true,

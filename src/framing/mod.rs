@@ -13,8 +13,9 @@ mod tests;
 
 use serde_json::Value;
 
+pub use crate::json::fix_lone_surrogates;
 pub use glued::{Glued, MAX_GLUED};
-pub use scan::{DepthScan, fix_lone_surrogates, is_too_deep, parse, trim};
+pub use scan::{DepthScan, is_too_deep, parse, trim};
 
 use scan::parse_counted;
 use sse::{SsePending, sse_field};
@@ -271,7 +272,7 @@ impl Framer {
                     let glued = closed.is_some_and(|end| {
                         let after = trim(&buf[end..]);
                         !after.is_empty()
-                            && serde_json::from_slice::<Value>(&buf[..end]).is_ok_and(|value| {
+                            && crate::json::from_slice(&buf[..end]).is_ok_and(|value| {
                                 self.glued_value((start, no), &buf[..end], value, b"", after, out)
                             })
                     });

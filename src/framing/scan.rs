@@ -5,6 +5,7 @@ use serde_json::Value;
 use serde_json::error::Category;
 
 use super::{MAX_DEPTH, Stats};
+use crate::json;
 
 /// Whether serde_json refused `bytes` at its recursion limit: a syntax error on a `[` or `{`
 /// that opens a value (after `[`, `,`, `:` or at the start) with which more than
@@ -51,17 +52,19 @@ pub fn trim(b: &[u8]) -> &[u8] {
     b.trim_ascii()
 }
 
-/// Parse one JSON value (serde_json's recursion limit guards the stack).
+/// Parse one JSON value exactly ([`crate::json::from_slice`]: serde_json's private number key
+/// is a key; serde_json's recursion limit guards the stack).
 pub fn parse(bytes: &[u8]) -> Option<Value> {
-    serde_json::from_slice(bytes).ok()
+    json::from_slice(bytes).ok()
 }
 
 /// [`parse`], counting values that went past [`MAX_DEPTH`](super::MAX_DEPTH). A value that holds lone UTF-16
 /// surrogate escapes (`"\ud83d"` with no low half: Node's `JSON.stringify` writes them when a
 /// string is cut inside an emoji, and Claude Code, Gemini CLI and Qwen Code are Node programs)
-/// is read with U+FFFD in their place, and its line `line` is recorded.
+/// is read with U+FFFD in their place ([`json::from_slice_lenient`]), and its line `line` is
+/// recorded.
 pub(super) fn parse_counted(stats: &mut Stats, line: u64, bytes: &[u8]) -> Option<Value> {
-    match serde_json::from_slice(bytes) {
+    match json::from_slice(bytes) {
         Ok(v) => {
             stats.value_bytes += bytes.len() as u64;
             Some(v)
@@ -71,8 +74,8 @@ pub(super) fn parse_counted(stats: &mut Stats, line: u64, bytes: &[u8]) -> Optio
                 stats.too_deep += 1;
                 return None;
             }
-            let fixed = fix_lone_surrogates(bytes)?;
-            let v = serde_json::from_slice(&fixed).ok()?;
+            let fixed = json::fix_lone_surrogates(bytes)?;
+            let v = json::from_slice(&fixed).ok()?;
             stats.value_bytes += bytes.len() as u64;
             if stats.surrogate_lines.len() < MAX_SURROGATE_LINES {
                 stats.surrogate_lines.push(line);
@@ -84,47 +87,6 @@ pub(super) fn parse_counted(stats: &mut Stats, line: u64, bytes: &[u8]) -> Optio
 
 /// Lines with lone surrogates that are remembered (for the warning on the answer's line).
 pub(super) const MAX_SURROGATE_LINES: usize = 64;
-
-/// `bytes` with every lone UTF-16 surrogate escape (`\uD800`–`\uDFFF` not part of a
-/// high-low pair) replaced by `\ufffd`; `None` when there is none. Escaped backslashes
-/// (`\\ud83d` is text) are skipped.
-pub fn fix_lone_surrogates(bytes: &[u8]) -> Option<Vec<u8>> {
-    let hex4 = |at: usize| -> Option<u32> {
-        let h = std::str::from_utf8(bytes.get(at..at + 4)?).ok()?;
-        u32::from_str_radix(h, 16).ok()
-    };
-    let surrogate = |at: usize| -> Option<u32> {
-        (bytes.get(at) == Some(&b'\\') && bytes.get(at + 1) == Some(&b'u'))
-            .then(|| hex4(at + 2))
-            .flatten()
-            .filter(|u| (0xD800..=0xDFFF).contains(u))
-    };
-    let mut out: Option<Vec<u8>> = None;
-    let mut copied = 0;
-    let mut i = 0;
-    while let Some(off) = bytes.get(i..).and_then(|rest| memchr::memchr(b'\\', rest)) {
-        let p = i + off;
-        i = p + 2;
-        if bytes.get(p + 1) != Some(&b'u') {
-            continue;
-        }
-        let Some(u) = surrogate(p) else {
-            continue;
-        };
-        i = p + 6;
-        if (0xD800..=0xDBFF).contains(&u) && surrogate(p + 6).is_some_and(|l| l >= 0xDC00) {
-            i = p + 12;
-            continue;
-        }
-        let o = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
-        o.extend_from_slice(&bytes[copied..p]);
-        o.extend_from_slice(b"\\ufffd");
-        copied = p + 6;
-    }
-    let mut o = out?;
-    o.extend_from_slice(&bytes[copied..]);
-    Some(o)
-}
 
 /// String-aware bracket depth over successive lines.
 #[derive(Debug, Default)]

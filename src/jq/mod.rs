@@ -286,7 +286,7 @@ fn to_val(v: &Value) -> Option<Val> {
 
 fn from_val(v: &Val) -> Value {
     let text = v.to_string();
-    serde_json::from_str(&text).unwrap_or(Value::String(text))
+    crate::json::from_str(&text).unwrap_or(Value::String(text))
 }
 
 /// `--assert` expressions, compiled before any input is read.

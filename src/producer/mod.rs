@@ -132,6 +132,22 @@ impl Warning {
             message: message.into(),
         }
     }
+
+    /// The JSON read on `line` (of the input; of the answer text when `None`) held a lone
+    /// UTF-16 surrogate escape, read as U+FFFD (`crate::json::from_slice_lenient`).
+    pub fn lone_surrogate(line: Option<u64>) -> Self {
+        let what = match line {
+            Some(l) => format!("line {l} holds"),
+            None => "the answer text holds".to_owned(),
+        };
+        Self::new(
+            "lone_surrogate",
+            format!(
+                "{what} a lone UTF-16 surrogate escape (a string cut inside an emoji, as \
+                 Node's JSON.stringify writes it); it was read as U+FFFD"
+            ),
+        )
+    }
 }
 
 /// Token usage, normalized across producers.
@@ -411,11 +427,10 @@ pub(crate) fn provider_message(text: &str) -> String {
         return text.to_owned();
     };
     // Codex appends ` (details)` after the JSON: read the first value and keep what follows.
-    let mut values = serde_json::Deserializer::from_str(&t[brace..]).into_iter::<Value>();
-    let Some(Ok(v)) = values.next() else {
+    let Some((Ok(v), end)) = crate::json::first_value(&t.as_bytes()[brace..]) else {
         return text.to_owned();
     };
-    let after = &t[brace + values.byte_offset()..];
+    let after = &t[brace + end..];
     let message = v
         .pointer("/error/message")
         .or_else(|| v.get("message"))

@@ -362,7 +362,7 @@ pub fn read(arg: &str) -> Result<Loaded, Failure> {
             (name, text, Some(p))
         }
     };
-    let doc: Value = serde_json::from_str(&text).map_err(|e| {
+    let doc: Value = crate::json::from_str(&text).map_err(|e| {
         invalid(&name, format!("{} is not JSON: {e}", called(&name)))
             .hint("a schema is a path, @path, or inline JSON")
     })?;

@@ -341,7 +341,7 @@ pub(super) fn read_text(path: &Path) -> std::io::Result<String> {
 fn read_json(path: &Path) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
     let bytes = crate::input::read_regular(path)
         .map_err(|e| NotRetrieved::CannotRead(path.to_path_buf(), crate::input::io_reason(&e)))?;
-    Ok(serde_json::from_slice(
+    Ok(crate::json::from_slice(
         bytes.strip_prefix(BOM).unwrap_or(&bytes),
     )?)
 }

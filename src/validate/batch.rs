@@ -179,9 +179,13 @@ impl Work<'_> {
 
     fn judge(&self, doc: Doc<'_>, clock: &mut Clock, out: &mut Vec<Done>) {
         match doc {
-            Doc::Value { line, value, raw }
-                if let Some((template, quiet)) = &self.fast
-                    && self.schema.is_valid(&value) =>
+            Doc::Value {
+                line,
+                value,
+                raw,
+                lone_surrogates: false,
+            } if let Some((template, quiet)) = &self.fast
+                && self.schema.is_valid(&value) =>
             {
                 let (bytes, count) = valid_run(out);
                 if !quiet {

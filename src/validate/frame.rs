@@ -15,8 +15,10 @@ pub(super) enum Doc<'a> {
     Value {
         line: u64,
         value: Value,
-        /// The document's bytes, when it was one line (trimmed).
+        /// The document's bytes, when it was one line (trimmed) and they spell the value.
         raw: Option<&'a [u8]>,
+        /// The document held lone UTF-16 surrogate escapes, read as U+FFFD.
+        lone_surrogates: bool,
     },
     Bad {
         line: u64,
@@ -88,11 +90,12 @@ impl Documents {
         if t.is_empty() {
             return;
         }
-        if let Ok(value) = serde_json::from_slice(t) {
+        if let Ok(read) = crate::json::from_slice_lenient(t) {
             out.push(Doc::Value {
                 line: no,
-                value,
-                raw: Some(t),
+                value: read.value,
+                raw: (!read.lone_surrogates).then_some(t),
+                lone_surrogates: read.lone_surrogates,
             });
             return;
         }
@@ -173,10 +176,16 @@ impl Doc<'_> {
     /// The same document, without its bytes (they are the framer's own, not the input's).
     pub(super) fn detach(self) -> Doc<'static> {
         match self {
-            Doc::Value { line, value, .. } => Doc::Value {
+            Doc::Value {
+                line,
+                value,
+                lone_surrogates,
+                ..
+            } => Doc::Value {
                 line,
                 value,
                 raw: None,
+                lone_surrogates,
             },
             Doc::Bad { line, reason, text } => Doc::Bad { line, reason, text },
         }
@@ -185,11 +194,12 @@ impl Doc<'_> {
 
 /// A document built from several lines (its bytes are not one line of the input).
 fn parse(line: u64, bytes: &[u8]) -> Doc<'static> {
-    match serde_json::from_slice(bytes) {
-        Ok(value) => Doc::Value {
+    match crate::json::from_slice_lenient(bytes) {
+        Ok(read) => Doc::Value {
             line,
-            value,
+            value: read.value,
             raw: None,
+            lone_surrogates: read.lone_surrogates,
         },
         Err(e) => bad(line, e.to_string(), bytes),
     }

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::input::{Ahead, Ended, LineSink, Piece, Plan, Source, Tee, read_lines};
-use crate::producer::LineFacts;
+use crate::producer::{LineFacts, Warning};
 use crate::schema::Schema;
 
 mod batch;
@@ -213,7 +213,19 @@ pub(crate) fn run_live(
 
 fn envelope_of(name: &str, schema: &Schema, doc: Doc<'_>) -> Envelope {
     match doc {
-        Doc::Value { line, value, .. } => document(name, schema, line, value),
+        Doc::Value {
+            line,
+            value,
+            lone_surrogates,
+            ..
+        } => {
+            let warnings = if lone_surrogates {
+                vec![Warning::lone_surrogate(Some(line))]
+            } else {
+                Vec::new()
+            };
+            document(name, schema, line, value, warnings)
+        }
         Doc::Bad { line, reason, text } => {
             let mut f = Failure::new(
                 ErrorKind::Parse,
@@ -239,7 +251,13 @@ fn envelope_of(name: &str, schema: &Schema, doc: Doc<'_>) -> Envelope {
     }
 }
 
-fn document(name: &str, schema: &Schema, line: u64, value: Value) -> Envelope {
+fn document(
+    name: &str,
+    schema: &Schema,
+    line: u64,
+    value: Value,
+    warnings: Vec<Warning>,
+) -> Envelope {
     let source = Some(json!({"kind": "document", "line": line}));
     let violations = match schema.violations(&value) {
         Ok(v) => v,
@@ -250,6 +268,7 @@ fn document(name: &str, schema: &Schema, line: u64, value: Value) -> Envelope {
                 f,
                 Parts {
                     source,
+                    warnings,
                     ..Parts::default()
                 },
             );
@@ -262,6 +281,7 @@ fn document(name: &str, schema: &Schema, line: u64, value: Value) -> Envelope {
             value,
             Parts {
                 source,
+                warnings,
                 validation: Some(schema.report(true)),
                 ..Parts::default()
             },
@@ -276,6 +296,7 @@ fn document(name: &str, schema: &Schema, line: u64, value: Value) -> Envelope {
             f,
             Parts {
                 source,
+                warnings,
                 validation: Some(schema.report(false)),
                 ..Parts::default()
             },

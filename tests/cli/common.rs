@@ -98,7 +98,8 @@ pub fn run(cmd: &mut Command) -> Run {
         .lines()
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
-            serde_json::from_str(l).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {l}"))
+            // Read exactly: serde_json's private number key is a key (issue 39, item 6).
+            sojx::json::from_str(l).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {l}"))
         })
         .collect();
     for e in &envelopes {
