@@ -239,6 +239,20 @@ pub fn event_type(o: &Map<String, Value>) -> Option<&str> {
         .and_then(Value::as_str)
 }
 
+/// Codex's dotted event types (`codex exec --json`, `ThreadEvent`).
+const CODEX_EVENTS: &[&str] = &[
+    "thread.started",
+    "turn.started",
+    "turn.completed",
+    "turn.failed",
+    "item.started",
+    "item.updated",
+    "item.completed",
+];
+
+/// The subtypes of Cursor's `tool_call` and `thinking` events.
+const CURSOR_SUBTYPES: &[&str] = &["started", "completed", "delta"];
+
 fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
     // The flat error body of OpenAI-compatible servers (vLLM's `ErrorResponse`: `object`,
     // `message`, `type`, `param`, `code`).
@@ -255,8 +269,10 @@ fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
         return Some(Producer::Opencode);
     }
     if let Some((head, _)) = ty.split_once('.') {
+        // Codex claims its own dotted events only: Kimi Code's `turn.step.retrying` is not
+        // Codex's (contract §3).
         return match head {
-            "thread" | "turn" | "item" => Some(Producer::Codex),
+            _ if CODEX_EVENTS.contains(&ty) => Some(Producer::Codex),
             "response" => Some(Producer::OpenaiResponses),
             _ => None,
         };
@@ -278,13 +294,34 @@ fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
         | "control_response"
         | "control_cancel_request"
         | "keep_alive" => Some(claude_like_variant(o)),
-        "tool_call" | "thinking" | "interaction_query" => Some(Producer::Cursor),
-        "result" => {
-            if o.contains_key("status") && !o.contains_key("subtype") {
-                Some(Producer::GeminiCli)
-            } else {
-                Some(claude_like_variant(o))
-            }
+        // Cursor's `tool_call` and `thinking` events carry a `subtype` (`started`,
+        // `completed`, `delta`); xAI Grok CLI's ACP-like `tool_call` has none.
+        "tool_call" | "thinking"
+            if o.get("subtype")
+                .and_then(Value::as_str)
+                .is_some_and(|s| CURSOR_SUBTYPES.contains(&s)) =>
+        {
+            Some(Producer::Cursor)
+        }
+        "interaction_query" => Some(Producer::Cursor),
+        // Gemini CLI's result has a `status` and its `stats` or `timestamp`; IBM Bob Shell's
+        // adds a `last_message`, which Gemini CLI never prints.
+        "result"
+            if o.contains_key("status")
+                && !o.contains_key("subtype")
+                && (o.contains_key("stats")
+                    || o.get("timestamp").is_some_and(Value::is_string))
+                && !o.contains_key("last_message") =>
+        {
+            Some(Producer::GeminiCli)
+        }
+        // The Claude Code family's result has a `subtype` or `is_error`; GitHub Copilot CLI's
+        // `{"type": "result", "sessionId", "exitCode", "usage"}` has neither.
+        "result"
+            if o.get("subtype").is_some_and(Value::is_string)
+                || o.get("is_error").is_some_and(Value::is_boolean) =>
+        {
+            Some(claude_like_variant(o))
         }
         "init" if o.get("timestamp").is_some_and(Value::is_string) => Some(Producer::GeminiCli),
         "tool_use" | "tool_result" if o.contains_key("tool_id") => Some(Producer::GeminiCli),
@@ -297,8 +334,16 @@ fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
                 None
             }
         }
+        // pi's `message_start` carries its own message (no `"type": "message"` in it).
         "message_start"
-        | "content_block_start"
+            if o.get("message")
+                .and_then(|m| m.get("type"))
+                .and_then(Value::as_str)
+                == Some("message") =>
+        {
+            Some(Producer::Anthropic)
+        }
+        "content_block_start"
         | "content_block_delta"
         | "content_block_stop"
         | "message_delta"
@@ -329,7 +374,9 @@ fn claude_like_variant(o: &Map<String, Value>) -> Producer {
 }
 
 fn detect_error(o: &Map<String, Value>) -> Option<Producer> {
-    if o.contains_key("severity") {
+    // Gemini CLI's error event has a `severity` and a `timestamp`; IBM Bob Shell's has no
+    // `timestamp`.
+    if o.contains_key("severity") && o.get("timestamp").is_some_and(Value::is_string) {
         return Some(Producer::GeminiCli);
     }
     if o.contains_key("sequence_number") {
@@ -350,11 +397,9 @@ fn detect_error(o: &Map<String, Value>) -> Option<Producer> {
     if o.contains_key("errorText") {
         return None;
     }
-    // Codex's bare error event is `{"type": "error", "message": …}` and nothing else
-    // (`ThreadErrorEvent`).
-    if o.get("message").is_some_and(Value::is_string) && o.len() == 2 {
-        return Some(Producer::Codex);
-    }
+    // Codex's bare error event (`{"type": "error", "message": …}`, `ThreadErrorEvent`) is
+    // xAI Grok CLI's too: it claims nothing alone; a Codex stream is claimed by its dotted
+    // events (`thread.started`), and its error events are read as Codex's then.
     None
 }
 

@@ -6,7 +6,7 @@ use serde_json::json;
 #[test]
 fn detects_the_collision_table() {
     let cases = [
-        (json!({"type":"error","message":"x"}), Some(Producer::Codex)),
+        (json!({"type":"error","message":"x"}), None),
         (
             json!({"type":"error","timestamp":"t","severity":"error","message":"x"}),
             Some(Producer::GeminiCli),
