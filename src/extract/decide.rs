@@ -68,6 +68,17 @@ pub fn decide(
     {
         return decide(name, inner, warnings, opts);
     }
+    // A value found in text that carries a run's identity but that no known producer claims
+    // (xAI Grok CLI's result object quoted after a log prefix) is an unknown producer's status
+    // or result object, never the answer (contract §4).
+    if opts.from.is_none()
+        && matches!(producer, Producer::Json | Producer::Text)
+        && producer::run_identity(&chosen.value)
+    {
+        let f = unknown_output(&chosen.value);
+        let source = source_of(chosen.kind, chosen.line, &chosen.detail);
+        return envelope::failure("extract", name, f, parts(Some(source), warnings));
+    }
     if depth(&chosen.value) > MAX_DATA_DEPTH {
         let f = too_deep(&chosen.value.to_string(), chosen.kind, MAX_DATA_DEPTH);
         let source = source_of(chosen.kind, chosen.line, &chosen.detail);
@@ -157,6 +168,24 @@ fn check(
         a.check(&chosen.value).map_err(|f| f.target(name))?;
     }
     Ok(chosen.value)
+}
+
+/// The failure of a value that carries a run's identity and that no known producer claims.
+fn unknown_output(value: &Value) -> Failure {
+    let ty = value
+        .as_object()
+        .and_then(producer::event_type)
+        .map(|t| format!(" (event type `{t}`)"))
+        .unwrap_or_default();
+    Failure::new(
+        ErrorKind::Parse,
+        "detect",
+        format!(
+            "the JSON value found{ty} carries a run's identity (a session id, usage or turns) and no known producer writes it: a status or result object, not an answer"
+        ),
+    )
+    .hint("name the producer with --from, or use --from json if the value is the answer")
+    .retryable(false)
 }
 
 /// What a producer's extractor says of `value` alone, when `value` is a complete output of a

@@ -140,6 +140,62 @@ pub(super) fn json_document(
     )
 }
 
+/// Most event types named in the failure of an input of no known producer.
+const MAX_TYPES_NAMED: usize = 8;
+
+/// JSON events of no known producer (contract §3): `parse`, naming the event types seen (a
+/// `type` or `event` member) and the `--from` way out; never an answer guessed from them.
+pub(super) fn unknown_events(pending: &[Item], values: u64) -> Outcome {
+    let mut types: Vec<&str> = Vec::new();
+    let mut more = false;
+    for i in pending {
+        let Item::Value {
+            value: Value::Object(o),
+            ..
+        } = i
+        else {
+            continue;
+        };
+        match producer::event_type(o) {
+            Some(t) if !types.contains(&t) => {
+                if types.len() == MAX_TYPES_NAMED {
+                    more = true;
+                    break;
+                }
+                types.push(t);
+            }
+            _ => {}
+        }
+    }
+    let seen = if types.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = types.iter().map(|t| format!("`{t}`")).collect();
+        format!(
+            " (event types: {}{})",
+            names.join(", "),
+            if more { ", …" } else { "" }
+        )
+    };
+    let what = if values == 1 {
+        format!(
+            "one JSON value{seen} that carries a run's identity (a session id, usage or turns) and that no known producer writes: a status or result object, not an answer"
+        )
+    } else {
+        format!("{values} JSON values{seen}, none of a known producer")
+    };
+    failed(
+        Producer::Text,
+        Failure::new(
+            ErrorKind::Parse,
+            "detect",
+            format!("the input holds {what}"),
+        )
+        .hint("name the producer with --from (--from json if the value is the answer), or use --from text to look for the answer in the raw text")
+        .retryable(false),
+    )
+}
+
 pub(super) fn text_outcome(framer: &mut Framer) -> Outcome {
     let p = Producer::Text;
     match framer.take_text() {

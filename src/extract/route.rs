@@ -8,7 +8,7 @@ use crate::input::Piece;
 use crate::producer::{self, EventKind, Extractor, Fast, LastError, LineFacts, Outcome, Producer};
 
 use super::Options;
-use super::outcome::{cut_document, failed, json_document, mismatch, text_outcome};
+use super::outcome::{cut_document, failed, json_document, mismatch, text_outcome, unknown_events};
 
 /// Most items kept while the producer is still unknown.
 const MAX_PENDING: usize = 100_000;
@@ -57,6 +57,10 @@ pub(super) struct Router {
     pub(super) pending: Vec<Item>,
     pub(super) pending_overflow: bool,
     pub(super) detected: Option<Producer>,
+    /// The producer was detected from a first value that carries none of its run's identity
+    /// (`{"type": "result", "score": 3}`): it claims the input only when more follows; a sole
+    /// such document is the answer (contract §4).
+    pub(super) tentative: bool,
     pub(super) recognized: u64,
     /// A JSON value is among the pending items (for `--from json`: the one document).
     pub(super) pending_value: bool,
@@ -79,6 +83,7 @@ impl Router {
             pending: Vec::new(),
             pending_overflow: false,
             detected: None,
+            tentative: false,
             recognized: 0,
             pending_value: false,
             dones: 0,
@@ -152,11 +157,22 @@ impl Router {
         match &item {
             Item::Junk { .. } => return,
             Item::Value { value, .. } => {
-                if self.detected.is_none() {
+                if self.detected.is_none() && self.pending.is_empty() {
                     self.detected = producer::detect(value);
+                    self.tentative =
+                        self.detected.is_some() && producer::detect_output(value).is_none();
+                } else if self.detected.is_none() {
+                    self.detected = producer::detect(value);
+                } else {
+                    // A second value: the input is a stream, and the first one's producer
+                    // claims it.
+                    self.tentative = false;
                 }
             }
-            Item::Done { .. } => self.dones += 1,
+            Item::Done { .. } => {
+                self.dones += 1;
+                self.tentative = false;
+            }
         }
         if let Some(ex) = &mut self.extractor {
             if self.answer_over.is_some() {
@@ -172,6 +188,7 @@ impl Router {
             return;
         }
         if self.forced.is_none()
+            && !self.tentative
             && let Some(p) = self.detected
         {
             let mut ex = p.extractor().expect("detected producers have extractors");
@@ -267,6 +284,18 @@ impl Router {
         {
             return outcome;
         }
+        // A value that carries a run's identity (a session id, the run's usage or turns) and
+        // that no known producer claims is an unknown producer's status or result object,
+        // never the answer (contract §4): Grok CLI's `--output-format json` object, goose's
+        // terminal `complete` line among its text.
+        if self.forced.is_none()
+            && self.pending.iter().any(|i| match i {
+                Item::Value { value, .. } => producer::run_identity(value),
+                _ => false,
+            })
+        {
+            return unknown_events(&self.pending, stats.values);
+        }
         match self.forced {
             Some(Producer::Json) => json_document(self.pending, framer, stats, opts),
             Some(_) => text_outcome(framer),
@@ -298,20 +327,17 @@ impl Router {
             ),
             // Only JSON events (or SSE fields), none of a known producer: digging the last event
             // object out as "the answer" would be a guess.
-            None => failed(
+            None if stats.values == 0 => failed(
                 Producer::Text,
                 Failure::new(
                     ErrorKind::Parse,
                     "detect",
-                    if stats.values == 0 {
-                        "the input is a Server-Sent Events stream without data events".to_owned()
-                    } else {
-                        format!("the input holds {} JSON events, none of a known producer", stats.values)
-                    },
+                    "the input is a Server-Sent Events stream without data events",
                 )
                 .hint("name the producer with --from, or use --from text to look for the answer in the raw text")
                 .retryable(false),
             ),
+            None => unknown_events(&self.pending, stats.values),
         }
     }
 }

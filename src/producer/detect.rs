@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::Producer;
+use super::{Family, Producer};
 
 /// Decide the producer from one value, when the value is decisive.
 pub fn detect(v: &Value) -> Option<Producer> {
@@ -26,44 +26,232 @@ fn claude_like_array(items: &[Value], detect: fn(&Value) -> Option<Producer>) ->
     })
 }
 
-/// [`detect`] for a value that was not read as an event of a stream: one salvaged from a line
-/// with other text on it, or found inside answer text. Only shapes that carry a run's identity
-/// count — a dotted event type (`turn.completed`), a session, thread, message or request id, a
-/// timestamp, an `object` or `stats` member, or an error object with a message — so that prose
-/// quoting a small `{"type": "result", "value": 3}` stays prose.
+/// [`detect`] for a value that must carry a run's identity to be a producer's output: the
+/// whole input when it is one JSON document, a value salvaged from a line with other text on
+/// it, or one found inside answer text. The producer [`detect`] names claims the value only when
+/// it carries that producer's identity ([`IDENTITY`]), so that a bare answer shaped like an
+/// event (`{"type": "result", "score": 3}`, `{"type": "error", "message": …}`) stays the
+/// answer (contract §4).
 pub fn detect_output(v: &Value) -> Option<Producer> {
-    const IDENTITY: [&str; 12] = [
-        "session_id",
-        "sessionID",
-        "thread_id",
-        "uuid",
-        "id",
-        "request_id",
-        "timestamp",
-        "created_at",
-        "sequence_number",
-        "object",
-        "stats",
-        "response",
-    ];
     match v {
         Value::Array(items) => claude_like_array(items, detect_output),
-        Value::Object(o) => {
-            let p = detect_object(o)?;
-            let dotted = o
-                .get("type")
-                .and_then(Value::as_str)
-                .is_some_and(|t| t.contains('.'));
-            // An HTTP error body is `{"error": {…, "message"}}` and nothing else; an answer
-            // such as `{"ok": false, "error": {"message": "3 tests failed"}}` is an answer.
-            let error_object = o.len() == 1
-                && o.get("error")
-                    .is_some_and(|e| e.get("message").is_some_and(Value::is_string));
-            (dotted || error_object || IDENTITY.iter().any(|k| o.contains_key(*k))).then_some(p)
-        }
+        Value::Object(o) => detect_object(o).filter(|&p| carries_identity(p.family(), o)),
         _ => None,
     }
 }
+
+/// What carries a run's identity in one family's output (contract §4; `docs/producers.md`,
+/// "A run's identity"): a member of `members` (a session, thread, message or request id, the
+/// run's usage, turns, cost or timestamp), a dotted event type of the family's own vocabulary
+/// (`turn.completed`, `response.completed`), or a status member whose value is of the family's
+/// vocabulary. A real output of each family carries one: a Claude Code result its
+/// `session_id`, an API response body its `id`, a Gemini CLI `-o json` object its `stats`.
+struct Identity {
+    family: Family,
+    members: &'static [&'static str],
+    dotted_type: bool,
+    /// A status member and the values the family gives it.
+    status: Option<(&'static str, &'static [&'static str])>,
+}
+
+/// Each family's identity, as data.
+const IDENTITY: &[Identity] = &[
+    Identity {
+        family: Family::Claude,
+        members: &[
+            "session_id",
+            "uuid",
+            "usage",
+            "num_turns",
+            "duration_ms",
+            "total_cost_usd",
+            "request_id",
+            "parent_tool_use_id",
+        ],
+        dotted_type: false,
+        status: Some((
+            "subtype",
+            &[
+                "success",
+                "error_max_turns",
+                "error_during_execution",
+                "error_max_budget_usd",
+                "error_max_structured_output_retries",
+                "init",
+                "session_start",
+            ],
+        )),
+    },
+    Identity {
+        family: Family::Codex,
+        members: &["thread_id", "usage", "item"],
+        dotted_type: true,
+        status: None,
+    },
+    Identity {
+        family: Family::Gemini,
+        members: &["session_id", "stats", "timestamp"],
+        dotted_type: false,
+        status: Some(("status", &["success", "error"])),
+    },
+    Identity {
+        family: Family::Opencode,
+        members: &["sessionID"],
+        dotted_type: false,
+        status: None,
+    },
+    Identity {
+        family: Family::OpenaiChat,
+        members: &["id", "object", "created", "usage", "system_fingerprint"],
+        dotted_type: false,
+        status: None,
+    },
+    Identity {
+        family: Family::OpenaiResponses,
+        members: &[
+            "id",
+            "object",
+            "created_at",
+            "sequence_number",
+            "response",
+            "usage",
+        ],
+        dotted_type: true,
+        status: None,
+    },
+    Identity {
+        family: Family::Anthropic,
+        members: &["id", "model", "usage", "stop_reason", "message", "index"],
+        dotted_type: false,
+        status: None,
+    },
+    Identity {
+        family: Family::Ollama,
+        members: &["model", "created_at", "done"],
+        dotted_type: false,
+        status: None,
+    },
+    Identity {
+        family: Family::Meerkat,
+        members: &["session_id"],
+        dotted_type: false,
+        status: None,
+    },
+];
+
+/// Whether `o`, which [`detect`] gave to a producer of `family`, carries that family's
+/// identity; or is an HTTP error body (`{"error": {…, "message"}}`, Ollama's `{"error": "…"}`,
+/// and nothing else) or an
+/// Anthropic error event (its `error.type` of the API's vocabulary, `overloaded_error`): a
+/// producer's error object is its output, never an answer. An answer such as `{"ok": false,
+/// "error": {"message": "3 tests failed"}}` is an answer.
+fn carries_identity(family: Family, o: &Map<String, Value>) -> bool {
+    let error = o.get("error").and_then(Value::as_object);
+    let body = match o.get("error") {
+        Some(Value::String(_)) => family == Family::Ollama,
+        Some(Value::Object(e)) => e.get("message").is_some_and(Value::is_string),
+        _ => false,
+    };
+    if body && o.len() == 1 {
+        return true;
+    }
+    let Some(id) = IDENTITY.iter().find(|i| i.family == family) else {
+        return false;
+    };
+    let ty = o.get("type").and_then(Value::as_str).unwrap_or("");
+    id.members.iter().any(|k| o.contains_key(*k))
+        || (id.dotted_type && ty.contains('.'))
+        || id.status.is_some_and(|(k, values)| {
+            o.get(k)
+                .and_then(Value::as_str)
+                .is_some_and(|s| values.contains(&s))
+        })
+        || (family == Family::Anthropic
+            && error
+                .and_then(|e| e.get("type"))
+                .and_then(Value::as_str)
+                .is_some_and(|t| t.ends_with("_error")))
+}
+
+/// Members that name a run whoever wrote it: a session, conversation or thread id.
+const RUN_IDS: &[&str] = &[
+    "session_id",
+    "sessionId",
+    "sessionID",
+    "conversation_id",
+    "conversationId",
+    "thread_id",
+    "threadId",
+];
+
+/// Members that account for a run whoever wrote it: its turns, tokens, cost, stop reason.
+const RUN_TOTALS: &[&str] = &[
+    "num_turns",
+    "numTurns",
+    "total_tokens",
+    "totalTokens",
+    "total_cost_usd",
+    "totalCostUsd",
+    "modelUsage",
+    "stopReason",
+    "stop_reason",
+];
+
+/// Token counts, the members that make a `usage` object a run's usage.
+const TOKEN_COUNTS: &[&str] = &[
+    "input_tokens",
+    "output_tokens",
+    "prompt_tokens",
+    "completion_tokens",
+    "total_tokens",
+    "inputTokens",
+    "outputTokens",
+    "totalTokens",
+];
+
+/// Whether `v` carries a run's identity, whoever wrote it (contract §4): a session,
+/// conversation or thread id, the run's turns, token total, cost or stop reason, or a `usage`
+/// object of token counts — at its top, or, for an event (an object with a `type` or `event`
+/// string), in one of its members (Antigravity's `{"event": "result", "result":
+/// {"conversation_id", "status", …}}`). Such a value is a producer's status or result object,
+/// never an answer: one that no known producer claims ([`detect_output`]) is the output of a
+/// producer sojx does not read (xAI's Grok CLI, goose, Google Antigravity).
+pub fn run_identity(v: &Value) -> bool {
+    let Value::Object(o) = v else {
+        return false;
+    };
+    let own = |o: &Map<String, Value>| {
+        RUN_IDS
+            .iter()
+            .any(|k| o.get(*k).is_some_and(|id| id.is_string() || id.is_number()))
+            || RUN_TOTALS.iter().any(|k| o.contains_key(*k))
+            || o.get("usage")
+                .and_then(Value::as_object)
+                .is_some_and(|u| TOKEN_COUNTS.iter().any(|k| u.contains_key(*k)))
+    };
+    own(o) || (event_type(o).is_some() && o.values().any(|m| m.as_object().is_some_and(own)))
+}
+
+/// An event's type: its `type` or `event` member, when a string.
+pub fn event_type(o: &Map<String, Value>) -> Option<&str> {
+    o.get("type")
+        .or_else(|| o.get("event"))
+        .and_then(Value::as_str)
+}
+
+/// Codex's dotted event types (`codex exec --json`, `ThreadEvent`).
+const CODEX_EVENTS: &[&str] = &[
+    "thread.started",
+    "turn.started",
+    "turn.completed",
+    "turn.failed",
+    "item.started",
+    "item.updated",
+    "item.completed",
+];
+
+/// The subtypes of Cursor's `tool_call` and `thinking` events.
+const CURSOR_SUBTYPES: &[&str] = &["started", "completed", "delta"];
 
 fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
     // The flat error body of OpenAI-compatible servers (vLLM's `ErrorResponse`: `object`,
@@ -81,8 +269,10 @@ fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
         return Some(Producer::Opencode);
     }
     if let Some((head, _)) = ty.split_once('.') {
+        // Codex claims its own dotted events only: Kimi Code's `turn.step.retrying` is not
+        // Codex's (contract §3).
         return match head {
-            "thread" | "turn" | "item" => Some(Producer::Codex),
+            _ if CODEX_EVENTS.contains(&ty) => Some(Producer::Codex),
             "response" => Some(Producer::OpenaiResponses),
             _ => None,
         };
@@ -104,13 +294,34 @@ fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
         | "control_response"
         | "control_cancel_request"
         | "keep_alive" => Some(claude_like_variant(o)),
-        "tool_call" | "thinking" | "interaction_query" => Some(Producer::Cursor),
-        "result" => {
-            if o.contains_key("status") && !o.contains_key("subtype") {
-                Some(Producer::GeminiCli)
-            } else {
-                Some(claude_like_variant(o))
-            }
+        // Cursor's `tool_call` and `thinking` events carry a `subtype` (`started`,
+        // `completed`, `delta`); xAI Grok CLI's ACP-like `tool_call` has none.
+        "tool_call" | "thinking"
+            if o.get("subtype")
+                .and_then(Value::as_str)
+                .is_some_and(|s| CURSOR_SUBTYPES.contains(&s)) =>
+        {
+            Some(Producer::Cursor)
+        }
+        "interaction_query" => Some(Producer::Cursor),
+        // Gemini CLI's result has a `status` and its `stats` or `timestamp`; IBM Bob Shell's
+        // adds a `last_message`, which Gemini CLI never prints.
+        "result"
+            if o.contains_key("status")
+                && !o.contains_key("subtype")
+                && (o.contains_key("stats")
+                    || o.get("timestamp").is_some_and(Value::is_string))
+                && !o.contains_key("last_message") =>
+        {
+            Some(Producer::GeminiCli)
+        }
+        // The Claude Code family's result has a `subtype` or `is_error`; GitHub Copilot CLI's
+        // `{"type": "result", "sessionId", "exitCode", "usage"}` has neither.
+        "result"
+            if o.get("subtype").is_some_and(Value::is_string)
+                || o.get("is_error").is_some_and(Value::is_boolean) =>
+        {
+            Some(claude_like_variant(o))
         }
         "init" if o.get("timestamp").is_some_and(Value::is_string) => Some(Producer::GeminiCli),
         "tool_use" | "tool_result" if o.contains_key("tool_id") => Some(Producer::GeminiCli),
@@ -123,8 +334,16 @@ fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
                 None
             }
         }
+        // pi's `message_start` carries its own message (no `"type": "message"` in it).
         "message_start"
-        | "content_block_start"
+            if o.get("message")
+                .and_then(|m| m.get("type"))
+                .and_then(Value::as_str)
+                == Some("message") =>
+        {
+            Some(Producer::Anthropic)
+        }
+        "content_block_start"
         | "content_block_delta"
         | "content_block_stop"
         | "message_delta"
@@ -155,7 +374,9 @@ fn claude_like_variant(o: &Map<String, Value>) -> Producer {
 }
 
 fn detect_error(o: &Map<String, Value>) -> Option<Producer> {
-    if o.contains_key("severity") {
+    // Gemini CLI's error event has a `severity` and a `timestamp`; IBM Bob Shell's has no
+    // `timestamp`.
+    if o.contains_key("severity") && o.get("timestamp").is_some_and(Value::is_string) {
         return Some(Producer::GeminiCli);
     }
     if o.contains_key("sequence_number") {
@@ -176,11 +397,9 @@ fn detect_error(o: &Map<String, Value>) -> Option<Producer> {
     if o.contains_key("errorText") {
         return None;
     }
-    // Codex's bare error event is `{"type": "error", "message": …}` and nothing else
-    // (`ThreadErrorEvent`).
-    if o.get("message").is_some_and(Value::is_string) && o.len() == 2 {
-        return Some(Producer::Codex);
-    }
+    // Codex's bare error event (`{"type": "error", "message": …}`, `ThreadErrorEvent`) is
+    // xAI Grok CLI's too: it claims nothing alone; a Codex stream is claimed by its dotted
+    // events (`thread.started`), and its error events are read as Codex's then.
     None
 }
 
@@ -235,135 +454,4 @@ fn detect_untyped(o: &Map<String, Value>) -> Option<Producer> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn detects_the_collision_table() {
-        let cases = [
-            (json!({"type":"error","message":"x"}), Some(Producer::Codex)),
-            (
-                json!({"type":"error","timestamp":"t","severity":"error","message":"x"}),
-                Some(Producer::GeminiCli),
-            ),
-            (
-                json!({"type":"error","error":{"type":"overloaded_error","message":"x"}}),
-                Some(Producer::Anthropic),
-            ),
-            (
-                json!({"type":"error","sequence_number":2,"error":{"code":"c"}}),
-                Some(Producer::OpenaiResponses),
-            ),
-            (
-                json!({"type":"error","timestamp":1,"sessionID":"ses_1","error":{"name":"E"}}),
-                Some(Producer::Opencode),
-            ),
-            (json!({"error":"boom"}), Some(Producer::Ollama)),
-            (
-                json!({"session_id":"s","error":{"type":"Error","message":"m","code":41}}),
-                Some(Producer::GeminiCli),
-            ),
-            (
-                json!({"error":{"type":"BadRequestError","message":"m","code":400}}),
-                Some(Producer::OpenaiChat),
-            ),
-            (
-                json!({"object":"error","message":"m","type":"NotFoundError","param":null,"code":404}),
-                Some(Producer::OpenaiChat),
-            ),
-            (
-                json!({"error":{"message":"m","type":"t","param":null,"code":"invalid_api_key"}}),
-                Some(Producer::OpenaiChat),
-            ),
-            (
-                json!({"error":{"message":"m","type":"t","code":"c","param":null}}),
-                Some(Producer::OpenaiChat),
-            ),
-            (
-                json!({"type":"result","status":"success","stats":{}}),
-                Some(Producer::GeminiCli),
-            ),
-            (
-                json!({"type":"result","subtype":"success","request_id":"1"}),
-                Some(Producer::Cursor),
-            ),
-            (
-                json!({"type":"result","subtype":"success","session_id":"T-1"}),
-                Some(Producer::Amp),
-            ),
-            (
-                json!({"type":"system","subtype":"session_start"}),
-                Some(Producer::QwenCode),
-            ),
-            (
-                json!({"type":"system","subtype":"init","claude_code_version":"2"}),
-                Some(Producer::ClaudeCode),
-            ),
-            (
-                json!({"type":"message","role":"assistant","content":[]}),
-                Some(Producer::Anthropic),
-            ),
-            (
-                json!({"type":"message","role":"assistant","content":"hi","timestamp":"t"}),
-                Some(Producer::GeminiCli),
-            ),
-            (
-                json!({"model":"m","created_at":"t","done":false}),
-                Some(Producer::Ollama),
-            ),
-            (json!({"name":"Rex","age":3}), None),
-            (json!([1, 2]), None),
-        ];
-        for (v, want) in cases {
-            assert_eq!(detect(&v), want, "{v}");
-        }
-    }
-
-    #[test]
-    fn outputs_need_a_runs_identity() {
-        let cases = [
-            (json!({"type":"error","message":"Disk full"}), None),
-            (json!({"type":"result","value":3}), None),
-            (json!({"error":"boom"}), None),
-            (
-                json!({"ok":false,"error":{"message":"3 tests failed"}}),
-                None,
-            ),
-            (json!({"type":"error","message":"x","timestamp":"t"}), None),
-            (json!([{"type":"user","message":"x"}]), None),
-            (
-                json!({"type":"init","timestamp":"t","session_id":"s","model":"m"}),
-                Some(Producer::GeminiCli),
-            ),
-            (
-                json!({"type":"user","message":{},"session_id":"s"}),
-                Some(Producer::ClaudeCode),
-            ),
-            (json!({"type":"turn.completed"}), Some(Producer::Codex)),
-            (
-                json!({"session_id":"s","error":{"type":"Error","message":"m","code":41}}),
-                Some(Producer::GeminiCli),
-            ),
-            (
-                json!({"error":{"message":"m","type":"t","param":null,"code":"c"}}),
-                Some(Producer::OpenaiChat),
-            ),
-            (
-                json!([{"type":"result","subtype":"success","session_id":"s"}]),
-                Some(Producer::ClaudeCode),
-            ),
-        ];
-        for (v, want) in cases {
-            assert_eq!(detect_output(&v), want, "{v}");
-        }
-    }
-
-    #[test]
-    fn key_order_does_not_matter() {
-        let a: Value =
-            serde_json::from_str(r#"{"subtype":"success","type":"result","is_error":false}"#)
-                .unwrap();
-        assert_eq!(detect(&a), Some(Producer::ClaudeCode));
-    }
-}
+mod tests;

@@ -26,7 +26,7 @@ use serde_json::{Map, Value};
 use crate::error::Failure;
 use crate::framing::Item;
 
-pub use detect::{detect, detect_output};
+pub use detect::{detect, detect_output, event_type, run_identity};
 pub(crate) use gemini::FATAL as GEMINI_FATAL;
 pub use id::{Family, Producer};
 pub use last_error::LastError;
