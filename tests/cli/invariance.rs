@@ -38,7 +38,9 @@ fn bases() -> &'static [Base] {
             .filter(|c| c["expect"]["exit_code"] == 0)
             .filter_map(|c| {
                 let file = c["file"].as_str().unwrap();
-                let ext = std::path::Path::new(file).extension().and_then(|e| e.to_str());
+                let ext = std::path::Path::new(file)
+                    .extension()
+                    .and_then(|e| e.to_str());
                 if !matches!(ext, Some("jsonl" | "ndjson")) {
                     return None;
                 }
@@ -130,7 +132,11 @@ fn copy() -> impl Strategy<Value = Copy> {
 
 /// `sojx extract ARGS` on `stdin`: exit code and data.
 fn extract(args: &[String], stdin: String) -> (i32, Value) {
-    let r = run(sojx().current_dir(root()).arg("extract").args(args).write_stdin(stdin));
+    let r = run(sojx()
+        .current_dir(root())
+        .arg("extract")
+        .args(args)
+        .write_stdin(stdin));
     let data = r.one().get("data").cloned().unwrap_or(Value::Null);
     (r.code, data)
 }
