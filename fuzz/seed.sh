@@ -34,6 +34,8 @@ for f in $(files); do
     for s in 000 001 002 006 007 010 011 012 013 014 015; do put producers "$name" "$s" < "$f"; done
     # extract: selector % 4 picks no schema or one of three; 0100 adds --repair, 0200 --strict.
     for s in 000 001 002 003 100 200; do put extract "$name" "$s" < "$f"; done
+    # fastpath: 0100 adds --repair, 0200 --strict.
+    for s in 000 100; do put fastpath "$name" "$s" < "$f"; done
 done
 
 # A few hand-written texts for the JSON-from-text and repair targets.
