@@ -49,11 +49,18 @@ pub(crate) fn members<'a>(line: &'a [u8], f: &mut dyn FnMut(&'a [u8], Raw<'a>) -
             return false;
         };
         let key = &t[i + 1..key_end - 1];
-        i = skip_ws(t, key_end);
+        // Whitespace is looked for only where the byte expected is not found.
+        i = key_end;
         if t.get(i) != Some(&b':') {
-            return false;
+            i = skip_ws(t, i);
+            if t.get(i) != Some(&b':') {
+                return false;
+            }
         }
-        i = skip_ws(t, i + 1);
+        i += 1;
+        if t.get(i).is_some_and(|&b| is_ws(b)) {
+            i = skip_ws(t, i);
+        }
         let start = i;
         let (end, value) = match t.get(i) {
             Some(b'"') => match string_end(t, i) {
@@ -77,9 +84,17 @@ pub(crate) fn members<'a>(line: &'a [u8], f: &mut dyn FnMut(&'a [u8], Raw<'a>) -
         if !f(key, value) {
             return false;
         }
-        i = skip_ws(t, end);
+        i = end;
+        if !matches!(t.get(i), Some(b',' | b'}')) {
+            i = skip_ws(t, i);
+        }
         match t.get(i) {
-            Some(b',') if i < last => i = skip_ws(t, i + 1),
+            Some(b',') if i < last => {
+                i += 1;
+                if t.get(i) != Some(&b'"') {
+                    i = skip_ws(t, i);
+                }
+            }
             Some(b'}') => return i == last,
             _ => return false,
         }
@@ -87,7 +102,7 @@ pub(crate) fn members<'a>(line: &'a [u8], f: &mut dyn FnMut(&'a [u8], Raw<'a>) -
 }
 
 fn skip_ws(t: &[u8], mut i: usize) -> usize {
-    while let Some(b' ' | b'\t' | b'\r' | b'\n') = t.get(i) {
+    while t.get(i).is_some_and(|&b| is_ws(b)) {
         i += 1;
     }
     i
@@ -100,9 +115,10 @@ fn string_end(t: &[u8], i: usize) -> Option<(usize, bool)> {
     let mut i = i + 1;
     let mut escaped = false;
     loop {
-        // Eight bytes at a time, straight to the first quote or backslash. The inner loop only
-        // tests words; the byte found is looked at once, after it (testing the byte after
-        // every word, as before, ran 10% more instructions in the scan of Claude Code lines).
+        // Eight bytes at a time, straight to the first quote, backslash or control character.
+        // The inner loop only tests words; the byte found is looked at once, after it (testing
+        // the byte after every word, as before, ran 10% more instructions in the scan of
+        // Claude Code lines).
         let rest = t.get(i..)?;
         let mut words = rest.chunks_exact(8);
         let mut skipped = 0;
@@ -110,13 +126,17 @@ fn string_end(t: &[u8], i: usize) -> Option<(usize, bool)> {
             let Some(w) = words.next() else {
                 // The last few bytes of the line.
                 let tail = words.remainder();
-                break skipped
-                    + tail
-                        .iter()
-                        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+                let mut k = 0;
+                loop {
+                    let b = *tail.get(k)?;
+                    if b == b'"' || b == b'\\' || b < 0x20 {
+                        break;
+                    }
+                    k += 1;
+                }
+                break skipped + k;
             };
-            let x = u64::from_le_bytes(w.try_into().expect("eight bytes"));
-            let hit = has_byte(x, b'"') | has_byte(x, b'\\') | has_control(x);
+            let hit = string_stop(u64::from_le_bytes(w.try_into().expect("eight bytes")));
             if hit != 0 {
                 break skipped + first(hit);
             }
@@ -142,16 +162,23 @@ fn string_end(t: &[u8], i: usize) -> Option<(usize, bool)> {
     }
 }
 
-/// Non-zero when a byte of `x` is below 0x20 (a control character), marking the lowest one
-/// exactly, as [`has_byte`] does.
+/// Non-zero when a byte of `x` ends a run of plain string content: a quote, a backslash or a
+/// control character (below 0x20). Exact as [`has_byte`] is: the lowest marked byte
+/// ([`first`]) is always one of them.
+///
+/// Two tests, not three: with bit 1 flipped, a quote (0x22) becomes 0x20 and the control
+/// characters stay among 0x00..=0x1f, so "below 0x21" finds both, and no other byte lands
+/// there.
 #[inline(always)]
-fn has_control(x: u64) -> u64 {
+fn string_stop(x: u64) -> u64 {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
-    x.wrapping_sub(LO * 0x20) & !x & HI
+    let q = x ^ (LO * 0x02);
+    (q.wrapping_sub(LO * 0x21) & !q & HI) | has_byte(x, b'\\')
 }
 
-/// The index in its word of the first byte that a non-zero [`has_byte`] mask marks.
+/// The index in its word of the first byte that a non-zero [`has_byte`] (or [`string_stop`])
+/// mask marks.
 #[inline(always)]
 fn first(hit: u64) -> usize {
     (hit.trailing_zeros() / 8) as usize
@@ -182,16 +209,10 @@ const MAX_NESTING: usize = 120;
 /// A string scan: [`string_end`]'s signature.
 type StringEnd = fn(&[u8], usize) -> Option<(usize, bool)>;
 
-/// What the JSON grammar allows next inside a nested value, as bits (one test per byte).
-mod want {
-    /// A value (after `:`, an array's `,`, or `[`).
-    pub(super) const VALUE: u8 = 1;
-    /// A key (after `{` or an object's `,`).
-    pub(super) const KEY: u8 = 2;
-    /// The closing bracket (after `{`, `[` or a member's value).
-    pub(super) const CLOSE: u8 = 4;
-    pub(super) const COLON: u8 = 8;
-    pub(super) const COMMA: u8 = 16;
+/// Whether `b` is JSON whitespace.
+#[inline(always)]
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
 
 /// [`nested_end`] with `strings` to skip each string (the tests pass a byte-wise one).
@@ -200,67 +221,117 @@ mod want {
 /// (issue 39): brackets closed by their own kind, `:` and `,` where they belong, no trailing
 /// comma, numbers and literals as JSON spells them. Anything else gives up, and the line takes
 /// the full parse.
+///
+/// The grammar is the loop's shape, not a table of states: each turn of `'value` reads one
+/// value at `t[i]`, then the inner loop reads what may follow a value (`,` or the closing
+/// bracket of the container it is in), and a `,` in an object reads the next key and its `:`
+/// before the next value. Whitespace is looked for only where a byte is not what is expected.
 #[inline(always)]
 fn nested_end_with(t: &[u8], mut i: usize, strings: StringEnd) -> Option<usize> {
-    use want::{CLOSE, COLON, COMMA, KEY, VALUE};
-    // Bit d: the container at depth d + 1 is an array (depth is at most MAX_NESTING < 128).
-    let mut arrays: u128 = 0;
+    // Whether the innermost open container is an array, and the same for the ones around it,
+    // pushed on open and popped on close (bit 0: the one just around it, bit 1 the next; depth
+    // is at most MAX_NESTING < 128, so none is lost).
+    let mut array = false;
+    let mut outer: u128 = 0;
     let mut depth = 0usize;
-    let mut want = VALUE;
-    loop {
-        let b = *t.get(i)?;
-        match b {
-            b'"' => {
-                want = if want & KEY != 0 {
-                    COLON
-                } else if want & VALUE != 0 {
-                    COMMA | CLOSE
-                } else {
-                    return None;
-                };
-                i = strings(t, i)?.0;
-                continue;
-            }
-            b':' if want == COLON => want = VALUE,
-            b',' if want == COMMA | CLOSE => {
-                want = if (arrays >> (depth - 1)) & 1 == 1 {
-                    VALUE
-                } else {
-                    KEY
-                };
-            }
-            b'{' | b'[' if want & VALUE != 0 => {
+    'value: loop {
+        // A value at `t[i]`.
+        match *t.get(i)? {
+            b'"' => i = strings(t, i)?.0,
+            b @ (b'{' | b'[') => {
                 // Past serde_json's recursion limit (128) the full parse fails: give up well
                 // before it (the line is parsed, and read as the full parse reads it).
                 if depth >= MAX_NESTING {
                     return None;
                 }
-                let array = b == b'[';
-                arrays = (arrays & !(1 << depth)) | (u128::from(array) << depth);
+                outer = (outer << 1) | u128::from(array);
                 depth += 1;
-                want = if array { VALUE | CLOSE } else { KEY | CLOSE };
-            }
-            b'}' | b']' if want & CLOSE != 0 => {
-                // The kind must match: `}` closes an object, `]` an array.
-                if ((arrays >> (depth - 1)) & 1 == 1) != (b == b']') {
-                    return None;
+                array = b == b'[';
+                i += 1;
+                let mut c = *t.get(i)?;
+                if is_ws(c) {
+                    i = skip_ws(t, i);
+                    c = *t.get(i)?;
                 }
+                if c != close(array) {
+                    if !array {
+                        i = key(t, i, strings)?;
+                    }
+                    continue 'value;
+                }
+                // Empty: it closes at once.
                 depth -= 1;
                 if depth == 0 {
                     return Some(i + 1);
                 }
-                want = COMMA | CLOSE;
+                array = outer & 1 == 1;
+                outer >>= 1;
+                i += 1;
             }
-            b' ' | b'\t' | b'\r' | b'\n' => {}
-            _ if want & VALUE != 0 => {
-                i = scalar_end(t, i)?;
-                want = COMMA | CLOSE;
-                continue;
+            b' ' | b'\t' | b'\r' | b'\n' => {
+                i = skip_ws(t, i);
+                continue 'value;
             }
-            _ => return None,
+            _ => i = scalar_end(t, i)?,
         }
-        i += 1;
+        // After a value: `,` or the closing bracket of its container.
+        loop {
+            let b = *t.get(i)?;
+            i += 1;
+            match b {
+                b',' => {
+                    if !array {
+                        i = key(t, i, strings)?;
+                    }
+                    continue 'value;
+                }
+                b' ' | b'\t' | b'\r' | b'\n' => {
+                    i = skip_ws(t, i);
+                    continue;
+                }
+                // `}` closes an object, `]` an array.
+                _ if b != close(array) => return None,
+                _ => {}
+            }
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
+            }
+            array = outer & 1 == 1;
+            outer >>= 1;
+        }
     }
+}
+
+/// The bracket that closes an array (`array`) or an object.
+#[inline(always)]
+fn close(array: bool) -> u8 {
+    if array { b']' } else { b'}' }
+}
+
+/// A key at `t[i]` (whitespace around it allowed), then its `:`: the index just past the `:`.
+#[inline(always)]
+fn key(t: &[u8], mut i: usize, strings: StringEnd) -> Option<usize> {
+    if *t.get(i)? != b'"' {
+        i = skip_ws(t, i);
+        if *t.get(i)? != b'"' {
+            return None;
+        }
+    }
+    let mut i = strings(t, i)?.0;
+    if *t.get(i)? != b':' {
+        i = skip_ws(t, i);
+        if *t.get(i)? != b':' {
+            return None;
+        }
+    }
+    Some(i + 1)
+}
+
+/// Whether `b` may continue a number or literal (a byte `scalar_end` reads as part of it).
+#[inline(always)]
+fn is_token(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')
 }
 
 /// A number, `true`, `false` or `null` starting at `t[i]`, spelled as JSON spells it (no
@@ -268,21 +339,28 @@ fn nested_end_with(t: &[u8], mut i: usize, strings: StringEnd) -> Option<usize> 
 /// else, which serde_json refuses.
 #[inline(always)]
 fn scalar_end(t: &[u8], i: usize) -> Option<usize> {
-    // The common case first: an integer without a sign (a count, an index).
+    // The common cases first: an integer without a sign (a count, an index), and the literals.
     let mut j = i;
     while t.get(j).is_some_and(u8::is_ascii_digit) {
         j += 1;
     }
-    let next = t.get(j).copied().unwrap_or(b' ');
-    if j > i
-        && (t[i] != b'0' || j == i + 1)
-        && !(next.is_ascii_alphanumeric() || matches!(next, b'+' | b'-' | b'.'))
-    {
-        return Some(j);
+    if j > i {
+        if (t[i] != b'0' || j == i + 1) && !t.get(j).copied().is_some_and(is_token) {
+            return Some(j);
+        }
+    } else {
+        let n = match t.get(i..i + 4) {
+            Some(b"null" | b"true") => 4,
+            Some(b"fals") if t.get(i + 4) == Some(&b'e') => 5,
+            _ => 0,
+        };
+        if n > 0 && !t.get(i + n).copied().is_some_and(is_token) {
+            return Some(i + n);
+        }
     }
     let n = t[i..]
         .iter()
-        .position(|&b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))
+        .position(|&b| !is_token(b))
         .unwrap_or(t.len() - i);
     let token = &t[i..i + n];
     (matches!(token, b"true" | b"false" | b"null") || is_json_number(token)).then_some(i + n)
