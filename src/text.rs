@@ -23,6 +23,9 @@ pub struct Candidate {
     pub line: usize,
     /// The candidate's position among all candidates (1-based), for `source`.
     pub index: usize,
+    /// Its text held lone UTF-16 surrogate escapes, read as U+FFFD (the one rule of
+    /// `crate::json`; the caller warns when it is the answer).
+    pub lone_surrogates: bool,
 }
 
 /// Text that looks like JSON but does not parse (a cut-off answer, a trailing comma).
@@ -91,13 +94,14 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
         let bytes = masked.get_or_insert_with(|| text.as_bytes().to_vec());
         bytes[f.whole.clone()].fill(b' ');
         let start = f.body.start + (body.len() - body.trim_start().len());
-        match crate::json::from_str(trimmed) {
-            Ok(value) => mined.candidates.push(Candidate {
+        match crate::json::from_str_lenient(trimmed) {
+            Ok(read) => mined.candidates.push(Candidate {
                 kind: SourceKind::CodeFence,
-                value,
+                value: read.value,
                 offset: start,
                 line: lines.of(start),
                 index: 0,
+                lone_surrogates: read.lone_surrogates,
             }),
             Err(_) if json_label && !trimmed.is_empty() || looks => {
                 mined.broken.push(Broken {
@@ -367,15 +371,16 @@ fn json_token(bytes: &[u8], i: usize) -> Option<usize> {
 fn region(text: &str, span: brackets::Span, lines: &mut Lines<'_>, mined: &mut Mined) {
     let (start, end) = (span.start, span.end);
     let slice = &text[start..end];
-    match crate::json::from_str(slice) {
-        Ok(value) if !span.mismatched => {
-            if is_answer_like(&value) {
+    match crate::json::from_str_lenient(slice) {
+        Ok(read) if !span.mismatched => {
+            if is_answer_like(&read.value) {
                 mined.candidates.push(Candidate {
                     kind: SourceKind::Embedded,
-                    value,
+                    value: read.value,
                     offset: start,
                     line: lines.of(start),
                     index: 0,
+                    lone_surrogates: read.lone_surrogates,
                 });
             }
         }

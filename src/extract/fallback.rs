@@ -161,6 +161,9 @@ fn by_rule(
         && later_broken.is_empty()
     {
         let c = cands[i];
+        if c.lone_surrogates {
+            warnings.push(Warning::lone_surrogate(line_of(c.line)));
+        }
         let detail = crate::producer::detail(&[
             ("candidate", json!(i + 1)),
             ("candidates", json!(cands.len())),
@@ -201,6 +204,7 @@ mod tests {
                 offset: i * 10,
                 line: i,
                 index: i + 1,
+                lone_surrogates: false,
             })
             .collect()
     }
