@@ -238,6 +238,10 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
     // Brackets of prose still open (`(see [the docs`), and where: a closer of their kind
     // closes them.
     let mut prose: Vec<(u8, usize)> = Vec::new();
+    // How many of each kind are open (`{`, `[`), so that a closer with no opener of its kind
+    // costs nothing (a stack of `[` and a run of `}` stays linear).
+    let mut open_kinds = [0usize; 2];
+    let kind = |b: u8| usize::from(matches!(b, b'[' | b']'));
     // The chain being read: where it starts, how many candidates and broken values were
     // found before it, and whether it holds a `,` or `:` between its values (member syntax).
     let mut chain: Option<Chain> = None;
@@ -280,11 +284,16 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
             }
             b'{' | b'[' => {
                 prose.push((b, i));
+                open_kinds[kind(b)] += 1;
                 chain = None;
             }
             b'}' | b']' => {
                 let open = if b == b'}' { b'{' } else { b'[' };
-                let opener = prose.iter().rposition(|&o| o.0 == open);
+                let opener = if open_kinds[kind(b)] > 0 {
+                    prose.iter().rposition(|&o| o.0 == open)
+                } else {
+                    None
+                };
                 let chain = chain.take();
                 // A closer after a chain ends it. A closer no bracket opened means the value
                 // before it ended early; so does one that closes a bracket of "prose" around
@@ -306,6 +315,9 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
                     });
                 }
                 if let Some(p) = opener {
+                    for &(o, _) in &prose[p..] {
+                        open_kinds[kind(o)] -= 1;
+                    }
                     prose.truncate(p);
                 }
             }
@@ -352,7 +364,10 @@ fn json_token(bytes: &[u8], i: usize) -> Option<usize> {
                 _ if esc => esc = false,
                 b'\\' => esc = true,
                 b'"' => return Some(j + 1),
+                // A JSON string never holds a raw newline nor `{"`: the quote was prose, and
+                // the scan must not jump over the start of a value (`"see {"evidence": …}`).
                 b'\n' => return None,
+                b'{' | b'[' if looks_like_json_start(&bytes[j..]) => return None,
                 _ => {}
             }
         }
@@ -406,189 +421,4 @@ fn is_answer_like(v: &Value) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn values(m: &Mined) -> Vec<(SourceKind, Value)> {
-        m.candidates
-            .iter()
-            .map(|c| (c.kind, c.value.clone()))
-            .collect()
-    }
-
-    #[test]
-    fn whole_text_any_json_value() {
-        assert_eq!(whole("\n\n4"), Some(json!(4)));
-        assert_eq!(whole(" {\"a\":1} "), Some(json!({"a":1})));
-        assert_eq!(whole("2 + 2 = 4"), None);
-    }
-
-    #[test]
-    fn fences_and_embedded_in_order() {
-        let t = "First {\"a\":1} then\n```json\n{\"b\":2}\n```\nand [\"c\"] end";
-        let m = mine(t, 100);
-        assert_eq!(
-            values(&m),
-            [
-                (SourceKind::Embedded, json!({"a":1})),
-                (SourceKind::CodeFence, json!({"b":2})),
-                (SourceKind::Embedded, json!(["c"])),
-            ]
-        );
-        assert!(m.broken.is_empty());
-    }
-
-    #[test]
-    fn nested_values_are_part_of_the_outer_one() {
-        let m = mine("# stdout: {\"s\":\"...\",\"o\":{\"answer\":\"4\"}}", 100);
-        assert_eq!(
-            values(&m),
-            [(SourceKind::Embedded, json!({"s":"...","o":{"answer":"4"}}))]
-        );
-    }
-
-    #[test]
-    fn braces_inside_strings_do_not_count() {
-        let m = mine("x {\"a\":\"}{][\"} y", 100);
-        assert_eq!(values(&m), [(SourceKind::Embedded, json!({"a":"}{]["}))]);
-    }
-
-    #[test]
-    fn prose_braces_and_citations_are_not_candidates() {
-        let m = mine("Use {curly} braces, see [1] and [0, 10].", 100);
-        assert!(m.candidates.is_empty());
-        assert!(m.broken.is_empty());
-    }
-
-    #[test]
-    fn broken_json_is_reported_not_repaired() {
-        let m = mine("Here: {\"a\": 1,}", 100);
-        assert!(m.candidates.is_empty());
-        assert_eq!(m.broken.len(), 1);
-        let m = mine("Answer: {\"a\": [1, 2", 100);
-        assert_eq!(m.broken[0].text, "{\"a\": [1, 2");
-        let m = mine("Answer: {\"a\": [\"x\", \"cut", 100);
-        assert_eq!(m.broken[0].text, "{\"a\": [\"x\", \"cut");
-        assert!(m.candidates.is_empty());
-    }
-
-    /// A part of a broken value is never a candidate (issue 39, item 11): the broken span is
-    /// reported whole, and nothing inside it or chained to it is a value.
-    #[test]
-    fn a_part_of_a_broken_value_is_never_a_candidate() {
-        for (t, broken) in [
-            (r#"{"a": ["x"}, "b": ["y"]}"#, r#"{"a": ["x"}, "b": ["y"]}"#),
-            (
-                r#"Here: {"ok": true, "list": [1, 2}, "tags": ["p"]} ok"#,
-                r#"{"ok": true, "list": [1, 2}, "tags": ["p"]}"#,
-            ),
-            (
-                r#"[{"key":"value"}},{"key":"value"}]"#,
-                r#"[{"key":"value"}},{"key":"value"}]"#,
-            ),
-            (
-                r#"Answer: {"a": "x"}, "b": "y"}."#,
-                r#"{"a": "x"}, "b": "y"}"#,
-            ),
-            (
-                "{\"a\": 1,\n \"b\": [true, null]}, 2]",
-                "{\"a\": 1,\n \"b\": [true, null]}, 2]",
-            ),
-            (r#"x {"a": 1}}"#, r#"{"a": 1}}"#),
-            // The opening bracket broken: the rest is members, not values in prose.
-            (
-                r#"Here: {]verdict":"FAIL","tags":["a"],"meta":{"by":"x"}} ok"#,
-                r#"{]verdict":"FAIL","tags":["a"],"meta":{"by":"x"}}"#,
-            ),
-        ] {
-            let m = mine(t, 100);
-            assert!(m.candidates.is_empty(), "{t}: {:?}", m.candidates);
-            let texts: Vec<&str> = m.broken.iter().map(|b| b.text.as_str()).collect();
-            assert_eq!(texts, [broken], "{t}");
-        }
-    }
-
-    /// Values in prose joined by commas and words stay values; brackets of prose close their
-    /// own kind without breaking a value inside them.
-    #[test]
-    fn values_in_prose_stay_values() {
-        for (t, n) in [
-            (r#"Use {"a":1}, or {"b":2}."#, 2),
-            (r#"(see [the result: {"ok":true}]) and [note]"#, 1),
-            (r#"- {"a":1}\n- {"b":2}\n"#, 2),
-            (r#"{"a":1}, {"b":2}, and that is all"#, 2),
-            (r#"[x] done: {"a": 1}] oops"#, 0),
-        ] {
-            let m = mine(t, 100);
-            assert_eq!(m.candidates.len(), n, "{t}: {m:?}");
-        }
-    }
-
-    #[test]
-    fn stray_open_brace_does_not_hide_a_later_value() {
-        let m = mine("type { to start. Result: {\"ok\": true}", 100);
-        assert_eq!(values(&m), [(SourceKind::Embedded, json!({"ok":true}))]);
-    }
-
-    #[test]
-    fn unlabeled_and_unclosed_fences() {
-        let m = mine("```\n[{\"a\":1}]\n```", 100);
-        assert_eq!(values(&m), [(SourceKind::CodeFence, json!([{"a":1}]))]);
-        let m = mine("```json\n{\"a\": 1", 100);
-        assert_eq!(m.broken.len(), 1);
-        assert_eq!(m.broken[0].kind, SourceKind::CodeFence);
-    }
-
-    #[test]
-    fn prose_brackets_and_bare_code_fences_are_not_answers() {
-        for t in [
-            "([site](https://example.com/docs))",
-            "See [\"site\"](https://example.com) and [1](https://a.b).",
-            "Run this:\n```\nnpm test\n```\n",
-            "```\nhello\n```",
-        ] {
-            let m = mine(t, 100);
-            assert!(
-                m.candidates.is_empty() && m.broken.is_empty(),
-                "{t:?}: {m:?}"
-            );
-        }
-        // A real value after a bare code fence still wins.
-        let m = mine("```\nnpm test\n```\nThen: {\"ok\": true}", 100);
-        assert_eq!(m.candidates.len(), 1);
-        assert_eq!(m.candidates[0].value, serde_json::json!({"ok": true}));
-        // A bare fence with prose before its JSON: the scan finds the value.
-        let m = mine("```\nResult:\n{\"a\": 1}\n```", 100);
-        assert_eq!(m.candidates.len(), 1);
-        // A bare fence that does look like JSON is still a broken answer.
-        assert_eq!(mine("```\n{\"a\": 1,}\n```", 100).broken.len(), 1);
-        // Prose that opens with a complete value is not a broken document.
-        assert!(!looks_like_json("[1](https://example.com/a) says so"));
-        assert!(looks_like_json("{\"a\": 1,"));
-    }
-
-    #[test]
-    fn other_language_fences_are_skipped() {
-        let m = mine("```python\nprint({'a': 1})\n```", 100);
-        assert!(m.candidates.is_empty() && m.broken.is_empty());
-    }
-
-    #[test]
-    fn deep_nesting_is_linear_and_safe() {
-        let t = "[".repeat(100_000) + &"]".repeat(100_000);
-        let m = mine(&t, 100);
-        assert!(m.candidates.is_empty());
-    }
-
-    #[test]
-    fn many_candidates_after_long_prose_are_linear() {
-        // Line numbers used to be counted from the start for every candidate: quadratic.
-        let t = "x".repeat(2_000_000) + "\n" + &" {\"a\":1}".repeat(10_000);
-        let started = std::time::Instant::now();
-        let m = mine(&t, 20_000);
-        assert_eq!(m.candidates.len(), 10_000);
-        assert_eq!(m.candidates[9_999].line, 1);
-        assert!(started.elapsed() < std::time::Duration::from_secs(10));
-    }
-}
+mod tests;

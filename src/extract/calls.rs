@@ -9,7 +9,7 @@
 use serde_json::{Value, json};
 
 use crate::error::{ErrorKind, Failure};
-use crate::producer::{SourceKind, ToolCall, Verdict, snippet};
+use crate::producer::{SourceKind, ToolCall, Verdict, Warning, snippet};
 
 use super::Options;
 use super::candidate::{Chosen, pick};
@@ -21,13 +21,22 @@ pub(super) enum Pick {
 }
 
 /// Choose among `calls` (two or more, in order).
-pub(super) fn choose(mut calls: Vec<ToolCall>, opts: &Options<'_>) -> Result<Pick, Failure> {
+pub(super) fn choose(
+    mut calls: Vec<ToolCall>,
+    opts: &Options<'_>,
+    warnings: &mut Vec<Warning>,
+) -> Result<Pick, Failure> {
     let n = calls.len();
     if let Some(schema) = opts.schema {
+        let mut surrogates = Vec::new();
         let mut parsed: Vec<(usize, Value)> = calls
             .iter()
             .enumerate()
-            .filter_map(|(i, c)| c.value().map(|v| (i, v)))
+            .filter_map(|(i, c)| {
+                let r = c.read()?;
+                surrogates.push(r.lone_surrogates);
+                Some((i, r.value))
+            })
             .collect();
         let values: Vec<&Value> = parsed.iter().map(|(_, v)| v).collect();
         if let Some((j, checked)) = pick(&values, Some(schema)) {
@@ -37,6 +46,9 @@ pub(super) fn choose(mut calls: Vec<ToolCall>, opts: &Options<'_>) -> Result<Pic
             if valid || parsed[j].0 == n - 1 {
                 let (i, value) = parsed.swap_remove(j);
                 let call = calls.swap_remove(i);
+                if surrogates[j] {
+                    warnings.push(Warning::lone_surrogate(call.line));
+                }
                 let detail = numbered(call.detail, i, n);
                 return Ok(Pick::Chosen(Chosen {
                     checked,

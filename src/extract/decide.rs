@@ -134,7 +134,7 @@ fn choose(
                 )),
             }
         }
-        Verdict::Calls(calls) => match super::calls::choose(calls, opts) {
+        Verdict::Calls(calls) => match super::calls::choose(calls, opts, warnings) {
             Ok(Pick::Chosen(c)) => Ok(c),
             Ok(Pick::Call(v)) => choose(v, producer, opts, warnings),
             Err(f) => Err((f, None)),

@@ -187,7 +187,7 @@ fn attempt_mark(bytes: &[u8]) -> Option<u64> {
     if bytes.len() > MAX_MARK || memchr::memmem::find(bytes, b"\"sojx_attempt\"").is_none() {
         return None;
     }
-    let v: Value = serde_json::from_slice(bytes).ok()?;
+    let v = crate::json::from_slice(bytes).ok()?;
     let o = v.as_object().filter(|o| o.len() == 2)?;
     (o.get("type")?.as_str()? == "sojx_attempt")
         .then(|| o.get("attempt")?.as_u64())

@@ -113,6 +113,8 @@ pub struct Framer {
     pub glued_lines: u64,
     /// The marker of the Markdown fenced block the lines are in, if any.
     fence: Option<&'static [u8]>,
+    /// Fences are read as text while the input may be text (no producer known yet).
+    fences: bool,
 }
 
 impl Framer {
@@ -129,6 +131,7 @@ impl Framer {
             glued: Vec::new(),
             glued_lines: 0,
             fence: None,
+            fences: true,
         }
     }
 
@@ -146,6 +149,10 @@ impl Framer {
     /// Stop keeping the raw text (once a producer is known, it is not needed).
     pub fn drop_text(&mut self) {
         self.text = None;
+        // The input is a producer's stream: a stray fence line in it is a junk line like any
+        // other, and the lines after it are still read (contract §3).
+        self.fences = false;
+        self.fence = None;
     }
 
     /// The raw text kept so far, or `None` when it went past the size limit.
@@ -293,7 +300,7 @@ impl Framer {
         }
         // A Markdown fence and what it holds are text: a JSON value shown in a fenced block
         // of prose is never an event (`text.rs` reads the block when the input is text).
-        if self.fence(bytes) {
+        if self.fences && self.fence(bytes) {
             self.stats.text_lines += 1;
             out(Item::Junk { line: no });
             return;

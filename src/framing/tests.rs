@@ -102,6 +102,27 @@ fn quoted_nested_and_fenced_events_are_text() {
     assert_eq!(items, [(2, r#"{"type":"b"}"#.into())]);
 }
 
+/// Once the input is a producer's stream, a stray fence line is junk and the lines after it
+/// are read (a review found an unclosed one swallowing the rest of a Codex stream).
+#[test]
+fn a_fence_line_in_a_known_stream_is_junk() {
+    let mut f = Framer::new(1 << 20).salvage(|v| v.get("type").is_some());
+    let mut items = Vec::new();
+    for (i, line) in ["{\"type\":\"a\"}", "```", "{\"type\":\"b\"}"]
+        .iter()
+        .enumerate()
+    {
+        f.line(i as u64 + 1, line.as_bytes(), &mut |it| {
+            if let Item::Value { line, .. } = it {
+                items.push(line);
+            }
+        });
+        // The router drops the text once a producer is known.
+        f.drop_text();
+    }
+    assert_eq!(items, [1, 3]);
+}
+
 #[test]
 fn events_glued_to_each_other_are_each_read() {
     let (items, f) = frame_salvaging("{\"type\":\"a\"}{\"type\":\"b\"} {\"type\":\"c\"}\n");

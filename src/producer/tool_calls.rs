@@ -51,9 +51,18 @@ impl ToolCall {
 
     /// The input as a value, when it is one or its text parses.
     pub fn value(&self) -> Option<Value> {
+        self.read().map(|r| r.value)
+    }
+
+    /// [`ToolCall::value`] as `crate::json` reads it: serde_json's private number key is a
+    /// key, and a lone surrogate is U+FFFD (said in `lone_surrogates`), as everywhere.
+    pub fn read(&self) -> Option<crate::json::Read> {
         match &self.input {
-            CallInput::Value(v) => Some(v.clone()),
-            CallInput::Text(t) => serde_json::from_str(t.trim()).ok(),
+            CallInput::Value(v) => Some(crate::json::Read {
+                value: v.clone(),
+                lone_surrogates: false,
+            }),
+            CallInput::Text(t) => crate::json::from_str_lenient(t.trim()).ok(),
         }
     }
 
