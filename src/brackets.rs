@@ -3,7 +3,8 @@
 //! each was closed by its own kind. The text miner (`text.rs`) and the framer's salvage of text
 //! glued to an event (`framing/glued.rs`) share it, so that both agree on what is one value:
 //! a value inside another bracketed span is part of that span, parsed or not, never a value of
-//! its own.
+//! its own. It also holds the two token rules both readers share: JSON's number grammar and
+//! Markdown's fence lines.
 
 /// Whether `b` starts like a JSON container: `{` followed by `"` or `}`, or `[` followed by a
 /// JSON value start or `]` (whitespace between), or a bracket at the very end (a cut-off
@@ -116,6 +117,54 @@ pub fn top_level(bytes: &[u8]) -> impl Iterator<Item = Span> + '_ {
         }
         None
     })
+}
+
+/// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`: JSON's number grammar
+/// (the fast path's scan and the text miner's chains read numbers alike).
+#[inline]
+pub fn is_json_number(b: &[u8]) -> bool {
+    let digits = |i: usize| b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+    let mut i = usize::from(b.first() == Some(&b'-'));
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(b'1'..=b'9') => i += digits(i),
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        let n = digits(i + 1);
+        if n == 0 {
+            return false;
+        }
+        i += 1 + n;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let n = digits(i);
+        if n == 0 {
+            return false;
+        }
+        i += n;
+    }
+    i == b.len()
+}
+
+/// A Markdown fence line: ```` ``` ```` or `~~~` after at most three spaces, and its indent.
+/// The text miner (`text.rs`) and the framer read fences alike.
+pub fn fence_marker(line: &[u8]) -> Option<(&'static str, usize)> {
+    let indent = line.iter().take_while(|&&b| b == b' ').count();
+    let t = &line[indent..];
+    if indent > 3 {
+        None
+    } else if t.starts_with(b"```") {
+        Some(("```", indent))
+    } else if t.starts_with(b"~~~") {
+        Some(("~~~", indent))
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]

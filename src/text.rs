@@ -172,17 +172,10 @@ fn fences(text: &str) -> Vec<Fence> {
         let start = pos;
         pos += line.len();
         let content = line.trim_end_matches(['\n', '\r']);
-        let indent = content.len() - content.trim_start_matches(' ').len();
+        let (marker, indent) = brackets::fence_marker(content.as_bytes()).unwrap_or(("", 0));
         let t = &content[indent..];
-        let marker = if t.starts_with("```") {
-            "```"
-        } else if t.starts_with("~~~") {
-            "~~~"
-        } else {
-            ""
-        };
         match &open {
-            None if indent <= 3 && !marker.is_empty() => {
+            None if !marker.is_empty() => {
                 let after = &t[3..];
                 if let Some(end) = after.find(marker) {
                     // One-line span: ```{"a":1}```
@@ -197,9 +190,7 @@ fn fences(text: &str) -> Vec<Fence> {
                     open = Some((start, lang, pos, marker));
                 }
             }
-            Some((s, lang, body_start, m))
-                if indent <= 3 && t.starts_with(m) && t[3..].trim().is_empty() =>
-            {
+            Some((s, lang, body_start, m)) if marker == *m && t[3..].trim().is_empty() => {
                 out.push(Fence {
                     lang: lang.clone(),
                     whole: *s..start + content.len(),
@@ -378,8 +369,7 @@ fn json_token(bytes: &[u8], i: usize) -> Option<usize> {
         .position(|c| !(c.is_ascii_alphanumeric() || matches!(c, b'.' | b'+' | b'-')))
         .map_or(bytes.len(), |p| i + p);
     let word = &bytes[i..end];
-    let literal = matches!(word, b"true" | b"false" | b"null")
-        || serde_json::from_slice::<serde_json::Number>(word).is_ok();
+    let literal = matches!(word, b"true" | b"false" | b"null") || brackets::is_json_number(word);
     literal.then_some(end)
 }
 

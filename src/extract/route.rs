@@ -157,12 +157,12 @@ impl Router {
         match &item {
             Item::Junk { .. } => return,
             Item::Value { value, .. } => {
-                if self.detected.is_none() && self.pending.is_empty() {
+                if self.detected.is_none() {
                     self.detected = producer::detect(value);
-                    self.tentative =
-                        self.detected.is_some() && producer::detect_output(value).is_none();
-                } else if self.detected.is_none() {
-                    self.detected = producer::detect(value);
+                    // Only the input's first value can be a sole document.
+                    self.tentative = self.detected.is_some()
+                        && self.pending.is_empty()
+                        && producer::detect_output(value).is_none();
                 } else {
                     // A second value: the input is a stream, and the first one's producer
                     // claims it.

@@ -112,7 +112,7 @@ pub struct Framer {
     /// How many lines had text dropped around a salvaged value.
     pub glued_lines: u64,
     /// The marker of the Markdown fenced block the lines are in, if any.
-    fence: Option<&'static [u8]>,
+    fence: Option<&'static str>,
     /// Fences are read as text while the input may be text (no producer known yet).
     fences: bool,
 }
@@ -203,26 +203,16 @@ impl Framer {
     /// as in `text.rs`). A one-line span (```` ```{…}``` ````) is a fence line that opens
     /// nothing.
     fn fence(&mut self, line: &[u8]) -> bool {
-        let indent = line.iter().take_while(|&&b| b == b' ').count();
-        let t = &line[indent..];
-        let marker: Option<&'static [u8]> = if indent > 3 {
-            None
-        } else if t.starts_with(b"```") {
-            Some(b"```")
-        } else if t.starts_with(b"~~~") {
-            Some(b"~~~")
-        } else {
-            None
-        };
+        let marker = crate::brackets::fence_marker(line);
+        let rest = |indent: usize| &line[indent + 3..];
         match (self.fence, marker) {
-            (Some(open), Some(m)) if open == m && trim(&t[3..]).is_empty() => {
+            (Some(open), Some((m, indent))) if open == m && trim(rest(indent)).is_empty() => {
                 self.fence = None;
                 true
             }
             (Some(_), _) => true,
-            (None, Some(m)) => {
-                let rest = &t[3..];
-                if !rest.windows(3).any(|w| w == m) {
+            (None, Some((m, indent))) => {
+                if !rest(indent).windows(3).any(|w| w == m.as_bytes()) {
                     self.fence = Some(m);
                 }
                 true

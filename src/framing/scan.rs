@@ -64,23 +64,20 @@ pub fn parse(bytes: &[u8]) -> Option<Value> {
 /// is read with U+FFFD in their place ([`json::from_slice_lenient`]), and its line `line` is
 /// recorded.
 pub(super) fn parse_counted(stats: &mut Stats, line: u64, bytes: &[u8]) -> Option<Value> {
-    match json::from_slice(bytes) {
-        Ok(v) => {
+    match json::from_slice_lenient(bytes) {
+        Ok(read) => {
             stats.value_bytes += bytes.len() as u64;
-            Some(v)
-        }
-        Err(e) => {
-            if is_too_deep(&e, bytes) {
-                stats.too_deep += 1;
-                return None;
-            }
-            let fixed = json::fix_lone_surrogates(bytes)?;
-            let v = json::from_slice(&fixed).ok()?;
-            stats.value_bytes += bytes.len() as u64;
-            if stats.surrogate_lines.len() < MAX_SURROGATE_LINES {
+            if read.lone_surrogates && stats.surrogate_lines.len() < MAX_SURROGATE_LINES {
                 stats.surrogate_lines.push(line);
             }
-            Some(v)
+            Some(read.value)
+        }
+        Err(e) => {
+            // The error is the text's own (a lone surrogate does not change its depth).
+            if is_too_deep(&e, bytes) {
+                stats.too_deep += 1;
+            }
+            None
         }
     }
 }

@@ -363,37 +363,8 @@ fn scalar_end(t: &[u8], i: usize) -> Option<usize> {
         .position(|&b| !is_token(b))
         .unwrap_or(t.len() - i);
     let token = &t[i..i + n];
-    (matches!(token, b"true" | b"false" | b"null") || is_json_number(token)).then_some(i + n)
-}
-
-/// `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`: JSON's number grammar.
-fn is_json_number(b: &[u8]) -> bool {
-    let digits = |i: usize| b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-    let mut i = usize::from(b.first() == Some(&b'-'));
-    match b.get(i) {
-        Some(b'0') => i += 1,
-        Some(b'1'..=b'9') => i += digits(i),
-        _ => return false,
-    }
-    if b.get(i) == Some(&b'.') {
-        let n = digits(i + 1);
-        if n == 0 {
-            return false;
-        }
-        i += 1 + n;
-    }
-    if matches!(b.get(i), Some(b'e' | b'E')) {
-        i += 1;
-        if matches!(b.get(i), Some(b'+' | b'-')) {
-            i += 1;
-        }
-        let n = digits(i);
-        if n == 0 {
-            return false;
-        }
-        i += n;
-    }
-    i == b.len()
+    (matches!(token, b"true" | b"false" | b"null") || crate::brackets::is_json_number(token))
+        .then_some(i + n)
 }
 
 #[cfg(test)]

@@ -218,6 +218,21 @@ pub fn scratch_dir(kind: &str, name: &str) -> PathBuf {
     dir
 }
 
+/// `sojx extract ARGS FILE` in the project root, for a case of a `cases.json` (its `args`).
+pub fn run_case(file: &Path, case: &Value) -> Run {
+    let args: Vec<&str> = case["args"]
+        .as_array()
+        .expect("args")
+        .iter()
+        .map(|a| a.as_str().expect("an argument"))
+        .collect();
+    run(sojx()
+        .current_dir(root())
+        .arg("extract")
+        .args(&args)
+        .arg(file))
+}
+
 /// How one run's envelope differs from a case's `expect` (the format of
 /// `tests/fixtures/producers/cases.json`): `exit_code` and `producer`; `source_kind` and `data`
 /// for an answer, else `error_kind`; and, when given, `retryable`, `message_contains`,

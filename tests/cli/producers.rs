@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{expect_mismatches, fixture, root, run, sojx};
+use crate::common::{expect_mismatches, fixture, root, run, run_case, sojx};
 
 #[test]
 fn producer_fixtures() {
@@ -39,17 +39,7 @@ fn producer_fixtures() {
     }
     for c in &cases {
         let file = fixture(&format!("producers/{}", c["file"].as_str().unwrap()));
-        let args: Vec<&str> = c["args"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a.as_str().unwrap())
-            .collect();
-        let r = run(sojx()
-            .current_dir(root())
-            .arg("extract")
-            .args(&args)
-            .arg(&file));
+        let r = run_case(&file, c);
         let why = expect_mismatches(&r, &c["expect"]);
         if !why.is_empty() {
             failures.push(format!("{}: {}", c["file"], why.join("; ")));

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::common::{expect_mismatches, fixture, root, run, sojx};
+use crate::common::{expect_mismatches, fixture, root, run_case};
 
 /// Every case: its topic folder and its entry of `cases.json`.
 pub fn cases() -> Vec<(PathBuf, Value)> {
@@ -54,22 +54,13 @@ fn every_wrong_data_case_gives_the_answer_or_a_typed_failure() {
             "{}: a case that expects exit 0 names the data",
             file.display()
         );
-        let args: Vec<&str> = c["args"]
-            .as_array()
-            .expect("args")
-            .iter()
-            .map(|a| a.as_str().expect("an argument"))
-            .collect();
-        let r = run(sojx()
-            .current_dir(root())
-            .arg("extract")
-            .args(&args)
-            .arg(&file));
+        let r = run_case(&file, c);
         let why = expect_mismatches(&r, x);
         if !why.is_empty() {
             failures.push(format!(
-                "{} {args:?} ({}): {}",
+                "{} {} ({}): {}",
                 file.strip_prefix(root()).unwrap_or(&file).display(),
+                c["args"],
                 c["why"].as_str().unwrap_or(""),
                 why.join("; ")
             ));
