@@ -21,7 +21,8 @@ A request whose last message is the result of a structured-output call the CLI a
 answered "Done." without taking a reply; one the CLI rejected (its own validation) takes the
 next. Requests without tools (titles, routing, next-speaker checks) get a short text, or, when
 they ask for JSON under a schema, an object made from the schema. When the script is used up, a
-main request gets HTTP 500 and the log says so.
+main request gets HTTP 400 (which no CLI retries, so a case that asks for too much fails fast)
+and the log says so.
 
 Every request is logged as one JSON line: {"n", "method", "path", "api", "role", "reply", "body"}.
 The server listens only on 127.0.0.1 (port 0 unless --port), prints the port as its first line
@@ -356,7 +357,9 @@ class Handler(BaseHTTPRequestHandler):
             role, reply = "main", script.take()
             if reply is None:
                 script.record({**entry, "api": api, "role": role, "reply": "exhausted"})
-                return self.send(500, "application/json", b'{"error":{"message":"the script has no more replies"}}')
+                return self.send(400, "application/json", json.dumps(
+                    {"type": "error", "error": {"type": "invalid_request_error",
+                                                "message": "the scripted model has no more replies"}}).encode())
             text = None
         script.record({**entry, "api": api, "role": role, "tools": names, "reply": reply if reply is not None else text})
 

@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+"""The real agent CLIs, end to end, against a scripted model on 127.0.0.1 (issue 40).
+
+Each CLI (Claude Code, Codex, Gemini CLI, Qwen Code, opencode), unmodified and at the versions
+pinned in tests/e2e/package-lock.json, runs whole structured-output jobs against
+tests/e2e/model_server.py, through `sojx extract` and `sojx run`:
+
+  happy      the CLI alone (with its schema flag where it has one), its stdout through
+             `sojx extract --schema`: exit 0, the answer
+  run        `sojx run --schema S -- CLI …`: exit 0, the answer
+  retry      `sojx run --max-attempts 2`, an invalid answer then a valid one: exit 0, two
+             attempts, the same session resumed, and the second request to the model carries
+             the first prompt, the invalid answer and sojx's feedback (read from the server's log)
+  exhausted  the same with two invalid answers: exit 1, validation_failed, two attempts
+  limit      (Claude Code) its own structured-output retry limit reached
+             (MAX_STRUCTURED_OUTPUT_RETRIES=1), then sojx resuming the session: exit 0
+
+Every case runs in a fresh HOME and working folder with a clean environment (PATH, HOME and the
+CLI's own variables). It prints a table (CLI, version, case, result, attempts, seconds) and exits
+1 when a case failed, naming the CLI, its version and what differed.
+
+  python3 tests/e2e/agents.py --install DIR            # npm ci the pinned CLIs into DIR, then run
+  python3 tests/e2e/agents.py --prefix DIR             # DIR already holds them (node_modules/.bin)
+  python3 tests/e2e/agents.py --prefix DIR --record tests/fixtures/real
+                                                       # also record what each CLI printed
+  python3 tests/e2e/agents.py --install DIR --latest   # the newest versions (the weekly check)
+
+--sojx names the binary (default target/release/sojx); --only claude,codex picks CLIs.
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+SERVER = HERE / "model_server.py"
+SCHEMA = HERE / "verdict.schema.json"
+
+PROMPT = "Review the change in PR 7 and give your verdict as JSON."
+VALID = {"verdict": "PASS", "confidence": 0.9, "issues": []}
+INVALID = {"verdict": "MAYBE", "confidence": 0.9, "issues": []}
+FEEDBACK = "The previous output was invalid"
+CASE_TIMEOUT = 120  # seconds; every case ends in a few unless something hangs
+
+PACKAGES = {
+    "claude": "@anthropic-ai/claude-code",
+    "codex": "@openai/codex",
+    "gemini": "@google/gemini-cli",
+    "qwen": "@qwen-code/qwen-code",
+    "opencode": "opencode-ai",
+}
+
+
+class Failed(Exception):
+    pass
+
+
+# ---- the CLIs: how each is pointed at the server, and its command ---------------------------
+
+
+def setup_claude(port, home, work):
+    return {
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{port}",
+        "ANTHROPIC_API_KEY": "sk-ant-scripted",
+        "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    }
+
+
+def argv_claude(structured):
+    argv = ["claude", "-p", PROMPT, "--output-format", "stream-json", "--verbose"]
+    return argv + (["--json-schema", SCHEMA.read_text()] if structured else [])
+
+
+def setup_codex(port, home, work):
+    codex_home = home / ".codex"
+    codex_home.mkdir()
+    (codex_home / "config.toml").write_text(
+        'model = "gpt-5"\nmodel_provider = "scripted"\n\n[model_providers.scripted]\nname = "scripted"\n'
+        f'base_url = "http://127.0.0.1:{port}/v1"\nwire_api = "responses"\nenv_key = "SCRIPTED_API_KEY"\n'
+    )
+    return {"CODEX_HOME": str(codex_home), "SCRIPTED_API_KEY": "scripted"}
+
+
+def argv_codex(structured):
+    argv = ["codex", "exec", "--json", "--skip-git-repo-check"]
+    return argv + (["--output-schema", str(SCHEMA)] if structured else []) + [PROMPT]
+
+
+def setup_gemini(port, home, work):
+    (home / ".gemini").mkdir()
+    # The base URL alone selects an auth type the CLI refuses (exit 41).
+    (home / ".gemini" / "settings.json").write_text('{"security":{"auth":{"selectedType":"gemini-api-key"}}}')
+    return {"GEMINI_API_KEY": "scripted", "GOOGLE_GEMINI_BASE_URL": f"http://127.0.0.1:{port}"}
+
+
+def argv_gemini(structured):
+    return ["gemini", "-p", PROMPT, "-o", "stream-json", "--skip-trust"]
+
+
+def setup_qwen(port, home, work):
+    # Its managed-memory subagent asks the model after each turn, with tools: it would take a reply.
+    (home / ".qwen").mkdir()
+    (home / ".qwen" / "settings.json").write_text('{"memory":{"enableManagedAutoMemory":false}}')
+    return {"OPENAI_API_KEY": "scripted", "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_MODEL": "scripted-model"}
+
+
+def argv_qwen(structured):
+    argv = ["qwen", "-p", PROMPT, "-o", "stream-json", "--auth-type", "openai"]
+    return argv + (["--json-schema", SCHEMA.read_text()] if structured else [])
+
+
+def setup_opencode(port, home, work):
+    config = {
+        "$schema": "https://opencode.ai/config.json",
+        "provider": {"scripted": {"npm": "@ai-sdk/openai-compatible", "name": "Scripted",
+                                  "options": {"baseURL": f"http://127.0.0.1:{port}/v1", "apiKey": "scripted"},
+                                  "models": {"scripted-model": {"name": "Scripted"}}}},
+        "model": "scripted/scripted-model",
+    }
+    (work / "opencode.json").write_text(json.dumps(config))
+    return {"OPENCODE_DISABLE_MODELS_FETCH": "1", "OPENCODE_DISABLE_AUTOUPDATE": "1"}
+
+
+def argv_opencode(structured):
+    return ["opencode", "run", "--format", "json", PROMPT]
+
+
+# name -> (setup, argv, has a structured-output flag)
+CLIS = {
+    "claude": (setup_claude, argv_claude, True),
+    "codex": (setup_codex, argv_codex, True),
+    "gemini": (setup_gemini, argv_gemini, False),
+    "qwen": (setup_qwen, argv_qwen, True),
+    "opencode": (setup_opencode, argv_opencode, False),
+}
+
+
+# ---- one case -----------------------------------------------------------------------------
+
+
+class Case:
+    """A fresh HOME and work folder, the server with a script, and the CLI pointed at it."""
+
+    def __init__(self, cli, bin_dir, replies, scratch):
+        self.cli, self.bin_dir = cli, bin_dir
+        self.dir = Path(tempfile.mkdtemp(prefix=f"{cli}-", dir=scratch))
+        self.home, self.work = self.dir / "home", self.dir / "work"
+        self.home.mkdir()
+        self.work.mkdir()
+        (self.dir / "script.json").write_text(json.dumps({"replies": replies}))
+        self.log = self.dir / "requests.jsonl"
+        self.server = subprocess.Popen(
+            [sys.executable, str(SERVER), "--script", str(self.dir / "script.json"), "--log", str(self.log),
+             "--lifetime", str(CASE_TIMEOUT + 30)],
+            stdout=subprocess.PIPE, text=True)
+        line = self.server.stdout.readline()
+        if not line.strip().isdigit():
+            raise Failed(f"the model server did not start: {line!r}")
+        self.port = int(line)
+        self.env = {"PATH": f"{bin_dir}:/usr/local/bin:/usr/bin:/bin", "HOME": str(self.home),
+                    "TMPDIR": str(self.dir), "LANG": "C.UTF-8"}
+        self.env.update(CLIS[cli][0](self.port, self.home, self.work))
+
+    def run(self, argv, extra_env=None):
+        env = dict(self.env, **(extra_env or {}))
+        p = subprocess.run(argv, cwd=self.work, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                           timeout=CASE_TIMEOUT)
+        return p.returncode, p.stdout, p.stderr
+
+    def requests(self):
+        if not self.log.exists():
+            return []
+        return [json.loads(l) for l in self.log.read_text().splitlines() if l.strip()]
+
+    def close(self):
+        self.server.kill()
+        self.server.wait()
+
+    def masked(self, data):
+        """Recorded bytes with this case's folders spelled as one fixed path (also as the CLIs
+        spell a folder in a file name: every other character a dash)."""
+        dashed = re.sub(r"[^A-Za-z0-9]", "-", str(self.dir)).encode()
+        prefix = str(Path(self.bin_dir).parent.parent).encode()
+        data = data.replace(str(self.dir).encode(), b"/tmp/sojx-e2e").replace(dashed, b"-tmp-sojx-e2e")
+        return data.replace(prefix, b"/opt/agents")
+
+
+def envelope(stdout, what):
+    try:
+        return json.loads(stdout)
+    except ValueError:
+        raise Failed(f"{what}: stdout is not one JSON envelope: {stdout[:300]!r}")
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failed(what)
+
+
+def main_requests(case):
+    return [r for r in case.requests() if r.get("role") == "main"]
+
+
+# ---- the scenarios ------------------------------------------------------------------------
+
+
+def happy(cli, case, sojx, record):
+    structured = CLIS[cli][2]
+    status, out, err = case.run(CLIS[cli][1](structured))
+    record("happy", out, err, status, case)
+    expect(status == 0, f"the CLI exited {status}: {err[-400:]!r}")
+    p = subprocess.run([sojx, "extract", "--schema", str(SCHEMA)], input=out, capture_output=True, timeout=30)
+    env = envelope(p.stdout, "sojx extract")
+    expect(p.returncode == 0, f"sojx extract exited {p.returncode}: {env.get('error')}")
+    expect(env.get("data") == VALID, f"sojx extract gave {env.get('data')!r}")
+    return 1
+
+
+def run_once(cli, case, sojx, record):
+    structured = CLIS[cli][2]
+    tee = case.dir / "tee.ndjson"
+    status, out, err = case.run([sojx, "run", "--schema", str(SCHEMA), "--tee", str(tee), "--",
+                                 *CLIS[cli][1](structured)])
+    env = envelope(out, "sojx run")
+    expect(status == 0, f"sojx run exited {status}: {env.get('error')}; stderr {err[-400:]!r}")
+    expect(env.get("data") == VALID, f"sojx run gave {env.get('data')!r}")
+    return len(env.get("attempts") or [1])
+
+
+def retried(cli, case, sojx, record, name, replies_ok, extra_env=None, structured=False):
+    tee = case.dir / "tee.ndjson"
+    status, out, err = case.run([sojx, "run", "--schema", str(SCHEMA), "--max-attempts", "2", "--tee", str(tee),
+                                 "--", *CLIS[cli][1](structured)], extra_env)
+    record(name, tee.read_bytes() if tee.exists() else b"", err, status, case)
+    env = envelope(out, "sojx run")
+    attempts = env.get("attempts") or []
+    expect(len(attempts) == 2, f"{len(attempts)} attempts, not 2: {attempts}; stderr {err[-600:]!r}")
+    first, second = attempts
+    expect(first.get("session_id") and first.get("session_id") == second.get("session_id"),
+           f"not the same session: {first.get('session_id')!r} then {second.get('session_id')!r}")
+    expect(str(second.get("via", "")).startswith("resume:"), f"attempt 2 was made {second.get('via')!r}, not resumed")
+    if replies_ok:
+        expect(status == 0, f"sojx run exited {status}: {env.get('error')}")
+        expect(env.get("data") == VALID, f"sojx run gave {env.get('data')!r}")
+    else:
+        expect(status == 1, f"sojx run exited {status}, not 1")
+        expect((env.get("error") or {}).get("kind") == "validation_failed", f"error {env.get('error')}")
+    # The resumed session's request to the model carries the first prompt, the invalid answer and
+    # the feedback: the agent resumed the same conversation with what sojx said.
+    mains = main_requests(case)
+    last = json.dumps(mains[-1]["body"]) if mains else ""
+    for needle, what in ((PROMPT, "the first prompt"), ("MAYBE", "the invalid answer"), (FEEDBACK, "the feedback")):
+        expect(needle in last or json.dumps(needle)[1:-1] in last,
+               f"the last request to the model lacks {what} ({len(mains)} main requests)")
+    return len(attempts)
+
+
+def retry(cli, case, sojx, record):
+    return retried(cli, case, sojx, record, "retry", True)
+
+
+def exhausted(cli, case, sojx, record):
+    return retried(cli, case, sojx, record, "exhausted", False)
+
+
+def limit(cli, case, sojx, record):
+    # Claude Code's own check rejects the first call and ends the run
+    # error_max_structured_output_retries; sojx resumes with the schema again and gets a valid one.
+    attempts = retried(cli, case, sojx, record, "limit", True, {"MAX_STRUCTURED_OUTPUT_RETRIES": "1"},
+                       structured=True)
+    tee = (case.dir / "tee.ndjson").read_text()
+    expect('"error_max_structured_output_retries"' in tee,
+           "the first attempt did not end error_max_structured_output_retries")
+    return attempts
+
+
+SCENARIOS = [
+    ("happy", happy, lambda cli: [{"answer": VALID}]),
+    ("run", run_once, lambda cli: [{"answer": VALID}]),
+    ("retry", retry, lambda cli: [{"answer": INVALID}, {"answer": VALID}]),
+    ("exhausted", exhausted, lambda cli: [{"answer": INVALID}, {"answer": INVALID}]),
+    ("limit", limit, lambda cli: [{"answer": INVALID}, {"answer": VALID}]),
+]
+ONLY = {"limit": {"claude"}}
+
+
+# ---- driving it ---------------------------------------------------------------------------
+
+
+def install(prefix, latest):
+    prefix.mkdir(parents=True, exist_ok=True)
+    if latest:
+        pkgs = [f"{p}@latest" for p in PACKAGES.values()]
+        cmd = ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error", *pkgs]
+    else:
+        for f in ("package.json", "package-lock.json"):
+            shutil.copy(HERE / f, prefix / f)
+        cmd = ["npm", "ci", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error"]
+    print("installing:", " ".join(cmd), file=sys.stderr, flush=True)
+    subprocess.run(cmd, check=True, stdout=sys.stderr)
+
+
+def version(bin_dir, cli):
+    p = subprocess.run([str(bin_dir / cli), "--version"], capture_output=True, text=True, timeout=60,
+                       env={"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": tempfile.gettempdir()})
+    m = re.search(r"\d+\.\d+\.\d+", p.stdout + p.stderr)
+    return m.group(0) if m else "unknown"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    where = ap.add_mutually_exclusive_group(required=True)
+    where.add_argument("--install", type=Path, help="npm ci the pinned CLIs into this prefix first")
+    where.add_argument("--prefix", type=Path, help="an npm prefix that holds the CLIs")
+    ap.add_argument("--latest", action="store_true", help="with --install: the newest versions, not the pinned ones")
+    ap.add_argument("--sojx", type=Path, default=ROOT / "target" / "release" / "sojx")
+    ap.add_argument("--only", help="comma-separated CLIs (default: all)")
+    ap.add_argument("--jobs", type=int, default=2, help="CLIs run side by side (default 2)")
+    ap.add_argument("--record", type=Path, help="record what each CLI printed here, as CLI-VERSION-e2e-CASE.*")
+    args = ap.parse_args()
+
+    prefix = args.install or args.prefix
+    if args.record:
+        args.record.mkdir(parents=True, exist_ok=True)
+    if args.install:
+        install(args.install, args.latest)
+    bin_dir = prefix.resolve() / "node_modules" / ".bin"
+    sojx = str(args.sojx.resolve())
+    clis = args.only.split(",") if args.only else list(CLIS)
+    scratch = Path(tempfile.mkdtemp(prefix="sojx-e2e-"))
+    rows, failures = [], []
+    started = time.monotonic()
+
+    def one_cli(cli):
+        """Every scenario of one CLI, in order: its rows and failures."""
+        ver = version(bin_dir, cli)
+        out_rows, out_failures = [], []
+
+        def record(name, out, err, status, case):
+            if args.record:
+                stem = f"{cli}-{ver}-e2e-{name}"
+                (args.record / f"{stem}.stdout").write_bytes(case.masked(out))
+                (args.record / f"{stem}.stderr").write_bytes(case.masked(err))
+                (args.record / f"{stem}.status").write_text(f"{status}\n")
+
+        for name, fn, replies in SCENARIOS:
+            if name in ONLY and cli not in ONLY[name]:
+                continue
+            t0 = time.monotonic()
+            case = None
+            try:
+                case = Case(cli, bin_dir, replies(cli), scratch)
+                attempts, result = fn(cli, case, sojx, record), "ok"
+            except (Failed, subprocess.TimeoutExpired, OSError) as e:
+                attempts, result = "-", "FAILED"
+                log = case.log if case else "-"
+                out_failures.append(f"{cli} {ver} {name}: {e} (requests: {log})")
+            finally:
+                if case:
+                    case.close()
+            out_rows.append((cli, ver, name, result, attempts, time.monotonic() - t0))
+        return out_rows, out_failures
+
+    try:
+        # The CLIs run side by side (each case is mostly a Node.js or Rust process starting);
+        # a CLI's own cases run one after the other.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            for cli_rows, cli_failures in pool.map(one_cli, clis):
+                for cli, ver, name, result, attempts, secs in cli_rows:
+                    print(f"{cli:9} {ver:9} {name:10} {result:7} {attempts!s:>3} {secs:6.1f}s", flush=True)
+                rows += cli_rows
+                failures += cli_failures
+    finally:
+        if not failures:
+            shutil.rmtree(scratch, ignore_errors=True)
+    print(f"{len(rows)} cases, {len(failures)} failed, {time.monotonic() - started:.0f} s", flush=True)
+    for f in failures:
+        print("FAILED:", f, file=sys.stderr)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
