@@ -88,6 +88,27 @@ fn failed(what: &str, e: &Value, details: Value) -> Verdict {
     })
 }
 
+/// The model of `-o json`'s `stats.models` whose `roles` has `main` (the one that answered; the
+/// others are utilities: the router's classifier, the loop detector…); the last such where a
+/// fallback moved the run to another model.
+fn main_model(models: &serde_json::Map<String, Value>) -> Option<String> {
+    models
+        .iter()
+        .rfind(|(_, m)| m.pointer("/roles/main").is_some())
+        .map(|(name, _)| name.clone())
+}
+
+/// The model that answered a stream-json run. `init` names the model asked for, which is an
+/// alias (`auto`) when the CLI routes each prompt; the `result`'s `stats.models` names the models
+/// used, by first use, without their roles: the router's classifier is asked first, then the model
+/// it chose. So: the init model when the stats name it, else the last model the stats name.
+fn answered_by(init: Option<String>, models: &serde_json::Map<String, Value>) -> Option<String> {
+    match init {
+        Some(m) if models.contains_key(&m) || models.is_empty() => Some(m),
+        other => models.keys().next_back().cloned().or(other),
+    }
+}
+
 #[derive(Debug, Default)]
 pub(super) struct Gemini {
     /// The single-object `--output-format json` form.
@@ -199,7 +220,7 @@ impl Extractor for Gemini {
                 session.id = Some(id.to_owned());
             }
             if let Some(models) = doc.pointer("/stats/models").and_then(Value::as_object) {
-                session.model = models.keys().next().cloned();
+                session.model = main_model(models).or_else(|| models.keys().next().cloned());
                 for m in models.values() {
                     let t = m.get("tokens");
                     add(
@@ -234,6 +255,9 @@ impl Extractor for Gemini {
             }
         } else if let Some(r) = &self.result {
             if let Some(stats) = r.get("stats") {
+                if let Some(models) = stats.get("models").and_then(Value::as_object) {
+                    session.model = answered_by(session.model.take(), models);
+                }
                 session.usage.input_tokens = num(stats, "input_tokens");
                 session.usage.output_tokens = num(stats, "output_tokens");
                 session.usage.cache_read_input_tokens = num(stats, "cached");
@@ -293,5 +317,55 @@ impl Extractor for Gemini {
             session,
             warnings: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{answered_by, main_model};
+    use serde_json::{Map, Value, json};
+
+    fn models(v: Value) -> Map<String, Value> {
+        match v {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+
+    #[test]
+    fn the_main_role_names_the_model_that_answered_a_json_run() {
+        // Gemini CLI 0.61.0 `-o json` behind its router (tests/fixtures/real/gemini-0.61.0-e2e-json).
+        let m = models(json!({
+            "gemini-3.5-flash-lite": {"roles": {"utility_router": {}}},
+            "gemini-3.1-pro-preview": {"roles": {"main": {}}},
+        }));
+        assert_eq!(main_model(&m).as_deref(), Some("gemini-3.1-pro-preview"));
+        assert_eq!(
+            main_model(&models(json!({"gemini-2.5-pro": {"tokens": {}}}))),
+            None
+        );
+    }
+
+    #[test]
+    fn an_alias_in_init_gives_way_to_the_model_the_stats_name_last() {
+        let routed = models(json!({"gemini-3.5-flash-lite": {}, "gemini-3.1-pro-preview": {}}));
+        let init = |m: &str| Some(m.to_owned());
+        assert_eq!(
+            answered_by(init("auto"), &routed).as_deref(),
+            Some("gemini-3.1-pro-preview")
+        );
+        // A model asked for by name, and used, stays.
+        assert_eq!(
+            answered_by(init("gemini-3.5-flash-lite"), &routed).as_deref(),
+            Some("gemini-3.5-flash-lite")
+        );
+        assert_eq!(
+            answered_by(init("auto"), &Map::new()).as_deref(),
+            Some("auto")
+        );
+        assert_eq!(
+            answered_by(None, &routed).as_deref(),
+            Some("gemini-3.1-pro-preview")
+        );
     }
 }
