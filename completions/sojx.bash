@@ -152,7 +152,7 @@ _sojx() {
             fi
             case "${prev}" in
                 --provider)
-                    COMPREPLY=($(compgen -W "anthropic openai gemini" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "anthropic openai gemini claude-code" -- "${cur}"))
                     return 0
                     ;;
                 --compat)
@@ -372,7 +372,7 @@ _sojx() {
             fi
             case "${prev}" in
                 --provider)
-                    COMPREPLY=($(compgen -W "anthropic openai gemini all" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "anthropic openai gemini claude-code all" -- "${cur}"))
                     return 0
                     ;;
                 --draft)

@@ -202,6 +202,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand compare" -s h -l help -d 'Prin
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l provider -d 'Check what PROVIDER refuses, as errors. Without it, the schema itself is checked, and what each provider would say is reported as warnings' -r -f -a "anthropic\t''
 openai\t''
 gemini\t''
+claude-code\t'Claude Code `--json-schema`'
 all\t'Every provider'"
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
 6\t''
@@ -219,9 +220,10 @@ complete -c sojx -n "__fish_sojx_using_subcommand lint" -l pretty -d 'Pretty-pri
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
 complete -c sojx -n "__fish_sojx_using_subcommand lint" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sojx -n "__fish_sojx_using_subcommand compile" -l provider -d 'The provider to lower the schema for' -r -f -a "anthropic\t'Claude: tool input schemas, structured outputs, Claude Code `--json-schema`'
+complete -c sojx -n "__fish_sojx_using_subcommand compile" -l provider -d 'The provider to lower the schema for' -r -f -a "anthropic\t'Claude: tool input schemas, structured outputs (the API)'
 openai\t'OpenAI Structured Outputs, strict mode'
-gemini\t'Gemini `responseJsonSchema`'"
+gemini\t'Gemini `responseJsonSchema`'
+claude-code\t'Claude Code `--json-schema`: draft-07, keywords Ajv knows (its validator), object root'"
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l compat -d '`lossy` drops what the provider does not support, with a warning per drop; `strict` refuses instead' -r -f -a "lossy\t'Drop what the provider does not support, with a warning per drop'
 strict\t'Refuse a schema that cannot be lowered without loss'"
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''

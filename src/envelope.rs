@@ -122,6 +122,15 @@ impl Envelope {
         self
     }
 
+    /// The same envelope with its error changed by `f` (a failure envelope only).
+    #[must_use]
+    pub fn map_error(mut self, f: impl FnOnce(&mut Failure)) -> Self {
+        if let Some(e) = &mut self.error {
+            f(e);
+        }
+        self
+    }
+
     /// `run`'s `agent` object, when this is `run`'s envelope.
     pub fn agent(&self) -> Option<&Value> {
         self.agent.as_ref()

@@ -16,8 +16,9 @@ use crate::cli::{self, Compat, Provider};
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::lint::{
-    ANNOTATIONS, Shape, external_refs, formats, is_object_node, needs_object_root, provider_id,
-    shape, unsupported, untyped,
+    ANNOTATIONS, CLAUDE_CODE, CLAUDE_CODE_DRAFT, KNOWN, Shape, claude_code_takes_draft,
+    external_refs, format_unsupported, is_object_node, needs_object_root, provider_id, shape,
+    unsupported, untyped,
 };
 use crate::pointer::escape;
 use crate::producer::Warning;
@@ -29,6 +30,9 @@ pub(crate) const WRAP_KEY: &str = "value";
 struct Lowering {
     provider: Provider,
     compat: Compat,
+    /// The input is 2019-09 or later: its `prefixItems`, `dependentRequired` and
+    /// `dependentSchemas` mean something, and have a draft-07 form (Claude Code).
+    modern: bool,
     warnings: Vec<Warning>,
     refused: Vec<Value>,
 }
@@ -100,12 +104,15 @@ impl Lowering {
         let keys: Vec<String> = o.keys().cloned().collect();
         for k in keys {
             let at = format!("{p}/{}", escape(&k));
-            if k == "const" && self.provider == Provider::Gemini {
+            if self.provider == Provider::ClaudeCode {
+                self.claude_code_keyword(o, &k, &at);
+            } else if k == "const" && self.provider == Provider::Gemini {
                 // Gemini has no `const`; a one-value enum says the same.
                 if let Some(c) = o.remove("const") {
                     o.insert("enum".into(), Value::Array(vec![c]));
                 }
             } else if k == "oneOf" && !o.contains_key("anyOf") {
+                // (Claude Code takes oneOf: handled above.)
                 rename = self.lossy(
                     &at,
                     "one_of_as_any_of",
@@ -121,7 +128,7 @@ impl Lowering {
                 }
             } else if k == "format"
                 && let Some(f) = o.get("format").and_then(Value::as_str)
-                && !formats(self.provider).contains(&f)
+                && format_unsupported(self.provider, f)
             {
                 let msg = format!("dropped {at}: {id} does not support format `{f}`");
                 if self.lossy(&at, "format_dropped", msg) {
@@ -140,6 +147,33 @@ impl Lowering {
             }
         }
         rename
+    }
+
+    /// Claude Code (Ajv's draft-07, strict mode) refuses a keyword it does not know: one with a
+    /// draft-07 form is left for [`to_draft_07`]; one that constrains is dropped (`lossy`) or
+    /// refused (`strict`); an annotation or extension (`x-…`, `id`, `propertyOrdering`, which
+    /// no validator asserts) is dropped with a warning either way.
+    fn claude_code_keyword(&mut self, o: &mut Map<String, Value>, k: &str, at: &str) {
+        if CLAUDE_CODE.contains(&k) || (self.modern && DRAFT_07_FORM.contains(&k)) {
+            return;
+        }
+        let why = format!("Claude Code's --json-schema validator (Ajv, draft-07) refuses `{k}`");
+        if KNOWN.contains(&k) && !ANNOTATIONS.contains(&k) && !self.unknown_here(k) {
+            if self.lossy(at, "keyword_dropped", format!("dropped {at}: {why}")) {
+                o.shift_remove(k);
+            }
+        } else {
+            self.warnings.push(Warning::new(
+                "unknown_keyword_dropped",
+                format!("dropped {at}: {why}; no validator checks it, so nothing is lost"),
+            ));
+            o.shift_remove(k);
+        }
+    }
+
+    /// `k` is a keyword of a later draft than the input's, so an annotation in it.
+    fn unknown_here(&self, k: &str) -> bool {
+        !self.modern && LATER.contains(&k)
     }
 
     fn object(&mut self, o: &mut Map<String, Value>, p: &str) {
@@ -208,6 +242,75 @@ impl Lowering {
             r.extend(added.into_iter().map(Value::String));
         }
     }
+}
+
+/// 2019-09 and 2020-12 keywords that draft-07 says otherwise: rewritten by [`to_draft_07`].
+const DRAFT_07_FORM: &[&str] = &["prefixItems", "dependentRequired", "dependentSchemas"];
+
+/// Keywords 2019-09 and 2020-12 added (unknown, so annotations, in an earlier draft).
+#[rustfmt::skip]
+const LATER: &[&str] = &[
+    "prefixItems", "dependentRequired", "dependentSchemas", "unevaluatedItems",
+    "unevaluatedProperties", "minContains", "maxContains", "$anchor", "$dynamicRef",
+    "$dynamicAnchor", "$recursiveRef", "$recursiveAnchor",
+];
+
+/// Post-order: 2019-09/2020-12 keywords in draft-07's terms, which mean the same.
+/// `prefixItems: [A, B]` and `items: C` become `items: [A, B]` and `additionalItems: C`;
+/// `dependentRequired` and `dependentSchemas` merge into `dependencies` (a name in both: its
+/// schema and `required` under `allOf`).
+fn to_draft_07(v: &mut Value, p: &str) {
+    for_children(v, p, &mut |c, cp| to_draft_07(c, cp));
+    let Value::Object(o) = v else { return };
+    if let Some(prefix) = o.shift_remove("prefixItems") {
+        if let Some(rest) = o.shift_remove("items") {
+            o.insert("additionalItems".into(), rest);
+        }
+        o.insert("items".into(), prefix);
+    }
+    let required = o.shift_remove("dependentRequired");
+    let schemas = o.shift_remove("dependentSchemas");
+    if required.is_none() && schemas.is_none() {
+        return;
+    }
+    let mut deps = match o.shift_remove("dependencies") {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
+    };
+    for (name, dep) in [required, schemas]
+        .into_iter()
+        .filter_map(|m| m.and_then(|m| m.as_object().cloned()))
+        .flatten()
+    {
+        let merged = match deps.remove(&name) {
+            None => dep,
+            Some(Value::Array(names)) => json!({"allOf": [{"required": names}, dep]}),
+            Some(other) => json!({"allOf": [other, dep]}),
+        };
+        deps.insert(name, merged);
+    }
+    o.insert("dependencies".into(), Value::Object(deps));
+}
+
+/// Claude Code's `$schema`: draft-07's, first, when the input named another draft or was
+/// rewritten in draft-07's terms; a warning when one was replaced.
+fn claude_code_draft(doc: &mut Value, rewritten: bool, warnings: &mut Vec<Warning>) {
+    let Value::Object(o) = doc else { return };
+    let had = o.get("$schema").cloned();
+    if had.as_ref().is_some_and(claude_code_takes_draft) || (had.is_none() && !rewritten) {
+        return;
+    }
+    if let Some(d) = &had {
+        warnings.push(Warning::new(
+            "schema_draft_changed",
+            format!(
+                "/$schema: {d} became \"{CLAUDE_CODE_DRAFT}\": Claude Code's --json-schema validator (Ajv) takes draft-07 only, and refuses the schema otherwise"
+            ),
+        ));
+    }
+    let rest = std::mem::take(o);
+    o.insert("$schema".into(), json!(CLAUDE_CODE_DRAFT));
+    o.extend(rest.into_iter().filter(|(k, _)| k != "$schema"));
 }
 
 /// Let schema `s` accept null too.
@@ -316,9 +419,14 @@ pub(crate) fn lower(
     compat: Compat,
 ) -> Result<(Value, Vec<Warning>), Failure> {
     schema::compile(&loaded.document, &loaded.name, loaded.base.as_deref(), args)?;
+    let draft = crate::lint::draft_of(&loaded.document, args.draft);
     let mut l = Lowering {
         provider,
         compat,
+        modern: matches!(
+            draft,
+            jsonschema::Draft::Draft201909 | jsonschema::Draft::Draft202012
+        ),
         warnings: Vec::new(),
         refused: Vec::new(),
     };
@@ -347,7 +455,17 @@ pub(crate) fn lower(
         ));
     }
     l.keywords_pass(&mut doc, "");
-    l.objects_pass(&mut doc, "");
+    if provider == Provider::ClaudeCode {
+        // Claude Code needs nothing of objects; it needs draft-07.
+        let before = doc.clone();
+        if l.modern {
+            to_draft_07(&mut doc, "");
+        }
+        let rewritten = doc != before;
+        claude_code_draft(&mut doc, rewritten, &mut l.warnings);
+    } else {
+        l.objects_pass(&mut doc, "");
+    }
     if needs_object_root(provider) && !root_is_object(&doc) {
         doc = wrap(doc);
         l.warnings.push(Warning::new(

@@ -18,7 +18,8 @@ pub use run::{ResumeProfile, RetryArgs, RetryOn, RunArgs};
 
 const EXTRACT_EXAMPLES: &str = "\
 Examples:
-  claude -p \"…\" --output-format stream-json --verbose --json-schema \"$(cat x.json)\" \\
+  claude -p \"…\" --output-format stream-json --verbose \\
+      --json-schema \"$(sojx compile -r --provider claude-code x.json)\" \\
       | sojx extract --schema x.json
   codex exec --json --output-schema x.json \"…\" | sojx extract --schema x.json
   sojx extract --schema x.json run.ndjson
@@ -41,6 +42,7 @@ const LINT_EXAMPLES: &str = "\
 Examples:
   sojx lint schema.json                     # the schema itself; providers' limits as warnings
   sojx lint --provider openai schema.json   # what OpenAI strict mode refuses is an error
+  sojx lint --provider claude-code schema.json   # will `claude --json-schema` take it?
   sojx lint schema.json | jq '.error.details.findings[]?'   # the errors, when any
 
 Exit status: 0 when no finding is an error, 1 otherwise (error.kind schema_invalid, with the
@@ -49,7 +51,8 @@ findings in error.details), 3 when the schema cannot be read or the command is w
 const COMPILE_EXAMPLES: &str = "\
 Examples:
   sojx compile -r --provider openai schema.json > openai.schema.json
-  sojx compile --provider anthropic --compat strict schema.json";
+  sojx compile --provider anthropic --compat strict schema.json
+  claude -p \"…\" --json-schema \"$(sojx compile -r --provider claude-code schema.json)\"";
 
 const COMPARE_EXAMPLES: &str = "\
 Examples:
@@ -224,12 +227,14 @@ impl RefArgs {
 /// Structured-output providers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Provider {
-    /// Claude: tool input schemas, structured outputs, Claude Code `--json-schema`.
+    /// Claude: tool input schemas, structured outputs (the API).
     Anthropic,
     /// OpenAI Structured Outputs, strict mode.
     Openai,
     /// Gemini `responseJsonSchema`.
     Gemini,
+    /// Claude Code `--json-schema`: draft-07, keywords Ajv knows (its validator), object root.
+    ClaudeCode,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -237,6 +242,8 @@ pub enum LintProvider {
     Anthropic,
     Openai,
     Gemini,
+    /// Claude Code `--json-schema`.
+    ClaudeCode,
     /// Every provider.
     All,
 }

@@ -9,8 +9,8 @@ use super::{AnswerArgs, LimitArgs, LiveArgs, OutputArgs, SchemaArgs, parse_timeo
 
 pub(super) const RUN_EXAMPLES: &str = "\
 Examples:
-  sojx run --schema x.json --timeout 15m -- \\
-      claude -p \"…\" --output-format stream-json --verbose --json-schema \"$(cat x.json)\"
+  sojx run --timeout 15m -- claude -p \"…\" --output-format stream-json --verbose \\
+      --json-schema \"$(sojx compile -r --provider claude-code x.json)\"
   sojx run --schema x.json --activity --tee run.ndjson -- codex exec --json --output-schema x.json \"…\"
 
 COMMAND runs without a shell, in its own process group; its stdout is read as `extract` reads

@@ -11,6 +11,8 @@
 //! - Anthropic: <https://docs.claude.com/en/docs/build-with-claude/structured-outputs#json-schema-limitations>
 //!   and tool use <https://docs.claude.com/en/docs/agents-and-tools/tool-use/implement-tool-use>
 //! - Gemini: <https://ai.google.dev/gemini-api/docs/structured-output#json-schema>
+//! - Claude Code `--json-schema`: Ajv's defaults (<https://ajv.js.org/json-schema.html>), as
+//!   Claude Code 2.1.332 was seen to accept and refuse schemas (docs/schema-tools.md)
 
 use jsonschema::Draft;
 use serde::Serialize;
@@ -43,7 +45,7 @@ pub(crate) enum Severity {
 pub(crate) struct Finding {
     /// JSON Pointer into the (unwrapped) schema; `""` is the root.
     pub pointer: String,
-    /// `anthropic`, `openai`, `gemini`, or `all`.
+    /// `anthropic`, `openai`, `gemini`, `claude-code`, or `all`.
     pub provider: &'static str,
     pub severity: Severity,
     pub rule: &'static str,
@@ -56,6 +58,7 @@ pub(crate) fn provider_id(p: Provider) -> &'static str {
         Provider::Anthropic => "anthropic",
         Provider::Openai => "openai",
         Provider::Gemini => "gemini",
+        Provider::ClaudeCode => "claude-code",
     }
 }
 
@@ -64,7 +67,13 @@ fn providers(p: LintProvider) -> Vec<Provider> {
         LintProvider::Anthropic => vec![Provider::Anthropic],
         LintProvider::Openai => vec![Provider::Openai],
         LintProvider::Gemini => vec![Provider::Gemini],
-        LintProvider::All => vec![Provider::Anthropic, Provider::Openai, Provider::Gemini],
+        LintProvider::ClaudeCode => vec![Provider::ClaudeCode],
+        LintProvider::All => vec![
+            Provider::Anthropic,
+            Provider::Openai,
+            Provider::Gemini,
+            Provider::ClaudeCode,
+        ],
     }
 }
 

@@ -3,9 +3,9 @@
 use serde_json::{Map, Value};
 
 use super::{
-    ANNOTATIONS, Finding, KNOWN, Severity, children, did_you_mean, external_refs, formats,
-    has_type, is_object_node, needs_object_root, provider_id, unsupported, unsupported_regex,
-    untyped, walk,
+    ANNOTATIONS, CLAUDE_CODE, CLAUDE_CODE_DRAFT, Finding, KNOWN, Severity, children,
+    claude_code_takes_draft, did_you_mean, external_refs, format_unsupported, formats, has_type,
+    is_object_node, needs_object_root, provider_id, unsupported, unsupported_regex, untyped, walk,
 };
 use crate::cli::Provider;
 use crate::pointer::escape;
@@ -169,8 +169,15 @@ impl Lint {
         if prov == Provider::Openai {
             self.openai_limits(doc);
         }
+        if prov == Provider::ClaudeCode {
+            self.claude_code_draft(doc);
+        }
         walk(doc, "", &mut |v, p| {
             let Value::Object(o) = v else { return };
+            if prov == Provider::ClaudeCode {
+                self.claude_code_keywords(o, p);
+                return;
+            }
             self.keywords_for(o, p, prov);
             if is_object_node(o) {
                 self.object_rules(o, p, prov);
@@ -212,6 +219,8 @@ impl Lint {
         // Anthropic: a tool's `input_schema` is an object schema (tool use docs), and Claude
         // Code's --json-schema goes through a tool. OpenAI: "the root level object must be an
         // object, and not use anyOf" (supported-schemas).
+        // (Claude Code gives its schema to the API as the `StructuredOutput` tool's
+        // `input_schema`: the rule is the API's.)
         let (rule, who) = if prov == Provider::Openai {
             ("openai_root_object", "OpenAI strict mode")
         } else {
@@ -253,6 +262,12 @@ impl Lint {
                         "gemini_unsupported_keyword",
                         "Gemini ignores it, so the model may break it",
                     ),
+                    // (Checked by `claude_code_keywords` instead, which sees every keyword.)
+                    Provider::ClaudeCode => (
+                        Severity::Error,
+                        "claude_code_unknown_keyword",
+                        "Claude Code refuses the schema",
+                    ),
                 };
                 self.add(
                     &at,
@@ -267,7 +282,7 @@ impl Lint {
             }
             if k == "format"
                 && let Some(f) = v.as_str()
-                && !formats(prov).contains(&f)
+                && format_unsupported(prov, f)
             {
                 self.add(
                     &at,
@@ -276,11 +291,57 @@ impl Lint {
                     "format_ignored",
                     format!(
                         "format `{f}` is not one {id} supports ({}); the model is not held to it (sojx still checks it)",
-                        formats(prov).join(", ")
+                        formats(prov).unwrap_or_default().join(", ")
                     ),
                     "use a supported format or a pattern, or say it in description",
                 );
             }
+        }
+    }
+
+    /// Claude Code's validator (Ajv's default) knows draft-07 only: another `$schema` makes
+    /// 2.1.332 exit 1 ("--json-schema is not a valid JSON Schema: no schema with key or ref
+    /// …"); the issue that found it saw 2.1 drop the schema silently instead.
+    fn claude_code_draft(&mut self, doc: &Value) {
+        let Some(d) = doc.get("$schema") else { return };
+        if claude_code_takes_draft(d) {
+            return;
+        }
+        self.add(
+            "/$schema",
+            "claude-code",
+            Severity::Error,
+            "claude_code_schema_draft",
+            format!(
+                "`$schema: {d}`: Claude Code's --json-schema takes draft-07 only (its validator, Ajv, refuses another draft: `claude` exits 1, or drops the schema and answers in prose)"
+            ),
+            format!(
+                "remove `$schema` or make it \"{CLAUDE_CODE_DRAFT}\" (keywords too: `sojx compile -r --provider claude-code` prints a schema Claude Code takes)"
+            ),
+        );
+    }
+
+    /// Ajv's strict mode refuses every keyword it does not know, `x-` extensions too.
+    fn claude_code_keywords(&mut self, o: &Map<String, Value>, p: &str) {
+        for k in o.keys().filter(|k| !CLAUDE_CODE.contains(&k.as_str())) {
+            let how = if matches!(
+                k.as_str(),
+                "prefixItems" | "dependentRequired" | "dependentSchemas"
+            ) {
+                "rewrites it in draft-07's terms"
+            } else {
+                "drops it with a warning"
+            };
+            self.add(
+                &format!("{p}/{}", escape(k)),
+                "claude-code",
+                Severity::Error,
+                "claude_code_unknown_keyword",
+                format!(
+                    "Claude Code refuses the schema: its --json-schema validator (Ajv, draft-07, strict mode) does not know `{k}`"
+                ),
+                format!("remove it; `sojx compile --provider claude-code` {how}"),
+            );
         }
     }
 

@@ -534,3 +534,80 @@ fn the_real_clis_failures_name_their_cause() {
         group_gone(&e);
     }
 }
+
+/// Claude Code's `--json-schema` validator is Ajv's draft-07 default: 2.1.332 refuses a schema
+/// whose `$schema` is 2020-12 (exit 1, nothing on stdout), and a schema it does not take leaves
+/// the init event's `tools` without `StructuredOutput` and the answer in prose (issue 40, §2
+/// item 1; recorded against the real CLI, docs/run.md). `run` names the cause and the fix.
+#[test]
+fn claude_code_refusing_or_dropping_the_json_schema_is_named_with_the_fix() {
+    let schema =
+        std::fs::read_to_string(crate::common::root().join("examples/verdict.schema.json"))
+            .unwrap();
+    let bin = scratch("claude-schema");
+    let link = bin.join("claude");
+    if !link.exists() {
+        std::os::unix::fs::symlink(fixture("agents/replay.sh"), &link).unwrap();
+    }
+    let replay = |recording: &str, schema_flag: &[&str]| {
+        run(sojx()
+            .env(
+                "SOJX_REPLAY",
+                fixture(&format!("real/{recording}")).as_os_str(),
+            )
+            .args(["run", "--"])
+            .arg(&link)
+            .args([
+                "-p",
+                "Review",
+                "--output-format",
+                "stream-json",
+                "--verbose",
+            ])
+            .args(schema_flag))
+    };
+    let given = ["--json-schema", schema.as_str()];
+    // Refused: the error says why and what to run instead; re-running the same will not help.
+    let r = replay("claude-2.1.332-json-schema-2020-12", &given);
+    let e = r.one();
+    assert_eq!(
+        (r.code, e["error"]["kind"].as_str()),
+        (1, Some("agent_error"))
+    );
+    assert_eq!(e["error"]["retryable"], false, "{}", r.stdout);
+    let message = e["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("--json-schema is not a valid JSON Schema"),
+        "{message}"
+    );
+    let hint = e["error"]["hint"].as_str().unwrap();
+    let names_the_fix = |said: &str| {
+        for part in [
+            "draft-07",
+            "$schema",
+            "sojx compile -r --provider claude-code",
+        ] {
+            assert!(said.contains(part), "{part}: {said}");
+        }
+    };
+    names_the_fix(hint);
+    assert!(r.stderr.contains(&format!("hint: {hint}")), "{}", r.stderr);
+    // Dropped: the answer came back as text (valid here), with a warning naming cause and fix.
+    let r = replay("claude-2.1.332-json-schema-empty", &given);
+    let e = r.one();
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(e["source"]["kind"], "final_text");
+    let w = &e["warnings"][0];
+    assert_eq!(w["kind"], "json_schema_dropped", "{}", r.stdout);
+    let said = w["message"].as_str().unwrap();
+    assert!(said.contains("no StructuredOutput tool"), "{said}");
+    names_the_fix(said);
+    assert!(
+        r.stderr.contains("/claude: warning: json_schema_dropped: "),
+        "{}",
+        r.stderr
+    );
+    // Without --json-schema nothing was asked for, so nothing was dropped.
+    let r = replay("claude-2.1.332-json-schema-empty", &[]);
+    assert_eq!(r.one()["warnings"], serde_json::json!([]), "{}", r.stdout);
+}

@@ -353,6 +353,10 @@ fn lint_rules_each_fire_where_they_should() {
         (obj(&json!({"a": {"type": "string", "pattern": "^(?!x)"}})), "anthropic", "anthropic", "anthropic_pattern", "/properties/a/pattern", "warning"),
         (obj(&json!({"a": {"enum": [{"x": 1}]}})), "anthropic", "anthropic", "anthropic_complex_enum", "/properties/a/enum", "warning"),
         (obj(&json!({"kids": {"type": "array", "items": {"$ref": "#"}}})), "anthropic", "anthropic", "anthropic_recursive", "/properties/kids/items/$ref", "warning"),
+        (json!({"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object"}), "claude-code", "claude-code", "claude_code_schema_draft", "/$schema", "error"),
+        (obj(&json!({"a": {"type": "array", "prefixItems": [{"type": "string"}]}})), "claude-code", "claude-code", "claude_code_unknown_keyword", "/properties/a/prefixItems", "error"),
+        (obj(&json!({"a": {"type": "string", "x-ui": 1}})), "claude-code", "claude-code", "claude_code_unknown_keyword", "/properties/a/x-ui", "error"),
+        (json!({"type": "array"}), "claude-code", "claude-code", "anthropic_root_object", "", "error"),
         (deep, "openai", "openai", "openai_limits", "", "error"),
         (obj(&json!({"a": {"type": "string", "enum": many}})), "openai", "openai", "openai_limits", "", "error"),
     ];
@@ -712,7 +716,7 @@ fn compiled_schemas_lint_clean_for_their_provider() {
     let mut schemas = vec![nasty.to_string(), ORDER.to_owned()];
     schemas.extend(examples());
     for s in &schemas {
-        for p in ["openai", "anthropic", "gemini"] {
+        for p in ["openai", "anthropic", "gemini", "claude-code"] {
             let (code, out) = raw(&["compile", "-r", "--provider", p, s]);
             assert_eq!(code, 0, "{p} {s}");
             let l = run(sojx().args(["lint", "--provider", p, out.trim()]));
@@ -774,7 +778,7 @@ fn example_schemas_lint_clean_for_every_provider() {
         let r = run(sojx().args(["lint", "--provider", "all", s]));
         assert_eq!(r.code, 0, "{s}: {}", r.stdout);
         assert_eq!(findings(&r), Vec::<Value>::new(), "{s}");
-        for p in ["openai", "anthropic", "gemini"] {
+        for p in ["openai", "anthropic", "gemini", "claude-code"] {
             // Already in each provider's subset: compiling changes nothing.
             let c = run(sojx().args(["compile", "--provider", p, s]));
             assert_eq!(c.one()["warnings"], json!([]), "{p} {s}");
@@ -818,4 +822,113 @@ fn lint_text_output_lists_each_finding_with_its_fix() {
             && text.contains("fix: add \"additionalProperties\": false"),
         "{text}"
     );
+}
+
+/// Claude Code checks `--json-schema` with Ajv's draft-07 default in strict mode: 2.1.332
+/// refuses any `$schema` but draft-07's and every keyword Ajv does not know (2020-12's
+/// `prefixItems`, `unevaluatedProperties`, `dependentRequired`, `minContains`, `$anchor`, …,
+/// and `x-` extensions), and keeps `$defs`, `nullable` and unknown formats (docs/schema-tools.md,
+/// tried with the real CLI). lint names each; compile gives a schema it keeps.
+#[test]
+fn claude_code_gets_a_draft_07_schema_it_keeps() {
+    let verdict = "examples/verdict.schema.json";
+    let r = run(sojx().args(["lint", "--provider", "claude-code", verdict]));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    let f = finding(&r, "claude-code", "claude_code_schema_draft", "/$schema");
+    assert!(
+        f["message"].as_str().unwrap().contains("draft-07")
+            && f["fix"]
+                .as_str()
+                .unwrap()
+                .contains("sojx compile -r --provider claude-code"),
+        "{f}"
+    );
+    // Without --provider it is a warning: the schema itself is fine.
+    assert_eq!(run(sojx().args(["lint", verdict])).code, 0);
+    // compile: draft-07, and nothing else changed.
+    let c = run(sojx().args(["compile", "--provider", "claude-code", verdict]));
+    assert_eq!(c.code, 0, "{}", c.stdout);
+    let data = c.one()["data"].clone();
+    let mut want: Value = serde_json::from_str(
+        &std::fs::read_to_string(crate::common::root().join(verdict)).unwrap(),
+    )
+    .unwrap();
+    want["$schema"] = json!("http://json-schema.org/draft-07/schema#");
+    assert_eq!(data, want);
+    assert_eq!(warned(&c, "schema_draft_changed").len(), 1, "{}", c.stdout);
+
+    // 2020-12 keywords with a draft-07 form are rewritten to it; the rest are dropped (lossy)
+    // or refused (strict); annotations Ajv does not know are dropped either way.
+    let s = json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {
+            "pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer"}], "items": false},
+            "tags": {"type": "array", "items": {"type": "string"}, "minContains": 1, "contains": {"const": "a"}},
+            "a": {"type": "string", "x-ui": "wide", "nullable": true},
+            "b": {"$ref": "#/$defs/b"}
+        },
+        "dependentRequired": {"a": ["b"]},
+        "dependentSchemas": {"b": {"required": ["pair"]}},
+        "unevaluatedProperties": false,
+        "$defs": {"b": {"type": "integer"}}
+    });
+    let c = compile(&s, "claude-code", &[]);
+    assert_eq!(c.code, 0, "{}", c.stdout);
+    let out = c.one()["data"].clone();
+    assert_eq!(out["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert_eq!(
+        out["properties"]["pair"],
+        json!({"type": "array", "items": [{"type": "string"}, {"type": "integer"}], "additionalItems": false})
+    );
+    assert_eq!(
+        out["dependencies"],
+        json!({"a": ["b"], "b": {"required": ["pair"]}})
+    );
+    assert_eq!(
+        out["properties"]["a"],
+        json!({"type": "string", "nullable": true})
+    );
+    assert_eq!(out["properties"]["b"], json!({"$ref": "#/$defs/b"}));
+    for gone in [
+        "dependentRequired",
+        "dependentSchemas",
+        "unevaluatedProperties",
+    ] {
+        assert!(out.get(gone).is_none(), "{gone}: {out}");
+    }
+    assert!(
+        out["properties"]["tags"].get("minContains").is_none(),
+        "{out}"
+    );
+    assert_eq!(warned(&c, "keyword_dropped").len(), 2, "{}", c.stdout);
+    assert_eq!(
+        warned(&c, "unknown_keyword_dropped").len(),
+        1,
+        "{}",
+        c.stdout
+    );
+    // The compiled schema lints clean for Claude Code and means the same to sojx.
+    let l = run(sojx().args(["lint", "--provider", "claude-code", &out.to_string()]));
+    assert_eq!(l.code, 0, "{}", l.stdout);
+    let good = json!({"pair": ["x", 1], "a": "s", "b": 2});
+    assert!(valid(&s, &good) && valid(&out, &good));
+    for bad in [
+        json!({"pair": ["x", 1, 2]}),
+        json!({"pair": [1]}),
+        json!({"a": "s"}),
+        json!({"b": 1}),
+        json!({"pair": ["x", 1], "b": "x"}),
+    ] {
+        assert!(!valid(&s, &bad) && !valid(&out, &bad), "{bad}");
+    }
+    let c = compile(&s, "claude-code", &["--compat", "strict"]);
+    assert_eq!(
+        (c.code, c.kind()),
+        (1, Some("schema_invalid")),
+        "{}",
+        c.stdout
+    );
+    let refused: Vec<Value> = c.one()["error"]["details"].as_array().unwrap().clone();
+    assert_eq!(refused.len(), 2, "{refused:?}");
 }

@@ -3,6 +3,8 @@
 //! agent ended; with `--max-attempts`, try again with what was wrong fed back.
 
 #[cfg(unix)]
+mod claude_schema;
+#[cfg(unix)]
 mod retry;
 
 use std::io;
@@ -188,7 +190,17 @@ fn attempt(
         kill_after: a.kill_after,
     };
     let show = a.answer.activity;
-    let work = |reader, send: &mut dyn FnMut(activity::Activity)| {
+    let profile = retry::known_profile(&a.retry, spec);
+    // Claude Code given a schema: did its init event offer the tool that takes the answer?
+    let schema_given = profile == Some(crate::agent::Profile::Claude)
+        && profile.and_then(|p| p.schema_arg(&spec.argv)).is_some();
+    let seen = claude_schema::Seen::default();
+    let work = |reader: Box<dyn std::io::Read + Send>, send: &mut dyn FnMut(activity::Activity)| {
+        let reader: Box<dyn std::io::Read + Send> = if schema_given {
+            Box::new(claude_schema::Watch::new(reader, seen.clone()))
+        } else {
+            reader
+        };
         let mut live = extract::Live {
             tee: tee.as_deref_mut(),
             timeout: a.live.timeout,
@@ -218,11 +230,18 @@ fn attempt(
         envelope::failure("extract", name, f, Parts::default())
     });
     let mut report = finished.report;
-    let profile = retry::known_profile(&a.retry, spec);
     report.exit_class = profile
         .zip(report.exit_status)
         .and_then(|(p, code)| p.exit_class(code));
-    agent::conclude(env, &report, finished.ended)
+    let env = agent::conclude(env, &report, finished.ended);
+    if profile != Some(crate::agent::Profile::Claude) {
+        return env;
+    }
+    let said = [
+        report.stderr_tail.as_str(),
+        report.stderr_first_error.as_deref().unwrap_or_default(),
+    ];
+    claude_schema::tell(env, &seen, &said)
 }
 
 /// One line on stderr between two attempts: what failed, and how the next one is made.
