@@ -33,9 +33,13 @@ pub(crate) fn retries(env: &Envelope, extra: &[Extra]) -> bool {
         | ErrorKind::JsonInvalid
         | ErrorKind::ValidationFailed
         | ErrorKind::AssertionFailed => true,
-        // Claude Code gave up on its own structured-output retries: the answer's quality, not
-        // the agent's health.
-        ErrorKind::AgentError if subtype(err) == Some("error_max_structured_output_retries") => {
+        // Claude Code gave up on its own structured-output retries, or Qwen Code's model
+        // answered in text instead of calling its structured-output tool: the answer's quality,
+        // not the agent's health.
+        ErrorKind::AgentError
+            if subtype(err) == Some("error_max_structured_output_retries")
+                || detail(err, "cause") == Some(crate::producer::NO_STRUCTURED_OUTPUT) =>
+        {
             true
         }
         ErrorKind::AgentError => extra.contains(&Extra::AgentError) && err.retryable,
@@ -48,7 +52,12 @@ pub(crate) fn retries(env: &Envelope, extra: &[Extra]) -> bool {
 }
 
 fn subtype(f: &Failure) -> Option<&str> {
-    f.details.as_ref()?.get("subtype")?.as_str()
+    detail(f, "subtype")
+}
+
+/// A string member of the failure's `details`.
+fn detail<'a>(f: &'a Failure, key: &str) -> Option<&'a str> {
+    f.details.as_ref()?.get(key)?.as_str()
 }
 
 /// What the feedback is made of.
@@ -266,6 +275,16 @@ mod tests {
             Some(json!({"subtype": "error_max_structured_output_retries"})),
         );
         assert!(retries(&gave_up, &[]));
+        let prose = failed(
+            ErrorKind::AgentError,
+            Some(json!({"subtype": "error_during_execution", "cause": "no_structured_output"})),
+        );
+        assert!(retries(&prose, &[]));
+        let other = failed(
+            ErrorKind::AgentError,
+            Some(json!({"subtype": "error_during_execution"})),
+        );
+        assert!(!retries(&other, &[]));
         let auth = envelope::failure(
             "run",
             "agent",

@@ -216,6 +216,7 @@ impl Extractor for Anthropic {
                 format!("the API returned an error: {}", snippet(msg, 300)),
                 agent_details(str_at(e, "type"), None, Value::Array(vec![e.clone()])),
                 &[str_at(e, "type")],
+                None,
             )
         } else if let Some(
             s @ ("refusal" | "max_tokens" | "model_context_window_exceeded" | "pause_turn"),

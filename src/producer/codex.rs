@@ -4,13 +4,13 @@
 //! last `plan` item, as `--output-last-message` does). `turn.failed` discards it
 //! (`agent_error`); no `turn.completed` is `truncated`, naming the last `error` event. Bare
 //! `error` events are retry notices unless a `turn.failed` follows. A provider error passed on
-//! as JSON text is shown by its message.
+//! as JSON text is shown by its message, and its type, code or status decide `retryable`.
 
 use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, LastError, Outcome, Producer, Session, Verdict, add, agent_details, agent_error,
+    Extractor, LastError, Outcome, Producer, Session, Verdict, add, agent_details, provider_error,
     provider_message, snippet, str_at, truncated_after, u64_at,
 };
 use crate::framing::Item;
@@ -133,7 +133,9 @@ impl Extractor for Codex {
                 .or_else(|| self.last_error.as_ref().map(|e| e.words().to_owned()))
                 .unwrap_or_else(|| "turn failed".into());
             let errors = Value::Array(vec![Value::from(msg.clone())]);
-            agent_error(
+            // The provider's error body, passed on as text, carries its codes.
+            provider_error(
+                &msg,
                 format!(
                     "the Codex turn failed: {}",
                     snippet(&provider_message(&msg), 300)

@@ -170,7 +170,13 @@ fn carries_identity(family: Family, o: &Map<String, Value>) -> bool {
             && error
                 .and_then(|e| e.get("type"))
                 .and_then(Value::as_str)
-                .is_some_and(|t| t.ends_with("_error")))
+                .is_some_and(anthropic_error_type))
+}
+
+/// Whether `t` is of the Anthropic API's error types: `…_error` (`overloaded_error`), and
+/// `request_too_large` (413), the one that does not end so.
+fn anthropic_error_type(t: &str) -> bool {
+    t.ends_with("_error") || t == "request_too_large"
 }
 
 /// Members that name a run whoever wrote it: a session, conversation or thread id.
@@ -385,7 +391,7 @@ fn detect_error(o: &Map<String, Value>) -> Option<Producer> {
     if let Some(e) = o.get("error").and_then(Value::as_object) {
         if e.get("type")
             .and_then(Value::as_str)
-            .is_some_and(|t| t.ends_with("_error") || t == "error")
+            .is_some_and(|t| anthropic_error_type(t) || t == "error")
         {
             return Some(Producer::Anthropic);
         }

@@ -378,15 +378,44 @@ pub(crate) const PERMANENT_API_CODES: [&str; 14] = [
     "context_length_exceeded",
 ];
 
-/// An API error's `agent_error`, not retryable when one of `codes` (its `type`, its `code`)
-/// says re-running cannot help. Decided on the codes, never on the message's wording.
-pub(crate) fn api_error(message: String, details: Value, codes: &[Option<&str>]) -> Verdict {
-    let f = agent_failure(message, details);
-    match codes
+/// `error.details.cause` of an `agent_error` whose run asked for structured output and whose
+/// model answered in text instead (Qwen Code's `error_during_execution` after prose): an answer
+/// failure, which `sojx run` retries with feedback.
+pub(crate) const NO_STRUCTURED_OUTPUT: &str = "no_structured_output";
+
+/// Whether an API's HTTP status says re-running cannot help: a 4xx, the request's own fault,
+/// but for 408 (request timeout), 409 (conflict) and 429 (rate limit), which can pass on a
+/// re-run (docs/producers.md, "retryable").
+pub(crate) fn status_permanent(status: u64) -> bool {
+    (400..500).contains(&status) && !matches!(status, 408 | 409 | 429)
+}
+
+/// What says that re-running cannot help, by the API's own codes (never its message): the
+/// first of `codes` (an error's `type`, its `code`) that is permanent ([`PERMANENT_API_CODES`]),
+/// else an HTTP `status` that is ([`status_permanent`], as `status N`).
+pub(crate) fn refusal(codes: &[Option<&str>], status: Option<u64>) -> Option<String> {
+    codes
         .iter()
         .flatten()
         .find(|c| PERMANENT_API_CODES.contains(c))
-    {
+        .map(|c| (*c).to_owned())
+        .or_else(|| {
+            status
+                .filter(|s| status_permanent(*s))
+                .map(|s| format!("status {s}"))
+        })
+}
+
+/// An API error's `agent_error`, not retryable when its `codes` (its `type`, its `code`) or
+/// its HTTP `status` say re-running cannot help ([`refusal`]).
+pub(crate) fn api_error(
+    message: String,
+    details: Value,
+    codes: &[Option<&str>],
+    status: Option<u64>,
+) -> Verdict {
+    let f = agent_failure(message, details);
+    match refusal(codes, status) {
         Some(c) => Verdict::Failed(f.retryable(false).hint(format!(
             "re-running will not help: the API refused the request ({c}); fix the key, account \
              or request, then run it again"
@@ -423,11 +452,7 @@ pub(crate) fn truncated(marker: &str) -> Verdict {
 /// its `error.message` or `message`. Any other text is returned as it is.
 pub(crate) fn provider_message(text: &str) -> String {
     let t = text.trim();
-    let Some(brace) = t.find('{') else {
-        return text.to_owned();
-    };
-    // Codex appends ` (details)` after the JSON: read the first value and keep what follows.
-    let Some((Ok(v), end)) = crate::json::first_value(&t.as_bytes()[brace..]) else {
+    let Some((brace, v, end)) = provider_json(t) else {
         return text.to_owned();
     };
     let after = &t[brace + end..];
@@ -441,6 +466,27 @@ pub(crate) fn provider_message(text: &str) -> String {
         Some(m) => format!("{}{}{}", &t[..brace], m.trim(), after.trim_end()),
         None => text.to_owned(),
     }
+}
+
+/// The JSON value in a provider error passed on as text (`t` trimmed): where it starts, the
+/// value, and its length. Codex appends ` (details)` after the JSON: the first value is read
+/// and what follows is left.
+fn provider_json(t: &str) -> Option<(usize, Value, usize)> {
+    let brace = t.find('{')?;
+    let (v, end) = crate::json::first_value(&t.as_bytes()[brace..])?;
+    Some((brace, v.ok()?, end))
+}
+
+/// A provider error body passed on as JSON text (Codex `turn.failed`), by its own codes: the
+/// verdict of [`api_error`] with its `error.type` and `error.code` (or a flat body's `type` and
+/// `code`) and its `status`, when the text holds such a body.
+pub(crate) fn provider_error(text: &str, message: String, details: Value) -> Verdict {
+    let body = provider_json(text.trim()).map(|(_, v, _)| v);
+    let body = body.as_ref();
+    let error = body.and_then(|b| b.get("error")).filter(|e| e.is_object());
+    let of = |key: &str| error.or(body).and_then(|e| str_at(e, key));
+    let status = body.and_then(|b| u64_at(b, "status"));
+    api_error(message, details, &[of("type"), of("code")], status)
 }
 
 /// Text of the `text` blocks of an Anthropic-style `content` array (or a plain string).

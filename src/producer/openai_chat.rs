@@ -166,6 +166,7 @@ impl Extractor for Chat {
                     Value::Array(vec![e.clone()]),
                 ),
                 &[str_at(e, "code"), str_at(e, "type")],
+                None,
             )
         } else if !self.refusal.is_empty() {
             agent_error(

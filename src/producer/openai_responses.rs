@@ -129,6 +129,7 @@ impl Extractor for Responses {
                         Value::Array(vec![e.clone()]),
                     ),
                     &[str_at(e, "code"), str_at(e, "type")],
+                    None,
                 )
             }
             (None, None) => truncated("`response.completed`"),
@@ -167,6 +168,7 @@ fn from_response(line: u64, r: &Value, output: &[Value]) -> Verdict {
             format!("the response failed: {}", snippet(msg, 300)),
             agent_details(status, str_at(e, "code"), Value::Array(vec![e.clone()])),
             &[str_at(e, "code"), str_at(e, "type")],
+            None,
         );
     }
     if status.is_some_and(|s| s != "completed") {

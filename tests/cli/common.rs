@@ -286,3 +286,19 @@ pub fn expect_mismatches(r: &Run, x: &Value) -> Vec<String> {
     }
     why
 }
+
+/// The schema Qwen Code 0.24.4 was given in `tests/fixtures/real/qwen-0.24.4-*` (with
+/// `--json-schema`).
+pub const QWEN_SCHEMA: &str = r#"{"type":"object","properties":{"verdict":{"type":"string","enum":["PASS","FAIL"]}},"required":["verdict"],"additionalProperties":false}"#;
+
+/// Qwen Code's argv (after the program) of those recordings.
+pub const QWEN_SCHEMA_RUN: &[&str] = &[
+    "-p",
+    "Review",
+    "-o",
+    "stream-json",
+    "--auth-type",
+    "openai",
+    "--json-schema",
+    QWEN_SCHEMA,
+];

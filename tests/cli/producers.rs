@@ -329,3 +329,118 @@ fn api_errors_are_retryable_by_their_own_codes() {
         assert_eq!(e["error"]["retryable"], retryable, "{code}");
     }
 }
+
+/// The inputs that carry `token` (a type or code, a status, or a message as it is) as each
+/// provider of docs/producers.md's `retryable` table passes it on, with the producer sojx must
+/// name.
+fn carrying(provider: &str, token: &str) -> Vec<(String, &'static str)> {
+    let status = token.parse::<u64>().ok();
+    let codex = |message: String| {
+        let failed = serde_json::json!({"type": "turn.failed", "error": {"message": message}});
+        format!(
+            "{{\"type\":\"thread.started\",\"thread_id\":\"t1\"}}\n{{\"type\":\"turn.started\"}}\n{failed}\n"
+        )
+    };
+    match (provider, status) {
+        ("Anthropic", None) => vec![(
+            format!(r#"{{"type":"error","error":{{"type":"{token}","message":"m"}}}}"#),
+            "anthropic",
+        )],
+        ("OpenAI", None) => vec![
+            (
+                format!(
+                    r#"{{"error":{{"message":"m","type":"{token}","param":null,"code":"{token}"}}}}"#
+                ),
+                "openai-chat",
+            ),
+            (
+                format!(
+                    r#"{{"id":"resp_1","object":"response","status":"failed","error":{{"code":"{token}","message":"m"}},"output":[]}}"#
+                ),
+                "openai-responses",
+            ),
+        ],
+        ("Claude Code", _) => {
+            let member = match status {
+                Some(s) => format!(r#""api_error_status":{s}"#),
+                None => format!(r#""api_error_type":"{token}""#),
+            };
+            vec![(
+                format!(
+                    r#"{{"type":"result","subtype":"success","is_error":true,"duration_ms":200,"duration_api_ms":0,"num_turns":1,"result":"API Error","session_id":"s1",{member}}}"#
+                ),
+                "claude-code",
+            )]
+        }
+        ("Codex", Some(s)) => vec![(
+            codex(format!(
+                r#"{{"type":"error","error":{{"type":"error","message":"m"}},"status":{s}}}"#
+            )),
+            "codex",
+        )],
+        ("Codex", None) if token.contains(' ') => vec![(codex(token.to_owned()), "codex")],
+        ("Codex", None) => vec![(
+            codex(format!(
+                r#"{{"error": {{"type": "{token}", "code": "{token}", "message": "m", "param": null}}}}"#
+            )),
+            "codex",
+        )],
+        _ => Vec::new(),
+    }
+}
+
+/// docs/producers.md's `retryable` table, each row: every type or code in backquotes, every
+/// status, and (Codex) every message as it is, each as its provider passes it on, says what the
+/// row says (issue 40, item 5).
+#[test]
+fn every_row_of_the_retryable_table_holds() {
+    let doc = std::fs::read_to_string(root().join("docs/producers.md")).unwrap();
+    let table = doc
+        .split("| provider | type / code | meaning | `retryable` |\n| --- | --- | --- | --- |\n")
+        .nth(1)
+        .expect("the retryable table");
+    // Field names in the cells, not codes.
+    let names = ["api_error_type", "api_error_status", "status", "result"];
+    let mut rows = 0;
+    for row in table.lines().take_while(|l| l.starts_with('|')) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        let (provider, codes, retryable) = (cells[1], cells[2], cells[4] == "true");
+        assert!(["true", "false"].contains(&cells[4]), "{row}");
+        let quoted = codes.split('`').skip(1).step_by(2);
+        let mut tokens: Vec<&str> = quoted
+            .filter(|t| {
+                !names.contains(t)
+                    && (t.chars().all(|c| c.is_ascii_lowercase() || c == '_') || t.contains(' '))
+            })
+            .collect();
+        if matches!(provider, "Claude Code" | "Codex") {
+            tokens.extend(
+                codes
+                    .split(|c: char| !c.is_ascii_alphanumeric())
+                    .filter(|w| w.len() == 3 && w.parse::<u16>().is_ok_and(|n| n >= 100)),
+            );
+        }
+        let mut cases = 0;
+        for token in tokens {
+            for (input, producer) in carrying(provider, token) {
+                cases += 1;
+                let r = run(sojx().arg("extract").write_stdin(input.clone()));
+                let e = r.one();
+                let what = format!("{provider} {token}: {input}");
+                assert_eq!(r.code, 1, "{what}");
+                assert_eq!(e["producer"], producer, "{what}");
+                assert_eq!(e["error"]["kind"], "agent_error", "{what}");
+                assert_eq!(e["error"]["retryable"], retryable, "{what}");
+                let hint = e["error"]["hint"].as_str().unwrap();
+                assert_eq!(
+                    hint.starts_with("re-running will not help"),
+                    !retryable,
+                    "{what}"
+                );
+            }
+        }
+        assert!(cases > 0, "a row without a case: {row}");
+        rows += 1;
+    }
+    assert_eq!(rows, 8, "the table's rows");
+}

@@ -440,3 +440,62 @@ fn opencode_is_resumed_with_the_feedback_on_its_stdin() {
         format!("run\n--session\nses_fake1\n--format\njson\nstdin: {FEEDBACK}\n")
     );
 }
+
+/// Qwen Code 0.24.4 with `--json-schema`, its model answering in plain text: the run ends
+/// `error_during_execution` ("Model produced plain text instead of calling the
+/// structured_output tool", `tests/fixtures/real/qwen-0.24.4-plain-text-answer.*`). That is an
+/// answer failure, as Claude Code's `error_max_structured_output_retries` is: `run` resumes the
+/// session with the feedback, and the resumed run (recorded after that one, with that feedback)
+/// answers through the tool (issue 40, item 2).
+#[test]
+fn qwen_answering_in_plain_text_is_resumed_with_the_feedback() {
+    let s = Scratch::new("qwen-plain");
+    let qwen = s.dir.join("qwen");
+    std::os::unix::fs::symlink(fixture("agents/replay.sh"), &qwen).unwrap();
+    let schema = crate::common::QWEN_SCHEMA;
+    let r = run(sojx()
+        .env("FAKE_AGENT_LOG", s.log())
+        .env("SOJX_REPLAY", fixture("real/qwen-0.24.4-plain-text-answer"))
+        .env(
+            "SOJX_REPLAY_NEXT",
+            fixture("real/qwen-0.24.4-resumed-answer"),
+        )
+        .args(["run", "--max-attempts", "2", "--"])
+        .arg(&qwen)
+        .args(crate::common::QWEN_SCHEMA_RUN));
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    let e = r.one();
+    assert_eq!(e["data"], json!({"verdict": "PASS"}));
+    assert_eq!(e["source"]["kind"], "structured_output");
+    let attempts = e["attempts"].as_array().unwrap();
+    assert_eq!(attempts.len(), 2);
+    assert_eq!(attempts[0]["error_kind"], "agent_error");
+    assert_eq!(attempts[1]["via"], "resume:qwen");
+    let session = "c83e132a-f711-46ab-921e-7e4bea74fa82";
+    assert_eq!(attempts[0]["session_id"], session);
+    assert_eq!(attempts[1]["session_id"], session);
+    assert!(
+        r.stderr
+            .contains("attempt 1 of 2 failed (agent_error); attempt 2 resumes session"),
+        "{}",
+        r.stderr
+    );
+    let log = std::fs::read_to_string(s.log()).unwrap();
+    let second: Vec<&str> = log.split("==\n").nth(1).unwrap().lines().collect();
+    assert_eq!(second[..2], ["--resume", session]);
+    assert!(second.contains(&"--json-schema") && second.contains(&schema));
+    let prompt = log
+        .split("==\n")
+        .nth(1)
+        .unwrap()
+        .split_once("--prompt=")
+        .expect("the feedback as the prompt")
+        .1;
+    assert!(
+        prompt.starts_with("The previous output was invalid:\n- ")
+            && prompt.contains(
+                "Model produced plain text instead of calling the structured_output tool"
+            ),
+        "{prompt}"
+    );
+}

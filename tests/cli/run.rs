@@ -394,6 +394,32 @@ type Replayed = (
     &'static str,
 );
 
+/// The schema of the Claude Code recordings (draft-07: no `$schema` 2020-12, which Claude Code
+/// 2.1 drops).
+const CLAUDE_SCHEMA: &str = r#"{"type":"object","properties":{"verdict":{"type":"string","enum":["PASS","FAIL"]}},"required":["verdict"]}"#;
+
+/// Claude Code's argv of the `--output-format json` recordings (the unknown model's had
+/// `--model claude-nope` too: the replay does not need it).
+const CLAUDE_JSON_RUN: &[&str] = &[
+    "-p",
+    "Review",
+    "--output-format",
+    "json",
+    "--json-schema",
+    CLAUDE_SCHEMA,
+];
+
+/// Claude Code's argv of the stream-json recordings with `--json-schema`.
+const CLAUDE_SCHEMA_RUN: &[&str] = &[
+    "-p",
+    "Review",
+    "--output-format",
+    "stream-json",
+    "--verbose",
+    "--json-schema",
+    CLAUDE_SCHEMA,
+];
+
 /// The real agent CLIs as they failed, replayed (`tests/fixtures/real/`, recorded with
 /// `scripts/real-agents.sh --record`): each ends within `--timeout` + `--kill-after` + 1 s,
 /// leaves nothing of its group, and its envelope names the cause (the exit status's class, the
@@ -401,7 +427,7 @@ type Replayed = (
 /// codes. The profile comes from the program's name, as with the real CLIs.
 #[test]
 fn the_real_clis_failures_name_their_cause() {
-    let cases: [Replayed; 9] = [
+    let cases: &[Replayed] = &[
         (
             "claude-2.1.197-not-logged-in",
             &[
@@ -500,9 +526,81 @@ fn the_real_clis_failures_name_their_cause() {
             Some("FatalInputError"),
             "Error resuming session",
         ),
+        // Issue 40, item 6: Qwen Code without an auth type never reached the model (no turn, no
+        // API time): a configuration error, not retryable.
+        (
+            "qwen-0.24.4-no-auth",
+            &["-p", "Review", "-o", "stream-json"],
+            1,
+            "agent_error",
+            false,
+            None,
+            "No auth type is selected.",
+        ),
+        // Item 2: the model answered in text under --json-schema: an answer failure, retried
+        // with feedback (`retry.rs`); once allowed only, its agent_error.
+        (
+            "qwen-0.24.4-plain-text-answer",
+            crate::common::QWEN_SCHEMA_RUN,
+            1,
+            "agent_error",
+            true,
+            None,
+            "Model produced plain text instead of calling the structured_output tool",
+        ),
+        // Item 5: the API refused the request (400 prompt too long, 404 unknown model): not
+        // retryable, from the assistant message's class (stream-json) or from the result's
+        // `api_error_type` and `api_error_status` (json: the result alone).
+        (
+            "claude-2.1.332-prompt-too-long",
+            CLAUDE_SCHEMA_RUN,
+            1,
+            "agent_error",
+            false,
+            None,
+            "Prompt is too long",
+        ),
+        (
+            "claude-2.1.332-prompt-too-long-json",
+            CLAUDE_JSON_RUN,
+            1,
+            "agent_error",
+            false,
+            None,
+            "Prompt is too long",
+        ),
+        (
+            "claude-2.1.332-unknown-model",
+            CLAUDE_SCHEMA_RUN,
+            1,
+            "agent_error",
+            false,
+            None,
+            "There's an issue with the selected model (claude-nope).",
+        ),
+        (
+            "claude-2.1.332-unknown-model-json",
+            CLAUDE_JSON_RUN,
+            1,
+            "agent_error",
+            false,
+            None,
+            "There's an issue with the selected model (claude-nope).",
+        ),
+        // Item 5: Codex passes the provider's 400 body on; its type says the request is wrong.
+        // (Recorded with `--output-schema schema.json`, left out here: `run` would read it.)
+        (
+            "codex-0.171.0-invalid-request",
+            &["exec", "--json", "--skip-git-repo-check", "Review"],
+            1,
+            "agent_error",
+            false,
+            None,
+            "Invalid schema for response_format 'codex_output_schema'",
+        ),
     ];
     let bin = scratch("real");
-    for (recording, args, code, kind, retryable, class, said) in cases {
+    for &(recording, args, code, kind, retryable, class, said) in cases {
         let program = recording.split('-').next().unwrap();
         let link = bin.join(program);
         if !link.exists() {

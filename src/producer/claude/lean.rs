@@ -33,6 +33,8 @@ struct Line<'a> {
     session_id: Option<Cow<'a, str>>,
     #[serde(borrow)]
     message: Option<Object<Message<'a>>>,
+    /// An `init`'s tools (read only there, where `event` reads them).
+    tools: Option<serde_json::Value>,
     /// Members whose presence sends the line to the full parse: an API error, and the hints
     /// that tell Cursor, Qwen Code and opencode from Claude Code.
     #[serde(default)]
@@ -131,6 +133,7 @@ impl Claude {
                     self.model = Some(m.into_owned());
                 }
                 self.init_session = l.session_id.map(Cow::into_owned);
+                self.output_tool = l.tools.as_ref().is_some_and(super::offers_output_tool);
             }
             ("assistant", _) => {
                 let Some(Object(msg)) = l.message else {
@@ -149,6 +152,7 @@ impl Claude {
                 }) {
                     return false;
                 }
+                let calls_a_tool = blocks.iter().any(|b| b.ty.as_deref() == Some("tool_use"));
                 if self.model.is_none()
                     && let Some(m) = msg.model.filter(|m| m != SYNTHETIC)
                 {
@@ -163,11 +167,13 @@ impl Claude {
                         text.get_or_insert_default().push_str(&t);
                     }
                 }
+                self.ended_in_text = !calls_a_tool && text.is_some();
                 if let Some(t) = text {
                     self.text(line, t);
                 }
             }
             ("user", _) => {
+                self.ended_in_text = false;
                 // Each rejected tool call (`is_error: true`).
                 for Object(b) in l.message.and_then(|m| m.0.content).unwrap_or_default() {
                     if b.ty.as_deref() == Some("tool_result")

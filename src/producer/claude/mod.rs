@@ -8,6 +8,7 @@
 //! `agent_error`, not retryable when the API error before it is permanent (authentication,
 //! billing, …); Qwen Code's `success` result after an `[API Error: …]` text is `agent_error`.
 
+mod failure;
 mod inert;
 mod lean;
 
@@ -21,6 +22,7 @@ use super::{
     agent_details, agent_error, content_text, detail, field, num, snippet, str_at, truncated_after,
 };
 use crate::framing::Item;
+use failure::{PERMANENT_API_ERRORS, failure};
 pub(crate) use inert::LineClass;
 
 /// Tool names that carry the schema-bound answer: Claude Code's and Qwen Code's.
@@ -53,6 +55,12 @@ pub(super) struct Claude {
     /// Text of the last assistant message, and whether no Cursor `tool_call` followed it.
     last_text: Option<(u64, String)>,
     text_after_tool: bool,
+    /// Whether the `init` event's `tools` offered the structured-output tool (the run had a
+    /// `--json-schema`).
+    output_tool: bool,
+    /// Whether the last message of the conversation is the model's text with no tool call in
+    /// it: the model ended its turn in prose.
+    ended_in_text: bool,
     /// The class of the last API error turned into an assistant message (`error`:
     /// `authentication_failed`, `rate_limit`, …).
     api_error: Option<String>,
@@ -74,6 +82,8 @@ impl Claude {
             rejected: HashSet::new(),
             last_text: None,
             text_after_tool: false,
+            output_tool: false,
+            ended_in_text: false,
             api_error: None,
             last_error: None,
         }
@@ -91,6 +101,7 @@ impl Claude {
                             self.model = Some(m.to_owned());
                         }
                         self.init_session = str_at(v, "session_id").map(str::to_owned);
+                        self.output_tool = v.get("tools").is_some_and(offers_output_tool);
                     }
                     Some("api_retry") => self.last_error = Some(LastError::api_retry(line, v)),
                     Some("session_start") => {
@@ -128,7 +139,10 @@ impl Claude {
                             .class(e, !PERMANENT_API_ERRORS.contains(&e)),
                     );
                 }
-                if let Some(blocks) = msg.get("content").and_then(Value::as_array) {
+                let blocks = msg.get("content").and_then(Value::as_array);
+                let calls_a_tool =
+                    blocks.is_some_and(|b| b.iter().any(|b| str_at(b, "type") == Some("tool_use")));
+                if let Some(blocks) = blocks {
                     for b in blocks {
                         if str_at(b, "type") == Some("tool_use")
                             && str_at(b, "name").is_some_and(|n| OUTPUT_TOOLS.contains(&n))
@@ -141,13 +155,16 @@ impl Claude {
                         }
                     }
                 }
-                if let Some(t) = msg.get("content").and_then(content_text) {
+                let text = msg.get("content").and_then(content_text);
+                self.ended_in_text = !calls_a_tool && text.is_some();
+                if let Some(t) = text {
                     self.text(line, t);
                 }
                 true
             }
             "user" => {
                 self.note_session(v);
+                self.ended_in_text = false;
                 if let Some(blocks) = v.pointer("/message/content").and_then(Value::as_array) {
                     for b in blocks {
                         if str_at(b, "type") == Some("tool_result")
@@ -208,6 +225,24 @@ impl Claude {
                 self.evidence = p;
             }
         }
+    }
+
+    /// The model's prose that ended a Qwen Code `--json-schema` run which failed
+    /// (`error_during_execution`) without calling the structured-output tool: the stream shows
+    /// the tool offered (`init`'s `tools`) and the model's last message text without a tool
+    /// call, not an API error turned into text. Qwen Code then fails the run with "Model produced
+    /// plain text instead of calling the structured_output tool" (0.24.4), an answer failure
+    /// like Claude Code's `error_max_structured_output_retries`. Decided on the stream's
+    /// structure, not on that message.
+    fn prose(&self, producer: Producer, subtype: Option<&str>) -> Option<&str> {
+        let (_, text) = self.last_text.as_ref()?;
+        (producer == Producer::QwenCode
+            && subtype == Some("error_during_execution")
+            && self.output_tool
+            && self.ended_in_text
+            && self.api_error.is_none()
+            && !text.trim_start().starts_with(QWEN_API_ERROR))
+        .then_some(text.as_str())
     }
 
     fn producer(&self) -> Producer {
@@ -366,7 +401,13 @@ impl Extractor for Claude {
         if subtype != Some("success") || is_error {
             return Outcome {
                 producer,
-                verdict: failure(r, subtype, is_error, self.api_error.as_deref()),
+                verdict: failure(
+                    r,
+                    subtype,
+                    is_error,
+                    self.api_error.as_deref(),
+                    self.prose(producer, subtype),
+                ),
                 session,
                 warnings,
             };
@@ -461,74 +502,19 @@ impl Extractor for Claude {
     }
 }
 
+/// Whether an `init` event's `tools` list the structured-output tool.
+fn offers_output_tool(tools: &Value) -> bool {
+    tools.as_array().is_some_and(|t| {
+        t.iter()
+            .any(|n| n.as_str().is_some_and(|n| OUTPUT_TOOLS.contains(&n)))
+    })
+}
+
 /// The `model` of the assistant messages Claude Code writes itself (API errors).
 const SYNTHETIC: &str = "<synthetic>";
 
 /// How Qwen Code's assistant text starts when it reports an API failure.
 const QWEN_API_ERROR: &str = "[API Error:";
-
-/// Claude Code's assistant `error` classes that re-running cannot fix (contract §5; the Agent
-/// SDK's `SDKAssistantMessageError`); the others (`rate_limit`, `overloaded`, `server_error`,
-/// `unknown`, and classes added later) can.
-const PERMANENT_API_ERRORS: [&str; 8] = [
-    "authentication_failed",
-    "oauth_org_not_allowed",
-    "account_on_hold",
-    "verification_required",
-    "billing_error",
-    "invalid_request",
-    "model_not_found",
-    "cloud_credential_error",
-];
-
-fn failure(r: &Value, subtype: Option<&str>, is_error: bool, api_error: Option<&str>) -> Verdict {
-    let errors = r
-        .get("errors")
-        .cloned()
-        .unwrap_or_else(|| Value::Array(Vec::new()));
-    let first_error = errors
-        .as_array()
-        .and_then(|a| a.iter().find_map(Value::as_str))
-        .filter(|s| !s.is_empty());
-    let text = str_at(r, "result").filter(|s| !s.is_empty());
-    // Amp: a string (`413 {…}`); Qwen Code: `{message}`.
-    let error_field = r.get("error").map(|e| match e {
-        Value::String(s) => super::provider_message(s),
-        _ => str_at(e, "message").map_or_else(|| e.to_string(), str::to_owned),
-    });
-    let why = match subtype {
-        Some("success") => "ended with is_error: true".to_owned(),
-        Some(s) => format!("ended with subtype {s}"),
-        None => "ended without a subtype".to_owned(),
-    };
-    let message = match first_error.or(text).map(str::to_owned).or(error_field) {
-        Some(e) => format!("the agent run {why}: {}", snippet(&e, 300)),
-        None => format!("the agent run {why}"),
-    };
-    let mut details = super::agent_details(subtype, str_at(r, "terminal_reason"), errors);
-    if let Value::Object(m) = &mut details {
-        m.insert("is_error".into(), Value::Bool(is_error));
-        for key in ["api_error_status", "permission_denials", "stop_reason"] {
-            if let Some(v) = field(r, key) {
-                m.insert(key.into(), v.clone());
-            }
-        }
-        if is_error && let Some(t) = text {
-            m.insert("result".into(), Value::from(t));
-        }
-        if let Some(e) = api_error {
-            m.insert("api_error".into(), Value::from(e));
-        }
-    }
-    let f = super::agent_failure(message, details);
-    Verdict::Failed(match api_error {
-        Some(e) if PERMANENT_API_ERRORS.contains(&e) => f.retryable(false).hint(format!(
-            "re-running will not help: the API refused the run ({e}); fix the account, \
-             credentials or request, then run it again"
-        )),
-        _ => f,
-    })
-}
 
 fn fill_session(s: &mut Session, r: &Value) {
     if let Some(id) = str_at(r, "session_id") {

@@ -51,7 +51,7 @@ fn the_last_call_that_was_not_rejected_wins_even_with_repeated_ids() {
 
 /// Lines the lean path takes or leaves to the full parse: each stream must end in the same
 /// outcome read either way, whatever came before.
-const LEAN_LINES: [&str; 26] = [
+const LEAN_LINES: [&str; 28] = [
     r#"{"type":"system","subtype":"init","model":"m-init","session_id":"s1","tools":["Bash",{"n":1.5e3}]}"#,
     r#"{"type":"system","subtype":"init","model":null,"session_id":7}"#,
     r#"{"type":"system","subtype":"init","model":"m-q","qwen_code_version":"0.2","session_id":"q"}"#,
@@ -78,6 +78,8 @@ const LEAN_LINES: [&str; 26] = [
     r#"{"type":"assistant","sessionID":"o","session_id":"T-5","message":{"content":[{"type":"text","text":"oc"}]}}"#,
     r#"{"type":"result","subtype":"success","is_error":false,"result":"r","structured_output":{"n":1}}"#,
     r#"{"type":"stream_event","event":{}}"#,
+    r#"{"type":"system","subtype":"init","session_id":"q2","tools":["read_file","structured_output"]}"#,
+    r#"{"type":"result","subtype":"error_during_execution","is_error":true,"num_turns":1,"duration_api_ms":5,"error":{"message":"m"}}"#,
 ];
 
 /// The outcome of `lines` fed as values, or through the lean path where it takes them.
@@ -120,7 +122,7 @@ fn the_lean_path_ends_where_the_full_parse_does() {
     assert_eq!(outcome(&lines, true), outcome(&lines, false));
     assert!(!super::Claude::new(Producer::ClaudeCode).feed_lean(1, deep.as_bytes()));
     // The lean path takes the plain lines and leaves the others.
-    assert_eq!(taken, 7, "lines read lean");
+    assert_eq!(taken, 8, "lines read lean");
 }
 
 /// Several tool calls in one assistant turn (contract §4): only a `StructuredOutput` call is an
@@ -158,5 +160,90 @@ fn only_structured_output_calls_answer_in_a_turn_of_several_calls() {
     for lean in [true, false] {
         let got = outcome(&lines, lean);
         assert!(got.contains("Text { text: \"done\""), "{got}");
+    }
+}
+
+/// Qwen Code's `--json-schema` run that failed after its model answered in text is an answer
+/// failure (`details.cause: no_structured_output`, the text as `candidate`), decided by the
+/// stream's structure: the tool offered, the model's last message text without a tool call, not
+/// an API error; a run with no turn and no API time never reached the model (not retryable).
+/// Read in full or lean alike (issue 40, items 2 and 6).
+#[test]
+fn qwen_prose_under_a_schema_and_a_run_that_never_reached_the_model() {
+    let init = |tools: &str| {
+        format!(
+            r#"{{"type":"system","subtype":"init","session_id":"q","qwen_code_version":"0.24.4","tools":{tools}}}"#
+        )
+    };
+    let text = |t: &str| {
+        format!(
+            r#"{{"type":"assistant","session_id":"q","message":{{"content":[{{"type":"text","text":"{t}"}}]}}}}"#
+        )
+    };
+    let call = r#"{"type":"assistant","session_id":"q","message":{"content":[{"type":"text","text":"let me look"},{"type":"tool_use","id":"c1","name":"read_file","input":{}}]}}"#;
+    let tool_result = r#"{"type":"user","session_id":"q","message":{"content":[{"type":"tool_result","tool_use_id":"c1","content":"x"}]}}"#;
+    let failed = r#"{"type":"result","subtype":"error_during_execution","session_id":"q","is_error":true,"num_turns":1,"duration_api_ms":281,"error":{"message":"Model produced plain text"}}"#;
+    let schema_tools = r#"["read_file","structured_output"]"#;
+    let prose = "cause\": String(\"no_structured_output";
+    let cases: [(Vec<String>, Option<&str>); 6] = [
+        (
+            vec![init(schema_tools), text("I think it passes."), failed.into()],
+            Some(prose),
+        ),
+        // The same text after a tool call ended the turn: still prose.
+        (
+            vec![
+                init(schema_tools),
+                call.into(),
+                tool_result.into(),
+                text("It passes."),
+                failed.into(),
+            ],
+            Some(prose),
+        ),
+        // Offline: an API error turned into text is no answer of the model's.
+        (
+            vec![
+                init(schema_tools),
+                text("[API Error: Connection error. (cause: fetch failed)]"),
+                failed.into(),
+            ],
+            None,
+        ),
+        // No schema: the tool was not offered.
+        (
+            vec![init(r#"["read_file"]"#), text("I think it passes."), failed.into()],
+            None,
+        ),
+        // The run failed while a tool ran, not on the model's text.
+        (
+            vec![init(schema_tools), call.into(), tool_result.into(), failed.into()],
+            None,
+        ),
+        // No turn and no API time (Qwen Code without an auth type): never reached the model.
+        (
+            vec![r#"{"type":"result","subtype":"error_during_execution","session_id":"q","is_error":true,"duration_ms":0,"duration_api_ms":0,"num_turns":0,"error":{"message":"No auth type is selected."}}"#.into()],
+            Some("cause\": String(\"never_reached_model"),
+        ),
+    ];
+    for (lines, cause) in cases {
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        for lean in [true, false] {
+            let got = outcome(&lines, lean);
+            match cause {
+                Some(c) => assert!(got.contains(c), "{lines:#?}\n{got}"),
+                None => assert!(!got.contains("\"cause\": String"), "{lines:#?}\n{got}"),
+            }
+            assert_eq!(
+                got.contains("candidate: Some(String(\"I think it passes.\"))"),
+                cause == Some(prose) && lines[1].contains("I think"),
+                "{got}"
+            );
+            assert_eq!(
+                got.contains("retryable: false"),
+                cause.is_some_and(|c| c.contains("never")),
+                "{got}"
+            );
+        }
     }
 }
