@@ -102,6 +102,12 @@ fn choose(
     match verdict {
         Verdict::Failed(f) => Err((f, None)),
         Verdict::Nothing { message } => Err((not_found(message, producer, opts), None)),
+        Verdict::Prose { text, line, why } => {
+            match choose(Verdict::Text { text, line }, producer, opts, warnings) {
+                Err((f, source)) if f.kind == ErrorKind::NotFound => Err((why, source)),
+                other => other,
+            }
+        }
         Verdict::Value {
             kind,
             value,

@@ -289,7 +289,8 @@ impl<'o> Reading<'o> {
         let answer_line = match &outcome.verdict {
             Verdict::Value { line, .. }
             | Verdict::ValueText { line, .. }
-            | Verdict::Text { line, .. } => *line,
+            | Verdict::Text { line, .. }
+            | Verdict::Prose { line, .. } => *line,
             // The calls' lines: which call is the answer is decided later.
             Verdict::Calls(calls) => calls
                 .iter()

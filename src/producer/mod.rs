@@ -114,6 +114,13 @@ pub enum Verdict {
     Calls(Vec<ToolCall>),
     /// The final answer text, to be mined for JSON (`final_text`, `code_fence`, `embedded`).
     Text { text: String, line: Option<u64> },
+    /// Answer text of a run that was given a schema and ended in prose: mined as `Text`; when
+    /// it holds no JSON value, `why` (what the CLI did with the schema) is the failure.
+    Prose {
+        text: String,
+        line: Option<u64>,
+        why: Failure,
+    },
     /// A complete run with no answer at all.
     Nothing { message: String },
 }

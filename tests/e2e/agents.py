@@ -14,6 +14,9 @@ tests/e2e/model_server.py, through `sojx extract` and `sojx run`:
   exhausted  the same with two invalid answers: exit 1, validation_failed, two attempts
   limit      (Claude Code) its own structured-output retry limit reached
              (MAX_STRUCTURED_OUTPUT_RETRIES=1), then sojx resuming the session: exit 0
+  prose      (Claude Code) its own check rejects the answer and the run ends `success` with
+             prose: `extract` says not_found, naming the rejected call and its violation
+  readme     (Claude Code) the README's first-screen commands, as written: exit 0
 
 Every case runs in a fresh HOME and working folder with a clean environment (PATH, HOME and the
 CLI's own variables). It prints a table (CLI, version, case, result, attempts, seconds) and exits
@@ -280,7 +283,67 @@ def limit(cli, case, sojx, record):
     tee = (case.dir / "tee.ndjson").read_text()
     expect('"error_max_structured_output_retries"' in tee,
            "the first attempt did not end error_max_structured_output_retries")
+    # sojx's feedback names the violation Claude Code's check found.
+    feedback = [t for t in strings(main_requests(case)[-1]["body"]) if FEEDBACK in t]
+    expect(any("/verdict" in t for t in feedback), f"the feedback does not name the violation: {feedback}")
     return attempts
+
+
+def strings(v):
+    """Every string in a JSON value."""
+    if isinstance(v, str):
+        yield v
+    elif isinstance(v, dict):
+        for x in v.values():
+            yield from strings(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from strings(x)
+
+
+def prose(cli, case, sojx, record):
+    # Claude Code rejects the first StructuredOutput call (its own schema check), asks once more,
+    # and ends `success` with the model's prose: sojx names what happened, and `run` would feed
+    # the rejection back.
+    status, out, err = case.run(CLIS[cli][1](True))
+    record("prose", out, err, status, case)
+    expect(status == 0, f"the CLI exited {status}: {err[-400:]!r}")
+    p = subprocess.run([sojx, "extract", "--schema", str(SCHEMA)], input=out, capture_output=True, timeout=30)
+    error = envelope(p.stdout, "sojx extract").get("error") or {}
+    expect(p.returncode == 1 and error.get("kind") == "not_found", f"sojx extract exited {p.returncode}: {error}")
+    expect("StructuredOutput" in error.get("message", "") and "/verdict" in error.get("message", ""),
+           f"the message does not name the rejected StructuredOutput call and its violation: {error}")
+    expect("run claude with --json-schema" not in error.get("hint", ""), f"the hint asks for a flag given: {error}")
+    return 1
+
+
+def readme_lines(cli):
+    """The README's first-screen pipeline commands that start CLI (continuation lines joined)."""
+    text = (ROOT / "README.md").read_text()
+    block = text[text.index("In a pipeline:"):]
+    block = block[block.index("```sh") + 5:block.index("```", block.index("```sh") + 5)]
+    lines, cmd = [], ""
+    for line in block.splitlines():
+        cmd += line.rstrip("\\").strip() + " " if line.endswith("\\") else line.strip()
+        if not line.endswith("\\"):
+            if re.match(rf"^(sojx run .* -- )?{cli} ", cmd):
+                lines.append(cmd)
+            cmd = ""
+    return lines
+
+
+def readme(cli, case, sojx, record):
+    # The README's commands as written (x.json is the example schema), with sojx on PATH.
+    shutil.copy(ROOT / "examples" / "verdict.schema.json", case.work / "x.json")
+    lines = readme_lines(cli)
+    expect(len(lines) >= 2, f"the README's pipeline block has {len(lines)} {cli} commands, not 2")
+    path = f"{Path(sojx).parent}:{case.env['PATH']}"
+    for line in lines:
+        status, out, err = case.run(["bash", "-o", "pipefail", "-c", line], {"PATH": path})
+        env = envelope(out, line)
+        expect(status == 0, f"`{line}` exited {status}: {env.get('error')}; stderr {err[-400:]!r}")
+        expect(env.get("data") == VALID, f"`{line}` gave {env.get('data')!r}")
+    return len(lines)
 
 
 SCENARIOS = [
@@ -289,8 +352,10 @@ SCENARIOS = [
     ("retry", retry, lambda cli: [{"answer": INVALID}, {"answer": VALID}]),
     ("exhausted", exhausted, lambda cli: [{"answer": INVALID}, {"answer": INVALID}]),
     ("limit", limit, lambda cli: [{"answer": INVALID}, {"answer": VALID}]),
+    ("prose", prose, lambda cli: [{"answer": INVALID}, {"text": "I could not decide."}, {"text": "Still unclear."}]),
+    ("readme", readme, lambda cli: [{"answer": VALID}, {"answer": VALID}]),
 ]
-ONLY = {"limit": {"claude"}}
+ONLY = {"limit": {"claude"}, "prose": {"claude"}, "readme": {"claude"}}
 
 
 # ---- driving it ---------------------------------------------------------------------------

@@ -173,11 +173,24 @@ impl Claude {
                 }
             }
             ("user", _) => {
+                let blocks = l.message.and_then(|m| m.0.content).unwrap_or_default();
+                let rejected = |b: &Block<'_>| {
+                    b.ty.as_deref() == Some("tool_result") && b.is_error == Some(true)
+                };
+                // A rejected StructuredOutput call: its words are kept (`Rejections`), which
+                // the full parse reads.
+                if blocks.iter().any(|Object(b)| {
+                    rejected(b)
+                        && b.tool_use_id
+                            .as_deref()
+                            .is_some_and(|id| self.call_keys.contains_key(id))
+                }) {
+                    return false;
+                }
                 self.ended_in_text = false;
                 // Each rejected tool call (`is_error: true`).
-                for Object(b) in l.message.and_then(|m| m.0.content).unwrap_or_default() {
-                    if b.ty.as_deref() == Some("tool_result")
-                        && b.is_error == Some(true)
+                for Object(b) in blocks {
+                    if rejected(&b)
                         && let Some(id) = b.tool_use_id
                     {
                         self.rejected.insert(id.into_owned());

@@ -11,6 +11,7 @@
 mod failure;
 mod inert;
 mod lean;
+mod rejections;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -24,6 +25,7 @@ use super::{
 use crate::framing::Item;
 use failure::{PERMANENT_API_ERRORS, failure};
 pub(crate) use inert::LineClass;
+use rejections::Rejections;
 
 /// Tool names that carry the schema-bound answer: Claude Code's and Qwen Code's.
 const OUTPUT_TOOLS: [&str; 2] = ["StructuredOutput", "structured_output"];
@@ -31,6 +33,8 @@ const OUTPUT_TOOLS: [&str; 2] = ["StructuredOutput", "structured_output"];
 #[derive(Debug)]
 struct ToolCall {
     id: String,
+    /// `StructuredOutput` or `structured_output`.
+    tool: &'static str,
     input: Value,
     line: u64,
 }
@@ -52,6 +56,8 @@ pub(super) struct Claude {
     call_keys: HashMap<String, u64>,
     seen_calls: u64,
     rejected: HashSet<String>,
+    /// The CLI's own schema check refusing structured-output calls: how many, and its words.
+    rejections: Rejections,
     /// Text of the last assistant message, and whether no Cursor `tool_call` followed it.
     last_text: Option<(u64, String)>,
     text_after_tool: bool,
@@ -80,6 +86,7 @@ impl Claude {
             call_keys: HashMap::new(),
             seen_calls: 0,
             rejected: HashSet::new(),
+            rejections: Rejections::default(),
             last_text: None,
             text_after_tool: false,
             output_tool: false,
@@ -145,10 +152,12 @@ impl Claude {
                 if let Some(blocks) = blocks {
                     for b in blocks {
                         if str_at(b, "type") == Some("tool_use")
-                            && str_at(b, "name").is_some_and(|n| OUTPUT_TOOLS.contains(&n))
+                            && let Some(tool) = str_at(b, "name")
+                                .and_then(|n| OUTPUT_TOOLS.iter().find(|t| **t == n))
                         {
                             self.call(ToolCall {
                                 id: str_at(b, "id").unwrap_or_default().to_owned(),
+                                tool,
                                 input: b.get("input").cloned().unwrap_or(Value::Null),
                                 line,
                             });
@@ -171,6 +180,11 @@ impl Claude {
                             && b.get("is_error").and_then(Value::as_bool) == Some(true)
                             && let Some(id) = str_at(b, "tool_use_id")
                         {
+                            if let Some(call) =
+                                self.call_keys.get(id).and_then(|k| self.calls.get(k))
+                            {
+                                self.rejections.note(call.tool, b.get("content"));
+                            }
                             self.rejected.insert(id.to_owned());
                         }
                     }
@@ -399,15 +413,19 @@ impl Extractor for Claude {
         let subtype = str_at(r, "subtype");
         let is_error = r.get("is_error").and_then(Value::as_bool) == Some(true);
         if subtype != Some("success") || is_error {
+            let mut verdict = failure(
+                r,
+                subtype,
+                is_error,
+                self.api_error.as_deref(),
+                self.prose(producer, subtype),
+            );
+            if let Verdict::Failed(f) = &mut verdict {
+                self.rejections.annotate(f);
+            }
             return Outcome {
                 producer,
-                verdict: failure(
-                    r,
-                    subtype,
-                    is_error,
-                    self.api_error.as_deref(),
-                    self.prose(producer, subtype),
-                ),
+                verdict,
                 session,
                 warnings,
             };
@@ -477,6 +495,13 @@ impl Extractor for Claude {
                 (Some((l, t)), _) => Verdict::Text {
                     text: t,
                     line: Some(l),
+                },
+                // The run had a schema and ended in prose: when the prose holds no answer,
+                // say what the CLI did with the schema.
+                (None, Some(t)) if self.output_tool => Verdict::Prose {
+                    text: t.to_owned(),
+                    line: Some(*line),
+                    why: self.rejections.no_answer(producer),
                 },
                 (None, Some(t)) => Verdict::Text {
                     text: t.to_owned(),

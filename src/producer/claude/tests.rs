@@ -247,3 +247,37 @@ fn qwen_prose_under_a_schema_and_a_run_that_never_reached_the_model() {
         }
     }
 }
+
+/// A StructuredOutput call the CLI's own check refused, then prose (issue 40, item 3): the
+/// refusal's words are kept, read lean or in full, and name the failure when the prose holds no
+/// JSON value; a run without a schema stays plain text.
+#[test]
+fn a_refused_structured_output_call_names_the_failure_of_the_prose_after_it() {
+    let init = r#"{"type":"system","subtype":"init","session_id":"s","tools":["Bash","StructuredOutput"]}"#;
+    let call = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"StructuredOutput","input":{"verdict":"MAYBE"}}]}}"#;
+    let refused = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"Output does not match required schema: /verdict: must be equal to one of the allowed values"}]}}"#;
+    let prose = r#"{"type":"assistant","message":{"content":[{"type":"text","text":"I could not decide."}]}}"#;
+    let result = r#"{"type":"result","subtype":"success","is_error":false,"result":"I could not decide.","session_id":"s"}"#;
+    let lines = [init, call, refused, prose, result];
+    let full = outcome(&lines, false);
+    assert_eq!(outcome(&lines, true), full);
+    assert!(full.contains("Prose"), "{full}");
+    assert!(
+        full.contains("refused 1 StructuredOutput call(s)") && full.contains("/verdict: must be"),
+        "{full}"
+    );
+    // The refusal is left to the full parse; an ordinary tool error is read lean.
+    let mut c = super::Claude::new(Producer::ClaudeCode);
+    c.feed(&Item::Value {
+        line: 2,
+        value: serde_json::from_str(call).unwrap(),
+    });
+    assert!(!c.feed_lean(3, refused.as_bytes()));
+    assert!(c.feed_lean(3, refused.replace("t1", "t2").as_bytes()));
+    // No schema offered: the prose is plain text, as before.
+    let plain = outcome(&[prose, result], false);
+    assert!(
+        plain.contains("Text") && !plain.contains("Prose"),
+        "{plain}"
+    );
+}
