@@ -425,10 +425,11 @@ def main():
             try:
                 case = Case(cli, bin_dir, replies(cli), scratch)
                 attempts, result = fn(cli, case, sojx, record), "ok"
-            except (Failed, subprocess.TimeoutExpired, OSError) as e:
+            except Exception as e:  # a case that breaks in any way is a failed row, not a crash
                 attempts, result = "-", "FAILED"
                 log = case.log if case else "-"
-                out_failures.append(f"{cli} {ver} {name}: {e} (requests: {log})")
+                what = str(e) if isinstance(e, Failed) else f"{type(e).__name__}: {e}"
+                out_failures.append(f"{cli} {ver} {name}: {what} (requests: {log})")
             finally:
                 if case:
                     case.close()
