@@ -292,6 +292,33 @@ fn to_draft_07(v: &mut Value, p: &str) {
     o.insert("dependencies".into(), Value::Object(deps));
 }
 
+/// Post-order: draft-04's boolean `exclusiveMaximum`/`exclusiveMinimum` in draft-07's terms,
+/// where they are the bound itself: `{maximum: n, exclusiveMaximum: true}` becomes
+/// `{exclusiveMaximum: n}`, and a `false` one goes (draft-07 requires a number there, so Claude
+/// Code's Ajv would refuse the schema).
+fn from_draft_04(v: &mut Value, p: &str) {
+    for_children(v, p, &mut |c, cp| from_draft_04(c, cp));
+    let Value::Object(o) = v else { return };
+    for (bound, exclusive) in [
+        ("maximum", "exclusiveMaximum"),
+        ("minimum", "exclusiveMinimum"),
+    ] {
+        match o.get(exclusive) {
+            Some(Value::Bool(true)) => {
+                if let Some(n) = o.shift_remove(bound) {
+                    o.insert(exclusive.into(), n);
+                } else {
+                    o.shift_remove(exclusive);
+                }
+            }
+            Some(Value::Bool(false)) => {
+                o.shift_remove(exclusive);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// Claude Code's `$schema`: draft-07's, first, when the input named another draft or was
 /// rewritten in draft-07's terms; a warning when one was replaced.
 fn claude_code_draft(doc: &mut Value, rewritten: bool, warnings: &mut Vec<Warning>) {
@@ -460,6 +487,9 @@ pub(crate) fn lower(
         let before = doc.clone();
         if l.modern {
             to_draft_07(&mut doc, "");
+        }
+        if draft == jsonschema::Draft::Draft4 {
+            from_draft_04(&mut doc, "");
         }
         let rewritten = doc != before;
         claude_code_draft(&mut doc, rewritten, &mut l.warnings);

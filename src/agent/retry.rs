@@ -37,8 +37,9 @@ pub(crate) fn retries(env: &Envelope, extra: &[Extra]) -> bool {
         // answered in text instead of calling its structured-output tool: the answer's quality,
         // not the agent's health.
         ErrorKind::AgentError
-            if subtype(err) == Some("error_max_structured_output_retries")
-                || detail(err, "cause") == Some(crate::producer::NO_STRUCTURED_OUTPUT) =>
+            if err.retryable
+                && (subtype(err) == Some("error_max_structured_output_retries")
+                    || detail(err, "cause") == Some(crate::producer::NO_STRUCTURED_OUTPUT)) =>
         {
             true
         }

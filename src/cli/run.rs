@@ -9,7 +9,7 @@ use super::{AnswerArgs, LimitArgs, LiveArgs, OutputArgs, SchemaArgs, parse_timeo
 
 pub(super) const RUN_EXAMPLES: &str = "\
 Examples:
-  sojx run --timeout 15m -- claude -p \"…\" --output-format stream-json --verbose \\
+  sojx run --schema x.json --timeout 15m -- claude -p \"…\" --output-format stream-json --verbose \\
       --json-schema \"$(sojx compile -r --provider claude-code x.json)\"
   sojx run --schema x.json --activity --tee run.ndjson -- codex exec --json --output-schema x.json \"…\"
 

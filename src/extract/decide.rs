@@ -102,9 +102,12 @@ fn choose(
     match verdict {
         Verdict::Failed(f) => Err((f, None)),
         Verdict::Nothing { message } => Err((not_found(message, producer, opts), None)),
+        // `--strict`'s own not_found says why the text was not taken; it stays.
         Verdict::Prose { text, line, why } => {
             match choose(Verdict::Text { text, line }, producer, opts, warnings) {
-                Err((f, source)) if f.kind == ErrorKind::NotFound => Err((why, source)),
+                Err((f, source)) if f.kind == ErrorKind::NotFound && !opts.strict => {
+                    Err((why, source))
+                }
                 other => other,
             }
         }

@@ -68,12 +68,8 @@ fn providers(p: LintProvider) -> Vec<Provider> {
         LintProvider::Openai => vec![Provider::Openai],
         LintProvider::Gemini => vec![Provider::Gemini],
         LintProvider::ClaudeCode => vec![Provider::ClaudeCode],
-        LintProvider::All => vec![
-            Provider::Anthropic,
-            Provider::Openai,
-            Provider::Gemini,
-            Provider::ClaudeCode,
-        ],
+        // `all` is the three APIs (contract §1); Claude Code's CLI check is asked for by name.
+        LintProvider::All => vec![Provider::Anthropic, Provider::Openai, Provider::Gemini],
     }
 }
 

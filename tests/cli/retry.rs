@@ -399,6 +399,27 @@ fn without_schema_the_schema_comes_from_the_agents_own_flag() {
         .args(["run", "--schema", SCHEMA, "--", &claude])
         .args(args));
     assert_eq!(r.one()["warnings"], json!([]));
+    // The documented recipe: --schema x.json, and the agent given `sojx compile -r --provider
+    // claude-code x.json` (a 2020-12 schema in draft-07's terms): the same schema, no warning,
+    // and the answer validated against x.json itself.
+    let compiled = sojx()
+        .args(["compile", "-r", "--provider", "claude-code", SCHEMA])
+        .current_dir(crate::common::root())
+        .output()
+        .unwrap();
+    let compiled = String::from_utf8(compiled.stdout).unwrap();
+    assert_ne!(
+        compiled.trim(),
+        schema.trim(),
+        "the compile changed nothing"
+    );
+    let mut recipe = args;
+    recipe[6] = &compiled;
+    let r = run(sojx()
+        .args(["run", "--schema", SCHEMA, "--", &claude])
+        .args(recipe));
+    assert_eq!(r.one()["warnings"], json!([]), "{}", r.stderr);
+    assert_eq!(r.one()["validation"]["schema"], SCHEMA);
 }
 
 #[test]

@@ -932,3 +932,36 @@ fn claude_code_gets_a_draft_07_schema_it_keeps() {
     let refused: Vec<Value> = c.one()["error"]["details"].as_array().unwrap().clone();
     assert_eq!(refused.len(), 2, "{refused:?}");
 }
+
+/// Draft-04's boolean exclusive bounds are numbers in draft-07: compiled for Claude Code they
+/// become the bound itself (Ajv refuses a boolean there), and mean the same.
+#[test]
+fn claude_code_gets_draft_04_exclusive_bounds_as_numbers() {
+    let s = json!({
+        "$schema": "http://json-schema.org/draft-04/schema#",
+        "type": "object",
+        "properties": {
+            "n": {"type": "number", "maximum": 5, "exclusiveMaximum": true, "minimum": 0, "exclusiveMinimum": false},
+            "m": {"type": "integer", "minimum": 1, "exclusiveMinimum": true}
+        }
+    });
+    let c = compile(&s, "claude-code", &[]);
+    assert_eq!(c.code, 0, "{}", c.stdout);
+    let out = c.one()["data"].clone();
+    assert_eq!(out["$schema"], "http://json-schema.org/draft-07/schema#");
+    assert_eq!(
+        out["properties"]["n"],
+        json!({"type": "number", "exclusiveMaximum": 5, "minimum": 0})
+    );
+    assert_eq!(
+        out["properties"]["m"],
+        json!({"type": "integer", "exclusiveMinimum": 1})
+    );
+    let lint = run(sojx().args([
+        "lint",
+        "--provider",
+        "claude-code",
+        &serde_json::to_string(&out).unwrap(),
+    ]));
+    assert_eq!(lint.code, 0, "{}", lint.stdout);
+}

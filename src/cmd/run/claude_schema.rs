@@ -16,8 +16,16 @@ use crate::envelope::Envelope;
 use crate::error::ErrorKind;
 use crate::producer::Warning;
 
-/// What Claude Code prints when it refuses the schema (2.1.332).
-const REFUSED: &str = "--json-schema is not a valid JSON Schema";
+/// Whether Claude Code's check refuses `schema` (the value of its `--json-schema`): a
+/// `claude-code` lint error (the draft, a keyword Ajv does not know). Decided on the schema,
+/// which sojx reads itself, not on the words Claude Code prints when it refuses it.
+pub(super) fn refused(schema: &str, args: &crate::cli::SchemaArgs) -> bool {
+    crate::schema::read(schema).is_ok_and(|l| {
+        crate::lint::lint(&l, args, crate::cli::LintProvider::ClaudeCode)
+            .iter()
+            .any(|f| f.severity == crate::lint::Severity::Error)
+    })
+}
 
 /// The way out, in every message below.
 const FIX: &str = "its validator (Ajv) takes draft-07 only: a `$schema` of 2019-09 or 2020-12, or a keyword Ajv does not know (prefixItems, unevaluatedProperties, x-…), makes Claude Code refuse or drop the schema. Pass --json-schema \"$(sojx compile -r --provider claude-code SCHEMA)\"; `sojx lint --provider claude-code SCHEMA` names each problem";
@@ -43,6 +51,11 @@ impl Seen {
     /// The init event listed its tools, without `StructuredOutput`.
     fn missing(&self) -> bool {
         self.0.load(Ordering::Relaxed) == MISSING
+    }
+
+    /// No init event was seen: the run ended before it started a session.
+    fn unknown(&self) -> bool {
+        self.0.load(Ordering::Relaxed) == UNKNOWN
     }
 }
 
@@ -135,9 +148,10 @@ impl<R: Read> Read for Watch<R> {
 }
 
 /// The attempt's envelope, told what happened to the schema: a `json_schema_dropped` warning
-/// when the init event offered no `StructuredOutput`, and for a refusal the cause and the fix
-/// in the hint (not retryable: the same schema is refused again).
-pub(super) fn tell(env: Envelope, seen: &Seen, stderr: &[&str]) -> Envelope {
+/// when the init event offered no `StructuredOutput`, and for a refusal — the agent failed
+/// before its init event, with a schema Claude Code's check refuses (`refused`) — the cause and
+/// the fix in the hint (not retryable: the same schema is refused again).
+pub(super) fn tell(env: Envelope, seen: &Seen, refused: bool) -> Envelope {
     let env = if seen.missing() {
         env.with_warning(Warning::new(
             "json_schema_dropped",
@@ -148,9 +162,7 @@ pub(super) fn tell(env: Envelope, seen: &Seen, stderr: &[&str]) -> Envelope {
     } else {
         env
     };
-    if env.error_kind() != Some(ErrorKind::AgentError)
-        || !stderr.iter().any(|s| s.contains(REFUSED))
-    {
+    if env.error_kind() != Some(ErrorKind::AgentError) || !seen.unknown() || !refused {
         return env;
     }
     env.map_error(|e| {

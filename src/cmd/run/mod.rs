@@ -55,9 +55,23 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         Err(f) => return fail_before_named("run", &names, &f, io, style),
     };
     let mismatch = match (&a.schema.schema, &from_argv, loaded.schema()) {
-        (Some(_), Some((flag, value)), Some(s)) => crate::schema::read(value)
+        // The agent's flag holding `sojx compile -r --provider claude-code` of --schema (the
+        // documented recipe) is the same schema in Claude Code's terms, not a mismatch.
+        (Some(ours), Some((flag, value)), Some(s)) => crate::schema::read(value)
             .ok()
             .filter(|given| given.document != s.document)
+            .filter(|given| {
+                crate::schema::read(ours)
+                    .and_then(|l| {
+                        crate::lower::lower(
+                            &l,
+                            &a.schema,
+                            crate::cli::Provider::ClaudeCode,
+                            crate::cli::Compat::Lossy,
+                        )
+                    })
+                    .map_or(true, |(compiled, _)| compiled != given.document)
+            })
             .map(|_| {
                 crate::producer::Warning::new(
                     "schema_mismatch",
@@ -237,11 +251,10 @@ fn attempt(
     if profile != Some(crate::agent::Profile::Claude) {
         return env;
     }
-    let said = [
-        report.stderr_tail.as_str(),
-        report.stderr_first_error.as_deref().unwrap_or_default(),
-    ];
-    claude_schema::tell(env, &seen, &said)
+    let refused = profile
+        .and_then(|p| p.schema_arg(&spec.argv))
+        .is_some_and(|(_, schema)| claude_schema::refused(&schema, &a.schema));
+    claude_schema::tell(env, &seen, refused)
 }
 
 /// One line on stderr between two attempts: what failed, and how the next one is made.

@@ -60,6 +60,15 @@ pub(super) fn failure(
         None => format!("the agent run {why}"),
     };
     let never_reached = never_reached_model(r);
+    let refused = api_error
+        .filter(|e| PERMANENT_API_ERRORS.contains(e))
+        .map(str::to_owned)
+        .or_else(|| {
+            refusal(
+                &[str_at(r, "api_error_type")],
+                u64_at(r, "api_error_status"),
+            )
+        });
     let mut details = agent_details(subtype, str_at(r, "terminal_reason"), errors);
     if let Value::Object(m) = &mut details {
         m.insert("is_error".into(), Value::Bool(is_error));
@@ -79,25 +88,18 @@ pub(super) fn failure(
         if let Some(e) = api_error {
             m.insert("api_error".into(), Value::from(e));
         }
+        // An answer failure only when the API did not refuse the run (that one is not
+        // retryable, and `retries` reads the cause).
         let cause = match (prose, never_reached) {
             (_, true) => Some(NEVER_REACHED_MODEL),
-            (Some(_), false) => Some(crate::producer::NO_STRUCTURED_OUTPUT),
-            (None, false) => None,
+            (Some(_), false) if refused.is_none() => Some(crate::producer::NO_STRUCTURED_OUTPUT),
+            _ => None,
         };
         if let Some(c) = cause {
             m.insert("cause".into(), Value::from(c));
         }
     }
     let f = agent_failure(message, details);
-    let refused = api_error
-        .filter(|e| PERMANENT_API_ERRORS.contains(e))
-        .map(str::to_owned)
-        .or_else(|| {
-            refusal(
-                &[str_at(r, "api_error_type")],
-                u64_at(r, "api_error_status"),
-            )
-        });
     Verdict::Failed(match (refused, prose) {
         (Some(e), _) => f.retryable(false).hint(format!(
             "re-running will not help: the API refused the run ({e}); fix the account, \

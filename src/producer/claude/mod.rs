@@ -421,7 +421,7 @@ impl Extractor for Claude {
                 self.prose(producer, subtype),
             );
             if let Verdict::Failed(f) = &mut verdict {
-                self.rejections.annotate(f);
+                self.rejections.annotate(f, subtype);
             }
             return Outcome {
                 producer,

@@ -31,12 +31,16 @@ impl Rejections {
         self.last = Some((tool, snippet(&words, KEPT)));
     }
 
-    /// A failed run's failure with the last refusal's words added where they are missing
-    /// (`details.rejected`, and the message).
-    pub(super) fn annotate(&self, f: &mut Failure) {
+    /// An answer failure (`error_max_structured_output_retries`) with the last refusal's words
+    /// added where they are missing (`details.rejected`, and the message); other failures (an
+    /// API error, a cancelled run) are left as they are.
+    pub(super) fn annotate(&self, f: &mut Failure, subtype: Option<&str>) {
         let Some((tool, words)) = &self.last else {
             return;
         };
+        if subtype != Some("error_max_structured_output_retries") {
+            return;
+        }
         if let Some(Value::Object(d)) = &mut f.details {
             d.insert("rejected".into(), Value::from(vec![words.clone()]));
         }
