@@ -55,6 +55,19 @@ fn only_a_rejected_call_falls_through_to_the_text() {
     let r = extract(&[], "claude-code/rejected-only.ndjson");
     assert_eq!(r.kind(), Some("not_found"));
     assert_eq!(r.one()["found"], false);
+    // The refusal names the failure (issue 40, item 3)…
+    let message = r.one()["error"]["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.contains("refused 1 StructuredOutput call(s)"),
+        "{message}"
+    );
+    // …but --strict keeps its own reason, which is why the text was not taken.
+    let r = extract(&["--strict"], "claude-code/rejected-only.ndjson");
+    assert_eq!(r.kind(), Some("not_found"));
+    assert_eq!(
+        r.one()["error"]["message"],
+        "the answer text is not exactly one JSON value"
+    );
 }
 
 #[test]

@@ -281,3 +281,27 @@ fn a_refused_structured_output_call_names_the_failure_of_the_prose_after_it() {
         "{plain}"
     );
 }
+
+/// A refusal is named in the failure it explains (`error_max_structured_output_retries`), not
+/// in another failure after it (a cancelled run, an API error).
+#[test]
+fn a_refusal_is_named_only_where_it_is_the_cause() {
+    let init =
+        r#"{"type":"system","subtype":"init","session_id":"s","tools":["StructuredOutput"]}"#;
+    let call = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"StructuredOutput","input":{}}]}}"#;
+    let refused = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"Output does not match required schema: /verdict: required"}]}}"#;
+    let ended = |subtype: &str| {
+        format!(
+            r#"{{"type":"result","subtype":"{subtype}","is_error":true,"errors":["gave up"],"num_turns":2,"duration_api_ms":10,"session_id":"s"}}"#
+        )
+    };
+    let max = ended("error_max_structured_output_retries");
+    let out = outcome(&[init, call, refused, &max], false);
+    assert!(
+        out.contains("/verdict: required") && out.contains("rejected"),
+        "{out}"
+    );
+    let other = ended("error_during_execution");
+    let out = outcome(&[init, call, refused, &other], false);
+    assert!(!out.contains("/verdict: required"), "{out}");
+}
