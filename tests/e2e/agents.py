@@ -22,7 +22,7 @@ Every case runs in a fresh HOME and working folder with a clean environment (PAT
 CLI's own variables). It prints a table (CLI, version, case, result, attempts, seconds) and exits
 1 when a case failed, naming the CLI, its version and what differed.
 
-  python3 tests/e2e/agents.py --install DIR            # npm ci the pinned CLIs into DIR, then run
+  python3 tests/e2e/agents.py --install DIR            # install the pinned CLIs into DIR, then run
   python3 tests/e2e/agents.py --prefix DIR             # DIR already holds them (node_modules/.bin)
   python3 tests/e2e/agents.py --prefix DIR --record tests/fixtures/real
                                                        # also record what each CLI printed
@@ -367,9 +367,11 @@ def install(prefix, latest):
         pkgs = [f"{p}@latest" for p in PACKAGES.values()]
         cmd = ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error", *pkgs]
     else:
+        # `npm install` with the lockfile: `npm ci` refuses a lockfile that lacks other
+        # platforms' optional packages, which a registry mirror may not list.
         for f in ("package.json", "package-lock.json"):
             shutil.copy(HERE / f, prefix / f)
-        cmd = ["npm", "ci", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error"]
+        cmd = ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error"]
     print("installing:", " ".join(cmd), file=sys.stderr, flush=True)
     subprocess.run(cmd, check=True, stdout=sys.stderr)
 
@@ -384,7 +386,7 @@ def version(bin_dir, cli):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = ap.add_mutually_exclusive_group(required=True)
-    where.add_argument("--install", type=Path, help="npm ci the pinned CLIs into this prefix first")
+    where.add_argument("--install", type=Path, help="install the pinned CLIs (package-lock.json) into this prefix first")
     where.add_argument("--prefix", type=Path, help="an npm prefix that holds the CLIs")
     ap.add_argument("--latest", action="store_true", help="with --install: the newest versions, not the pinned ones")
     ap.add_argument("--sojx", type=Path, default=ROOT / "target" / "release" / "sojx")
@@ -401,6 +403,14 @@ def main():
     bin_dir = prefix.resolve() / "node_modules" / ".bin"
     sojx = str(args.sojx.resolve())
     clis = args.only.split(",") if args.only else list(CLIS)
+    if not args.latest:
+        # The versions CI runs are the pinned ones, whatever the prefix holds.
+        pinned = json.loads((HERE / "package.json").read_text())["dependencies"]
+        wrong = [f"{cli} is {version(bin_dir, cli)}, pinned {pinned[PACKAGES[cli]]}"
+                 for cli in clis if version(bin_dir, cli) != pinned[PACKAGES[cli]]]
+        if wrong:
+            print("not the pinned versions (tests/e2e/package.json):", "; ".join(wrong), file=sys.stderr)
+            return 1
     scratch = Path(tempfile.mkdtemp(prefix="sojx-e2e-"))
     rows, failures = [], []
     started = time.monotonic()
