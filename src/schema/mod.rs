@@ -46,6 +46,17 @@ pub struct Schema {
     pub document: Value,
 }
 
+impl Schema {
+    /// The document as it was read, to lower or compile again without reading it again.
+    pub fn loaded(&self) -> Loaded {
+        Loaded {
+            name: self.name.clone(),
+            document: self.document.clone(),
+            base: self.base.clone(),
+        }
+    }
+}
+
 impl std::fmt::Debug for Schema {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Schema")

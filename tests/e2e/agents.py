@@ -403,11 +403,12 @@ def main():
     bin_dir = prefix.resolve() / "node_modules" / ".bin"
     sojx = str(args.sojx.resolve())
     clis = args.only.split(",") if args.only else list(CLIS)
+    versions = {cli: version(bin_dir, cli) for cli in clis}
     if not args.latest:
         # The versions CI runs are the pinned ones, whatever the prefix holds.
         pinned = json.loads((HERE / "package.json").read_text())["dependencies"]
-        wrong = [f"{cli} is {version(bin_dir, cli)}, pinned {pinned[PACKAGES[cli]]}"
-                 for cli in clis if version(bin_dir, cli) != pinned[PACKAGES[cli]]]
+        wrong = [f"{cli} is {versions[cli]}, pinned {pinned[PACKAGES[cli]]}"
+                 for cli in clis if versions[cli] != pinned[PACKAGES[cli]]]
         if wrong:
             print("not the pinned versions (tests/e2e/package.json):", "; ".join(wrong), file=sys.stderr)
             return 1
@@ -417,7 +418,7 @@ def main():
 
     def one_cli(cli):
         """Every scenario of one CLI, in order: its rows and failures."""
-        ver = version(bin_dir, cli)
+        ver = versions[cli]
         out_rows, out_failures = [], []
 
         def record(name, out, err, status, case):

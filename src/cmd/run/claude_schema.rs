@@ -149,9 +149,9 @@ impl<R: Read> Read for Watch<R> {
 
 /// The attempt's envelope, told what happened to the schema: a `json_schema_dropped` warning
 /// when the init event offered no `StructuredOutput`, and for a refusal — the agent failed
-/// before its init event, with a schema Claude Code's check refuses (`refused`) — the cause and
-/// the fix in the hint (not retryable: the same schema is refused again).
-pub(super) fn tell(env: Envelope, seen: &Seen, refused: bool) -> Envelope {
+/// before its init event, with a schema Claude Code's check refuses (`refused`, asked only
+/// then) — the cause and the fix in the hint (not retryable: the same schema is refused again).
+pub(super) fn tell(env: Envelope, seen: &Seen, refused: impl FnOnce() -> bool) -> Envelope {
     let env = if seen.missing() {
         env.with_warning(Warning::new(
             "json_schema_dropped",
@@ -162,7 +162,7 @@ pub(super) fn tell(env: Envelope, seen: &Seen, refused: bool) -> Envelope {
     } else {
         env
     };
-    if env.error_kind() != Some(ErrorKind::AgentError) || !seen.unknown() || !refused {
+    if env.error_kind() != Some(ErrorKind::AgentError) || !seen.unknown() || !refused() {
         return env;
     }
     env.map_error(|e| {

@@ -57,20 +57,17 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let mismatch = match (&a.schema.schema, &from_argv, loaded.schema()) {
         // The agent's flag holding `sojx compile -r --provider claude-code` of --schema (the
         // documented recipe) is the same schema in Claude Code's terms, not a mismatch.
-        (Some(ours), Some((flag, value)), Some(s)) => crate::schema::read(value)
+        (Some(_), Some((flag, value)), Some(s)) => crate::schema::read(value)
             .ok()
             .filter(|given| given.document != s.document)
             .filter(|given| {
-                crate::schema::read(ours)
-                    .and_then(|l| {
-                        crate::lower::lower(
-                            &l,
-                            &a.schema,
-                            crate::cli::Provider::ClaudeCode,
-                            crate::cli::Compat::Lossy,
-                        )
-                    })
-                    .map_or(true, |(compiled, _)| compiled != given.document)
+                crate::lower::lower(
+                    &s.loaded(),
+                    &a.schema,
+                    crate::cli::Provider::ClaudeCode,
+                    crate::cli::Compat::Lossy,
+                )
+                .map_or(true, |(compiled, _)| compiled != given.document)
             })
             .map(|_| {
                 crate::producer::Warning::new(
@@ -251,9 +248,11 @@ fn attempt(
     if profile != Some(crate::agent::Profile::Claude) {
         return env;
     }
-    let refused = profile
-        .and_then(|p| p.schema_arg(&spec.argv))
-        .is_some_and(|(_, schema)| claude_schema::refused(&schema, &a.schema));
+    let refused = || {
+        profile
+            .and_then(|p| p.schema_arg(&spec.argv))
+            .is_some_and(|(_, schema)| claude_schema::refused(&schema, &a.schema))
+    };
     claude_schema::tell(env, &seen, refused)
 }
 
