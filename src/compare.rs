@@ -18,11 +18,13 @@ use std::collections::HashMap;
 
 use crate::cli::CompareArgs;
 use crate::envelope::{self, Envelope, Parts};
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::extract;
 use crate::input::{Ahead, Ended, LineSink, Piece, Plan, Source, read_lines};
 use crate::jq::{Expr, short};
-use crate::producer::{LineFacts, Warning};
+use crate::names::Command;
+use crate::producer::LineFacts;
+use crate::warning::{Warning, WarningKind};
 
 /// The longest `input` name before it is summarized as `<N inputs>`.
 const MAX_INPUT_NAME: usize = 200;
@@ -63,7 +65,12 @@ pub(crate) fn input_name(names: &[String]) -> String {
 pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Loaded> {
     let name = source.name();
     let failed = |f: Failure| {
-        let env = envelope::failure("extract", &name, f.target(name.clone()), Parts::default());
+        let env = envelope::failure(
+            Command::Extract,
+            &name,
+            f.target(name.clone()),
+            Parts::default(),
+        );
         vec![from_own(name.clone(), env)]
     };
     let reader = match source.open() {
@@ -311,7 +318,7 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
         let kind = e.get("kind").and_then(Value::as_str).unwrap_or("error");
         let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
         warnings.push(Warning::new(
-            "input_failed",
+            WarningKind::InputFailed,
             format!("{name}: {kind}: {msg}; it was left out of the comparison"),
         ));
     }
@@ -353,7 +360,7 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
             .unwrap_or_default();
         let f = Failure::new(
             ErrorKind::AssertionFailed,
-            "compare",
+            Operation::Compare,
             format!(
                 "{} contradiction(s): items with the same {} have different {} (first: key {}: {})",
                 contradictions.len(),
@@ -366,7 +373,7 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
         .target(exprs.field.text.clone())
         .hint("error.details.contradictions lists every key, its values and where each came from")
         .details(body);
-        return envelope::failure("compare", input, f, parts);
+        return envelope::failure(Command::Compare, input, f, parts);
     }
     // The input whose failure is worst decides the kind (and so the exit status), whatever the
     // order of the arguments; the first such input among equals.
@@ -379,13 +386,13 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
     let worst = failed
         .iter()
         .rev()
-        .max_by_key(|(_, e)| crate::exit::ExitStatus::of("compare", kind_of(e)));
+        .max_by_key(|(_, e)| crate::exit::ExitStatus::of(Command::Compare, kind_of(e)));
     if let Some((name, e)) = worst {
         let kind = kind_of(e);
         let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
         let mut f = Failure::new(
             kind,
-            "extract",
+            Operation::Extract,
             format!(
                 "{} of {} input(s) could not be compared (first: {name}: {msg})",
                 failed.len(),
@@ -397,14 +404,14 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
         if let Some(d) = e.get("details") {
             f = f.details(d.clone());
         }
-        return envelope::failure("compare", input, f, parts);
+        return envelope::failure(Command::Compare, input, f, parts);
     }
-    envelope::success("compare", input, body, parts)
+    envelope::success(Command::Compare, input, body, parts)
 }
 
 fn skipped(where_: &str, flag: &str, expr: &str, why: &str) -> Warning {
     Warning::new(
-        "item_skipped",
+        WarningKind::ItemSkipped,
         format!("{where_}: {flag} `{expr}` gave {why}; the item was left out"),
     )
 }

@@ -6,7 +6,9 @@ use serde_json::Value;
 
 use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
-use crate::producer::{Producer, Session, Warning};
+use crate::names::Command;
+use crate::producer::{Producer, Session};
+use crate::warning::Warning;
 
 pub const SCHEMA_VERSION: &str = "1.1";
 
@@ -17,7 +19,7 @@ pub const SCHEMA_VERSION: &str = "1.1";
 #[derive(Debug, Clone, Serialize)]
 pub struct Envelope {
     timestamp: String,
-    command: &'static str,
+    command: Command,
     exit_code: ExitStatus,
     output_format: &'static str,
     schema_version: &'static str,
@@ -50,7 +52,7 @@ pub struct Envelope {
 
 impl Envelope {
     /// The six common fields, and nothing else yet.
-    fn common(command: &'static str, exit_code: ExitStatus, input: &str) -> Self {
+    fn common(command: Command, exit_code: ExitStatus, input: &str) -> Self {
         Self {
             timestamp: timestamp(),
             command,
@@ -75,7 +77,7 @@ impl Envelope {
     /// This envelope as `command`'s (`run` reports what `extract` decided): the exit status
     /// follows, from the error's kind.
     #[must_use]
-    pub fn as_command(mut self, command: &'static str) -> Self {
+    pub fn as_command(mut self, command: Command) -> Self {
         self.command = command;
         if let Some(e) = &self.error {
             self.exit_code = ExitStatus::of(command, e.kind);
@@ -152,7 +154,7 @@ impl Envelope {
         self.exit_code
     }
 
-    pub fn command(&self) -> &'static str {
+    pub fn command(&self) -> Command {
         self.command
     }
 
@@ -229,7 +231,7 @@ pub struct Parts {
 }
 
 /// A success envelope.
-pub fn success(command: &'static str, input: &str, data: Value, parts: Parts) -> Envelope {
+pub fn success(command: Command, input: &str, data: Value, parts: Parts) -> Envelope {
     Envelope {
         producer: parts.producer,
         source: parts.source,
@@ -243,7 +245,7 @@ pub fn success(command: &'static str, input: &str, data: Value, parts: Parts) ->
 
 /// A failure envelope. Its exit status is the one the failure's kind contributes; an error
 /// without a target names the input.
-pub fn failure(command: &'static str, input: &str, mut failure: Failure, parts: Parts) -> Envelope {
+pub fn failure(command: Command, input: &str, mut failure: Failure, parts: Parts) -> Envelope {
     if failure.target.is_empty() {
         input.clone_into(&mut failure.target);
     }
@@ -320,6 +322,7 @@ pub fn depth(v: &Value) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::Operation;
 
     #[test]
     fn utc_formatting() {
@@ -331,9 +334,9 @@ mod tests {
     #[test]
     fn common_fields_come_first_in_order() {
         let e = failure(
-            "extract",
+            Command::Extract,
             "<stdin>",
-            Failure::new(ErrorKind::NotFound, "extract", "none"),
+            Failure::new(ErrorKind::NotFound, Operation::Extract, "none"),
             Parts::default(),
         );
         assert_eq!(e.exit_status(), ExitStatus::Failure);
@@ -360,7 +363,7 @@ mod tests {
 
     #[test]
     fn a_success_always_has_validation_and_warnings() {
-        let v = success("extract", "a", Value::from(1), Parts::default()).into_value();
+        let v = success(Command::Extract, "a", Value::from(1), Parts::default()).into_value();
         let keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
         assert_eq!(
             &keys[5..],

@@ -1,61 +1,73 @@
 //! Typed failures: every way an input can fail, as the envelope's `error` object carries it.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
-/// The stable error kinds of contract §6 (snake_case on the wire).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorKind {
-    Usage,
-    Filesystem,
-    SchemaInvalid,
-    EmptyInput,
-    Parse,
-    Truncated,
-    AgentError,
-    NotFound,
-    JsonInvalid,
-    ValidationFailed,
-    AssertionFailed,
-    Timeout,
-    Io,
-    Internal,
-    /// `run`: COMMAND could not be started (not found, not executable).
-    Spawn,
-    /// `run`: sojx got SIGINT, SIGTERM or SIGHUP while the agent ran.
-    Interrupted,
+use crate::names::wire_enum;
+
+wire_enum! {
+    /// The stable error kinds of contract §6.
+    pub enum ErrorKind {
+        Usage = "usage",
+        Filesystem = "filesystem",
+        SchemaInvalid = "schema_invalid",
+        EmptyInput = "empty_input",
+        Parse = "parse",
+        Truncated = "truncated",
+        AgentError = "agent_error",
+        NotFound = "not_found",
+        JsonInvalid = "json_invalid",
+        ValidationFailed = "validation_failed",
+        AssertionFailed = "assertion_failed",
+        Timeout = "timeout",
+        Io = "io",
+        Internal = "internal",
+        /// `run`: COMMAND could not be started (not found, not executable).
+        Spawn = "spawn",
+        /// `run`: sojx got SIGINT, SIGTERM or SIGHUP while the agent ran.
+        Interrupted = "interrupted",
+    }
+}
+
+wire_enum! {
+    /// The envelope's `error.operation`: what sojx was doing when it failed (contract §6).
+    pub enum Operation {
+        /// Parsing the command line.
+        ParseArguments = "parse_arguments",
+        /// Reading an input, a side file or a schema's file.
+        Read = "read",
+        /// Reading the schema given with `--schema`.
+        ReadSchema = "read_schema",
+        /// Compiling the schema for validation.
+        CompileSchema = "compile_schema",
+        /// Compiling a jq expression (`--assert`, `compare`'s keys).
+        CompileExpression = "compile_expression",
+        /// Telling who wrote the input.
+        Detect = "detect",
+        /// Finding the final answer in a producer's output.
+        Extract = "extract",
+        /// Reading JSON text into a value.
+        Parse = "parse",
+        /// Validating a value against the schema.
+        Validate = "validate",
+        /// Evaluating `--assert`.
+        Assert = "assert",
+        /// `compare`'s comparison of the inputs.
+        Compare = "compare",
+        /// `lint`'s check of a schema.
+        Lint = "lint",
+        /// `compile`'s lowering of a schema.
+        Compile = "compile",
+        /// `run`: the agent's run, as a whole.
+        Run = "run",
+        /// `run`: starting the agent.
+        Spawn = "spawn",
+        /// Writing the output, the tee or a side file.
+        Write = "write",
+    }
 }
 
 impl ErrorKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Usage => "usage",
-            Self::Filesystem => "filesystem",
-            Self::SchemaInvalid => "schema_invalid",
-            Self::EmptyInput => "empty_input",
-            Self::Parse => "parse",
-            Self::Truncated => "truncated",
-            Self::AgentError => "agent_error",
-            Self::NotFound => "not_found",
-            Self::JsonInvalid => "json_invalid",
-            Self::ValidationFailed => "validation_failed",
-            Self::AssertionFailed => "assertion_failed",
-            Self::Timeout => "timeout",
-            Self::Io => "io",
-            Self::Internal => "internal",
-            Self::Spawn => "spawn",
-            Self::Interrupted => "interrupted",
-        }
-    }
-
-    /// The kind named `s` on the wire (`not_found` → `NotFound`), by the same serde names
-    /// the envelope is written with.
-    pub fn parse(s: &str) -> Option<Self> {
-        use serde::de::{IntoDeserializer, value::Error};
-        Self::deserialize(IntoDeserializer::<Error>::into_deserializer(s)).ok()
-    }
-
     /// Whether re-running the agent (not sojx) can plausibly fix a failure of this kind.
     pub fn retryable(self) -> bool {
         matches!(
@@ -77,7 +89,7 @@ impl ErrorKind {
 #[derive(Debug, Clone, Serialize)]
 pub struct Failure {
     pub kind: ErrorKind,
-    pub operation: &'static str,
+    pub operation: Operation,
     pub target: String,
     pub retryable: bool,
     pub message: String,
@@ -91,7 +103,7 @@ pub struct Failure {
 }
 
 impl Failure {
-    pub fn new(kind: ErrorKind, operation: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(kind: ErrorKind, operation: Operation, message: impl Into<String>) -> Self {
         Self {
             kind,
             operation,

@@ -6,6 +6,7 @@
 use serde::{Serialize, Serializer};
 
 use crate::error::ErrorKind;
+use crate::names::Command;
 
 /// SIGINT's number on every unix.
 const SIGINT: u8 = 2;
@@ -33,7 +34,7 @@ impl ExitStatus {
     /// The status a failure of `kind` contributes to `command`. For `lint` and `compile` the
     /// schema is the input, so what they find in it (`schema_invalid`) is the input's failure,
     /// 1; for every other command a broken schema is the caller's, 3.
-    pub fn of(command: &str, kind: ErrorKind) -> Self {
+    pub fn of(command: Command, kind: ErrorKind) -> Self {
         match kind {
             ErrorKind::EmptyInput
             | ErrorKind::Parse
@@ -44,7 +45,7 @@ impl ExitStatus {
             | ErrorKind::ValidationFailed
             | ErrorKind::AssertionFailed => Self::Failure,
             ErrorKind::Timeout => Self::Timeout,
-            ErrorKind::SchemaInvalid if matches!(command, "lint" | "compile") => Self::Failure,
+            ErrorKind::SchemaInvalid if command.reads_a_schema() => Self::Failure,
             ErrorKind::Usage
             | ErrorKind::SchemaInvalid
             | ErrorKind::Filesystem
@@ -101,6 +102,7 @@ impl Serialize for ExitStatus {
 mod tests {
     use super::ExitStatus;
     use crate::error::ErrorKind;
+    use crate::names::Command;
 
     #[test]
     fn a_run_exits_with_its_worst_input() {
@@ -141,23 +143,24 @@ mod tests {
             K::Internal,
             K::Spawn,
         ];
-        for cmd in ["extract", "validate", "compare", "lint", "compile"] {
+        for &cmd in Command::ALL {
             for k in agent {
                 assert_eq!(ExitStatus::of(cmd, k), ExitStatus::Failure, "{cmd} {k:?}");
             }
             assert_eq!(ExitStatus::of(cmd, K::Timeout), ExitStatus::Timeout);
             for k in caller {
-                let want = if k == K::SchemaInvalid && matches!(cmd, "lint" | "compile") {
-                    ExitStatus::Failure
-                } else {
-                    ExitStatus::Error
-                };
+                let want =
+                    if k == K::SchemaInvalid && matches!(cmd, Command::Lint | Command::Compile) {
+                        ExitStatus::Failure
+                    } else {
+                        ExitStatus::Error
+                    };
                 assert_eq!(ExitStatus::of(cmd, k), want, "{cmd} {k:?}");
             }
         }
         assert_eq!(ExitStatus::interrupted(15).code(), 143);
         assert_eq!(ExitStatus::interrupted(1).code(), 129);
-        assert_eq!(ExitStatus::of("run", K::Interrupted).code(), 130);
+        assert_eq!(ExitStatus::of(Command::Run, K::Interrupted).code(), 130);
         // Stopped by a signal is worse than any input's failure.
         assert_eq!(
             ExitStatus::Error.worst(ExitStatus::interrupted(1)),

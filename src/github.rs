@@ -13,6 +13,7 @@ use serde_json::Value;
 
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, violation_parts};
+use crate::names::Command;
 
 /// Most violations of one input annotated (the envelope, and the JSON mode, have them all).
 const VIOLATIONS: usize = 20;
@@ -68,7 +69,7 @@ pub(crate) fn commands(out: &mut dyn Write, env: &Envelope) -> io::Result<()> {
         }
     }
     let Some(err) = env.error() else {
-        if env.command() != "lint" {
+        if env.command() != Command::Lint {
             let what = [
                 env.producer().map(crate::producer::Producer::id),
                 env.source_kind(),
@@ -113,7 +114,7 @@ pub(crate) fn commands(out: &mut dyn Write, env: &Envelope) -> io::Result<()> {
 
 /// `sojx lint`'s findings, on success (`data`) or failure (`error.details`).
 fn findings(env: &Envelope) -> Option<&Vec<Value>> {
-    if env.command() != "lint" {
+    if env.command() != Command::Lint {
         return None;
     }
     let holder = env.data().or_else(|| env.error()?.details.as_ref())?;
@@ -124,7 +125,7 @@ fn findings(env: &Envelope) -> Option<&Vec<Value>> {
 pub(crate) const SUMMARY_ROWS: usize = 100;
 
 /// The job summary's table header.
-pub(crate) fn summary_head(command: &str) -> String {
+pub(crate) fn summary_head(command: Command) -> String {
     format!(
         "\n### sojx {command}\n\n| input | producer | result | error | first violations, or the message | cost | turns |\n| --- | --- | --- | --- | --- | --- | --- |\n"
     )

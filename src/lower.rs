@@ -14,15 +14,16 @@ use serde_json::{Map, Value, json};
 
 use crate::cli::{self, Compat, Provider};
 use crate::envelope::{self, Envelope, Parts};
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::lint::{
     ANNOTATIONS, CLAUDE_CODE, CLAUDE_CODE_DRAFT, KNOWN, Shape, claude_code_takes_draft,
     external_refs, format_unsupported, is_object_node, needs_object_root, provider_id, shape,
     unsupported, untyped,
 };
+use crate::names::Command;
 use crate::pointer::escape;
-use crate::producer::Warning;
 use crate::schema;
+use crate::warning::{Warning, WarningKind};
 
 /// The property a wrapped root lives under.
 pub(crate) const WRAP_KEY: &str = "value";
@@ -44,7 +45,7 @@ impl Lowering {
 
     /// A change that loses meaning: a warning in `lossy`, a refusal in `strict`. Returns whether
     /// to apply it.
-    fn lossy(&mut self, pointer: &str, kind: &'static str, message: String) -> bool {
+    fn lossy(&mut self, pointer: &str, kind: WarningKind, message: String) -> bool {
         match self.compat {
             Compat::Lossy => {
                 self.warnings.push(Warning::new(kind, message));
@@ -73,7 +74,7 @@ impl Lowering {
                 let at = if p.is_empty() { "/" } else { p };
                 self.lossy(
                     p,
-                    "untyped_schema",
+                    WarningKind::UntypedSchema,
                     format!("{at} has no type; OpenAI strict mode cannot express \"any value\" (left as is)"),
                 );
             }
@@ -115,13 +116,13 @@ impl Lowering {
                 // (Claude Code takes oneOf: handled above.)
                 rename = self.lossy(
                     &at,
-                    "one_of_as_any_of",
+                    WarningKind::OneOfAsAnyOf,
                     format!("{at}: oneOf became anyOf ({id} has no oneOf): a value matching several branches is no longer rejected"),
                 );
             } else if unsupported(self.provider, &k) {
                 if self.lossy(
                     &at,
-                    "keyword_dropped",
+                    WarningKind::KeywordDropped,
                     format!("dropped {at}: {id} does not support `{k}`"),
                 ) {
                     o.remove(&k);
@@ -131,7 +132,7 @@ impl Lowering {
                 && format_unsupported(self.provider, f)
             {
                 let msg = format!("dropped {at}: {id} does not support format `{f}`");
-                if self.lossy(&at, "format_dropped", msg) {
+                if self.lossy(&at, WarningKind::FormatDropped, msg) {
                     o.remove("format");
                 }
             } else if k == "minItems"
@@ -141,7 +142,7 @@ impl Lowering {
                     .is_some_and(|n| n > 1)
             {
                 let msg = format!("{at} lowered to 1: Claude supports minItems 0 or 1 only");
-                if self.lossy(&at, "min_items_lowered", msg) {
+                if self.lossy(&at, WarningKind::MinItemsLowered, msg) {
                     o.insert("minItems".into(), json!(1));
                 }
             }
@@ -159,12 +160,16 @@ impl Lowering {
         }
         let why = format!("Claude Code's --json-schema validator (Ajv, draft-07) refuses `{k}`");
         if KNOWN.contains(&k) && !ANNOTATIONS.contains(&k) && !self.unknown_here(k) {
-            if self.lossy(at, "keyword_dropped", format!("dropped {at}: {why}")) {
+            if self.lossy(
+                at,
+                WarningKind::KeywordDropped,
+                format!("dropped {at}: {why}"),
+            ) {
                 o.shift_remove(k);
             }
         } else {
             self.warnings.push(Warning::new(
-                "unknown_keyword_dropped",
+                WarningKind::UnknownKeywordDropped,
                 format!("dropped {at}: {why}; no validator checks it, so nothing is lost"),
             ));
             o.shift_remove(k);
@@ -199,7 +204,7 @@ impl Lowering {
                         "{at} set to false: {} needs closed objects, so extra properties are no longer accepted",
                         self.id()
                     );
-                    if self.lossy(&at, "additional_properties_closed", msg) {
+                    if self.lossy(&at, WarningKind::AdditionalPropertiesClosed, msg) {
                         o.insert("additionalProperties".into(), Value::Bool(false));
                     }
                 }
@@ -230,7 +235,7 @@ impl Lowering {
                 nullable(s);
                 added.push(name.clone());
                 self.warnings.push(Warning::new(
-                    "optional_made_nullable",
+                    WarningKind::OptionalMadeNullable,
                     format!(
                         "{p}/properties/{} is now required and accepts null: OpenAI strict mode has no optional properties, so read null as \"not given\"",
                         escape(name)
@@ -329,7 +334,7 @@ fn claude_code_draft(doc: &mut Value, rewritten: bool, warnings: &mut Vec<Warnin
     }
     if let Some(d) = &had {
         warnings.push(Warning::new(
-            "schema_draft_changed",
+            WarningKind::SchemaDraftChanged,
             format!(
                 "/$schema: {d} became \"{CLAUDE_CODE_DRAFT}\": Claude Code's --json-schema validator (Ajv) takes draft-07 only, and refuses the schema otherwise"
             ),
@@ -463,7 +468,7 @@ pub(crate) fn lower(
         doc = schema::dereference(loaded, args)?;
         for (at, r) in &external {
             l.warnings.push(Warning::new(
-                "external_ref_inlined",
+                WarningKind::ExternalRefInlined,
                 format!(
                     "{at}: `{r}` inlined ({} resolves only references inside the document)",
                     l.id()
@@ -477,7 +482,7 @@ pub(crate) fn lower(
             .is_some_and(|o| o.keys().all(|k| ANNOTATIONS.contains(&k.as_str())))
     {
         l.warnings.push(Warning::new(
-            "empty_schema",
+            WarningKind::EmptySchema,
             "the schema constrains nothing: the compiled schema enforces nothing either",
         ));
     }
@@ -499,7 +504,7 @@ pub(crate) fn lower(
     if needs_object_root(provider) && !root_is_object(&doc) {
         doc = wrap(doc);
         l.warnings.push(Warning::new(
-            "root_wrapped",
+            WarningKind::RootWrapped,
             format!(
                 "the root is not an object, and {} needs one: it was wrapped as /properties/{WRAP_KEY}; unwrap the answer with `.{WRAP_KEY}` (e.g. `sojx extract -r … | jq .{WRAP_KEY}`)",
                 l.id()
@@ -513,7 +518,7 @@ pub(crate) fn lower(
     let first = l.refused[0]["message"].as_str().unwrap_or("").to_owned();
     Err(Failure::new(
         ErrorKind::SchemaInvalid,
-        "compile",
+        Operation::Compile,
         format!("{n} change(s) would lose meaning for {} (first: {first})", l.id()),
     )
     .target(loaded.name.clone())
@@ -526,13 +531,13 @@ pub(crate) fn lower(
 pub(crate) fn run(a: &cli::CompileArgs) -> Envelope {
     let args = a.refs.schema_args(&a.schema);
     if let Err(f) = schema::check_options(&args) {
-        return envelope::failure("compile", &a.schema, f, Parts::default());
+        return envelope::failure(Command::Compile, &a.schema, f, Parts::default());
     }
     let result = schema::read(&a.schema)
         .and_then(|loaded| lower(&loaded, &args, a.provider, a.compat).map(|r| (loaded.name, r)));
     match result {
         Ok((name, (doc, warnings))) => envelope::success(
-            "compile",
+            Command::Compile,
             &name,
             doc,
             Parts {
@@ -546,7 +551,7 @@ pub(crate) fn run(a: &cli::CompileArgs) -> Envelope {
             } else {
                 f.target.clone()
             };
-            envelope::failure("compile", &name, f, Parts::default())
+            envelope::failure(Command::Compile, &name, f, Parts::default())
         }
     }
 }

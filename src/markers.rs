@@ -19,8 +19,8 @@ use std::path::Path;
 
 use serde_json::{Map, Value, json};
 
-use crate::error::{ErrorKind, Failure};
-use crate::producer::Warning;
+use crate::error::{ErrorKind, Failure, Operation};
+use crate::warning::{Warning, WarningKind};
 
 const LEVELS: [&str; 3] = ["info", "warning", "critical"];
 
@@ -68,7 +68,7 @@ pub(crate) fn parse(text: &str) -> Markers {
         let no = i + 1;
         let report = |why: String| {
             Warning::new(
-                "marker_invalid",
+                WarningKind::MarkerInvalid,
                 format!(
                     "answer line {no}: {why}; the marker was skipped: {}",
                     crate::jq::short(&Value::from(raw.trim()))
@@ -127,7 +127,7 @@ pub(crate) fn load_handoff(path: &Path) -> Result<Value, Failure> {
     let bytes = crate::input::read_regular(path).map_err(|e| {
         Failure::new(
             ErrorKind::Filesystem,
-            "read",
+            Operation::Read,
             format!(
                 "cannot read the handoff file {}: {}",
                 path.display(),

@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::cli::OutputFormat;
 use crate::envelope::Envelope;
 use crate::error::ErrorKind;
+use crate::names::Command;
 use crate::producer::Session;
 use crate::sanitize::sanitize;
 
@@ -198,7 +199,7 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             pretty_block(out, c, CANDIDATE_LINES)?;
         }
     } else {
-        let kind = env.source_kind().unwrap_or(env.command());
+        let kind = env.source_kind().unwrap_or(env.command().as_str());
         let line = env
             .source()
             .and_then(|s| s.get("line"))
@@ -220,7 +221,7 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             paint(color, kind, |s| s.green().to_string())
         )?;
         match env.data() {
-            Some(d) if env.command() == "lint" => {
+            Some(d) if env.command() == Command::Lint => {
                 if let Some(Value::Array(fs)) = d.get("findings") {
                     findings(out, fs, color)?;
                 }

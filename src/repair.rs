@@ -12,6 +12,8 @@
 
 use serde_json::Value;
 
+use crate::warning::WarningKind;
+
 /// Deepest nesting a repair will track.
 const MAX_DEPTH: usize = 512;
 
@@ -19,16 +21,16 @@ const MAX_DEPTH: usize = 512;
 #[derive(Debug, PartialEq)]
 pub struct Repaired {
     pub value: Value,
-    pub repairs: Vec<(&'static str, String)>,
+    pub repairs: Vec<(WarningKind, String)>,
 }
 
 /// Try to repair `text` into one JSON value. `None` when it cannot be done within the rules.
 pub fn repair(text: &str) -> Option<Repaired> {
-    let mut repairs: Vec<(&'static str, String)> = Vec::new();
+    let mut repairs: Vec<(WarningKind, String)> = Vec::new();
     let start = text.find(['{', '['])?;
     if !text[..start].trim().is_empty() {
         repairs.push((
-            "stray_prefix",
+            WarningKind::StrayPrefix,
             format!(
                 "removed {} bytes of text before the JSON value",
                 text[..start].trim().len()
@@ -94,7 +96,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
     }
     if trailing_commas > 0 {
         repairs.push((
-            "trailing_comma",
+            WarningKind::TrailingComma,
             format!("removed {trailing_commas} trailing comma(s)"),
         ));
     }
@@ -107,7 +109,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
         }
         if !rest.trim().is_empty() {
             repairs.push((
-                "stray_suffix",
+                WarningKind::StraySuffix,
                 format!(
                     "removed {} bytes of text after the JSON value",
                     rest.trim().len()
@@ -140,14 +142,17 @@ pub fn repair(text: &str) -> Option<Repaired> {
         let mut closed = out.clone();
         let mut attempt = repairs.clone();
         if strip_trailing_comma(&mut closed) {
-            attempt.push(("trailing_comma", "removed a trailing comma".into()));
+            attempt.push((
+                WarningKind::TrailingComma,
+                "removed a trailing comma".into(),
+            ));
         }
         closed.push(close_outer);
         if let Ok(value) = crate::json::from_slice(&closed)
             && !is_empty_container(&value)
         {
             attempt.push((
-                "unclosed_brackets",
+                WarningKind::UnclosedBrackets,
                 "closed the outermost bracket, left open at the end".into(),
             ));
             return Some(Repaired {
@@ -165,7 +170,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
         return None;
     }
     repairs.push((
-        "dropped_incomplete_member",
+        WarningKind::DroppedIncompleteMember,
         format!(
             "removed the cut-off last {} ({} bytes); its value was incomplete",
             member_name(outer, &dropped),
@@ -173,7 +178,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
         ),
     ));
     repairs.push((
-        "unclosed_brackets",
+        WarningKind::UnclosedBrackets,
         "closed the outermost bracket, left open at the end".into(),
     ));
     Some(Repaired { value, repairs })
@@ -234,7 +239,7 @@ mod tests {
     use serde_json::json;
 
     fn names(r: &Repaired) -> Vec<&'static str> {
-        r.repairs.iter().map(|(n, _)| *n).collect()
+        r.repairs.iter().map(|(n, _)| n.as_str()).collect()
     }
 
     #[test]

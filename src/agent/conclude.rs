@@ -13,13 +13,14 @@ use serde_json::{Map, Value, json};
 
 use super::{Ended, Report, signal_name};
 use crate::envelope::{self, Envelope};
-use crate::error::{ErrorKind, Failure};
-use crate::producer::Warning;
+use crate::error::{ErrorKind, Failure, Operation};
+use crate::names::Command;
+use crate::warning::{Warning, WarningKind};
 
 /// The run's envelope: `env` (what the output came to), `report` (how the agent ended) and
 /// `ended` (whether sojx stopped it).
 pub(crate) fn conclude(env: Envelope, report: &Report, ended: Ended) -> Envelope {
-    let env = env.as_command("run");
+    let env = env.as_command(Command::Run);
     let input = env.input().to_owned();
     let env = match ended {
         Ended::Interrupted(sig) => interrupted(
@@ -31,7 +32,7 @@ pub(crate) fn conclude(env: Envelope, report: &Report, ended: Ended) -> Envelope
             ),
         ),
         Ended::TimedOut if env.error().is_none() => env.with_warning(Warning::new(
-            "agent_lingered",
+            WarningKind::AgentLingered,
             format!(
                 "the agent gave its answer but had not exited when --timeout passed; sojx stopped it, and it {}",
                 report.how()
@@ -40,7 +41,7 @@ pub(crate) fn conclude(env: Envelope, report: &Report, ended: Ended) -> Envelope
         Ended::TimedOut => stderr_said(env, report),
         Ended::ByItself if report.succeeded() => env,
         Ended::ByItself if env.error().is_none() => env.with_warning(Warning::new(
-            "agent_failed",
+            WarningKind::AgentFailed,
             format!("the agent {} after giving a valid answer", report.how()),
         )),
         // The output's failure is the agent's side (not sojx's own, `io` or `internal`) and the
@@ -64,12 +65,12 @@ pub(crate) fn interrupted(env: Envelope, sig: i32, when: &str) -> Envelope {
     details.insert("output".into(), outcome(&env));
     let f = Failure::new(
         ErrorKind::Interrupted,
-        "run",
+        Operation::Run,
         format!("sojx got {name} {when}"),
     )
     .retryable(false)
     .details(Value::Object(details));
-    let env = envelope::failure("run", &input, f, env.into_parts()).interrupted_by(sig);
+    let env = envelope::failure(Command::Run, &input, f, env.into_parts()).interrupted_by(sig);
     match agent {
         Some(a) => env.with_agent(a),
         None => env,
@@ -115,7 +116,7 @@ fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
     };
     let f = Failure::new(
         ErrorKind::AgentError,
-        "run",
+        Operation::Run,
         format!("the agent {} without a valid answer{said}", report.how()),
     )
     .retryable(retryable)
@@ -126,7 +127,7 @@ fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
         Some(c) => f.candidate(c),
         None => f,
     };
-    envelope::failure("run", input, f, env.into_parts())
+    envelope::failure(Command::Run, input, f, env.into_parts())
 }
 
 /// A `timeout` whose output named nothing the agent was doing (no error or retry event on its
@@ -193,9 +194,9 @@ mod tests {
 
     fn empty() -> Envelope {
         envelope::failure(
-            "extract",
+            Command::Extract,
             "agent",
-            Failure::new(ErrorKind::EmptyInput, "read", "the input is empty"),
+            Failure::new(ErrorKind::EmptyInput, Operation::Read, "the input is empty"),
             Parts::default(),
         )
     }
@@ -213,7 +214,7 @@ mod tests {
             f.message,
             "the agent exited with status 1 without a valid answer: Error: Invalid API key"
         );
-        assert_eq!(e.command(), "run");
+        assert_eq!(e.command(), Command::Run);
         assert_eq!(e.exit_status(), ExitStatus::Failure);
         let v = e.into_value();
         assert_eq!(v["error"]["details"]["output"]["kind"], "empty_input");
@@ -223,9 +224,10 @@ mod tests {
     #[test]
     fn sojx_own_failures_stay_sojx_own_when_the_agent_failed_too() {
         let io = envelope::failure(
-            "extract",
+            Command::Extract,
             "agent",
-            Failure::new(ErrorKind::Io, "write", "writing to --tee failed").retryable(false),
+            Failure::new(ErrorKind::Io, Operation::Write, "writing to --tee failed")
+                .retryable(false),
             Parts::default(),
         );
         let e = conclude(io, &report(None, Some(13), ""), Ended::ByItself);
@@ -233,9 +235,9 @@ mod tests {
         assert_eq!(e.exit_status(), ExitStatus::Error);
         // A producer's "not retryable" survives the agent's failing exit.
         let cut = envelope::failure(
-            "extract",
+            Command::Extract,
             "agent",
-            Failure::new(ErrorKind::Truncated, "extract", "cut").retryable(false),
+            Failure::new(ErrorKind::Truncated, Operation::Extract, "cut").retryable(false),
             Parts::default(),
         );
         let e = conclude(cut, &report(Some(1), None, ""), Ended::ByItself);
@@ -259,9 +261,9 @@ mod tests {
 
     #[test]
     fn a_valid_answer_stays_valid_with_a_warning() {
-        let ok = envelope::success("extract", "agent", json!({"a": 1}), Parts::default());
+        let ok = envelope::success(Command::Extract, "agent", json!({"a": 1}), Parts::default());
         let e = conclude(ok, &report(Some(2), None, ""), Ended::ByItself);
         assert!(e.error().is_none());
-        assert_eq!(e.warnings()[0].kind, "agent_failed");
+        assert_eq!(e.warnings()[0].kind, WarningKind::AgentFailed);
     }
 }

@@ -19,7 +19,7 @@ use std::time::Instant;
 use serde_json::{Map, Value, json};
 
 use crate::activity::Activity;
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::input::io_reason;
 
 pub(crate) use conclude::{conclude, interrupted};
@@ -115,10 +115,12 @@ pub(crate) struct Agent {
 /// leave the agent running.
 pub(crate) fn spawn(spec: &Spec) -> Result<Agent, Failure> {
     let Some((program, args)) = spec.argv.split_first() else {
-        return Err(
-            Failure::new(ErrorKind::Usage, "parse_arguments", "no COMMAND after `--`")
-                .retryable(false),
-        );
+        return Err(Failure::new(
+            ErrorKind::Usage,
+            Operation::ParseArguments,
+            "no COMMAND after `--`",
+        )
+        .retryable(false));
     };
     let mut cmd = Command::new(program);
     cmd.args(args)
@@ -181,7 +183,7 @@ fn spawn_failure(spec: &Spec, e: &std::io::Error) -> Failure {
     };
     Failure::new(
         ErrorKind::Spawn,
-        "spawn",
+        Operation::Spawn,
         format!("cannot start `{}`: {why}", quote(&program)),
     )
     .target(program)

@@ -243,14 +243,20 @@ pub(crate) fn attempt_entry(n: u32, env: &Envelope, via: &str, duration_ms: u64)
 mod tests {
     use super::*;
     use crate::envelope::{self, Parts as EnvParts};
+    use crate::error::Operation;
+    use crate::names::Command;
 
     fn failed(kind: ErrorKind, details: Option<Value>) -> Envelope {
-        let mut f = Failure::new(kind, "validate", "the output does not match the schema");
+        let mut f = Failure::new(
+            kind,
+            Operation::Validate,
+            "the output does not match the schema",
+        );
         if let Some(d) = details {
             f = f.details(d);
         }
         envelope::failure(
-            "run",
+            Command::Run,
             "agent",
             f.candidate(json!({"verdict": "MAYBE"})),
             EnvParts::default(),
@@ -287,13 +293,13 @@ mod tests {
         );
         assert!(!retries(&other, &[]));
         let auth = envelope::failure(
-            "run",
+            Command::Run,
             "agent",
-            Failure::new(ErrorKind::AgentError, "extract", "auth").retryable(false),
+            Failure::new(ErrorKind::AgentError, Operation::Extract, "auth").retryable(false),
             EnvParts::default(),
         );
         assert!(!retries(&auth, &[Extra::AgentError]));
-        let ok = envelope::success("run", "agent", json!(1), EnvParts::default());
+        let ok = envelope::success(Command::Run, "agent", json!(1), EnvParts::default());
         assert!(!retries(&ok, &[Extra::AgentError]));
     }
 

@@ -7,9 +7,10 @@ use super::Io;
 use super::extract::extract_options;
 use super::output::{emit, sources, stdin_guard, style};
 use crate::envelope::{self, Parts};
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::exit::ExitStatus;
 use crate::input::Source;
+use crate::names::Command;
 use crate::{batch, cli, compare, jq, schema};
 
 pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
@@ -18,7 +19,7 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
     let names: Vec<String> = sources.iter().map(Source::name).collect();
     let input = compare::input_name(&names);
     let fail = |io: &mut Io<'_>, f: Failure| -> io::Result<ExitStatus> {
-        let env = envelope::failure("compare", &input, f, Parts::default());
+        let env = envelope::failure(Command::Compare, &input, f, Parts::default());
         emit(io, &env, style)?;
         Ok(env.exit_status())
     };
@@ -30,7 +31,7 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         Ok(s) => s,
         Err(f) => return fail(io, f),
     };
-    if let Some(code) = stdin_guard("compare", &a.files, io) {
+    if let Some(code) = stdin_guard(Command::Compare, &a.files, io) {
         return Ok(code);
     }
     let opts = extract_options(
@@ -57,7 +58,7 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
             io,
             Failure::new(
                 ErrorKind::Internal,
-                "compare",
+                Operation::Compare,
                 "no thread could be started to run the expressions".to_owned(),
             ),
         );

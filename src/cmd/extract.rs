@@ -8,6 +8,7 @@ use super::output::{
 };
 use super::{Env, Io};
 use crate::exit::ExitStatus;
+use crate::names::Command;
 use crate::{activity, batch, cli, extract, input, jq, markers, render, schema};
 
 /// `extract`'s options for a run of `compare` or `extract`: the flags both share, and the plan
@@ -101,9 +102,9 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
     let style = style(&a.output, io);
     let loaded = match Loaded::load(&a.schema, &a.answer) {
         Ok(l) => l,
-        Err(f) => return fail_before_input("extract", &a.files, &f, io, style),
+        Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
     };
-    if let Some(code) = stdin_guard("extract", &a.files, io) {
+    if let Some(code) = stdin_guard(Command::Extract, &a.files, io) {
         return Ok(code);
     }
     let sources = sources(&a.files);
@@ -119,7 +120,7 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         let read = files_read(&a.schema, a.answer.handoff.as_deref());
         let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
             Ok(t) => t,
-            Err(f) => return fail_before_input("extract", &a.files, &f, io, style),
+            Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
         };
         for s in &sources {
             let name = s.name();

@@ -22,6 +22,7 @@ use crate::cli::{Cli, Command, Lazy};
 use crate::color::EnvSnapshot;
 use crate::error::ErrorKind;
 use crate::exit::ExitStatus;
+use crate::names;
 
 /// The environment variables sojx reads, read once here, at the edge, and passed down: nothing
 /// below the command layer reads the environment.
@@ -172,7 +173,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> ExitSta
     match io.stdout.flush() {
         Err(e) if status.is_success() => {
             let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {e}");
-            ExitStatus::of("sojx", ErrorKind::Io)
+            ExitStatus::of(names::Command::Sojx, ErrorKind::Io)
         }
         _ => status,
     }
@@ -202,7 +203,7 @@ fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> Ex
         Err(e) if is_broken_pipe(&e) => ExitStatus::Success,
         Err(e) => {
             let _ = writeln!(io.stderr, "sojx: io: {e:#}");
-            ExitStatus::of("sojx", ErrorKind::Io)
+            ExitStatus::of(names::Command::Sojx, ErrorKind::Io)
         }
     }
 }

@@ -10,6 +10,7 @@ use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
 use crate::input::Source;
+use crate::names::Command;
 use crate::render::{self, Style};
 use crate::{github, sanitize, schema};
 
@@ -59,7 +60,7 @@ pub(super) fn sources(files: &[std::path::PathBuf]) -> Vec<Source> {
 /// No FILE and stdin a terminal: one line on stderr and a `usage` exit status instead of
 /// hanging (a person typed the command; there is no input to write an envelope for).
 pub(super) fn stdin_guard(
-    command: &'static str,
+    command: Command,
     files: &[std::path::PathBuf],
     io: &mut Io<'_>,
 ) -> Option<ExitStatus> {
@@ -84,7 +85,7 @@ pub(super) fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<
 /// envelope, at most [`github::SUMMARY_ROWS`], appended to the file once the command is done.
 #[derive(Debug, Default)]
 pub(super) struct Summary {
-    command: &'static str,
+    command: Option<Command>,
     rows: Vec<String>,
     more: usize,
 }
@@ -94,7 +95,7 @@ impl Summary {
         if style.format != OutputFormat::Github || e.github_step_summary.is_none() {
             return;
         }
-        self.command = env.command();
+        self.command = Some(env.command());
         if self.rows.len() < github::SUMMARY_ROWS {
             self.rows.push(github::summary_row(env));
         } else {
@@ -115,7 +116,7 @@ pub(super) fn write_summary(io: &mut Io<'_>) -> ExitStatus {
     else {
         return ExitStatus::Success;
     };
-    let mut table = github::summary_head(s.command);
+    let mut table = github::summary_head(s.command.unwrap_or(Command::Sojx));
     table.extend(s.rows);
     if s.more > 0 {
         table.push_str(&format!(
@@ -138,7 +139,7 @@ pub(super) fn write_summary(io: &mut Io<'_>) -> ExitStatus {
                 sanitize::sanitize(&path.to_string_lossy()),
                 crate::input::io_reason(&e)
             );
-            ExitStatus::of("sojx", ErrorKind::Io)
+            ExitStatus::of(Command::Sojx, ErrorKind::Io)
         }
     }
 }
@@ -231,7 +232,7 @@ pub(super) fn one(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<E
 /// envelope per input), and one line on stderr that blames no input; the failure's `target`
 /// and message name what is wrong.
 pub(super) fn fail_before_input(
-    command: &'static str,
+    command: Command,
     files: &[std::path::PathBuf],
     f: &Failure,
     io: &mut Io<'_>,
@@ -243,7 +244,7 @@ pub(super) fn fail_before_input(
 
 /// [`fail_before_input`] for inputs by their names (`run`: the agent's).
 pub(super) fn fail_before_named(
-    command: &'static str,
+    command: Command,
     names: &[String],
     f: &Failure,
     io: &mut Io<'_>,

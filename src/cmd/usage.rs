@@ -8,8 +8,9 @@ use super::Io;
 use crate::cli::{self, OutputFormat};
 use crate::color;
 use crate::envelope::{self, Parts};
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::exit::ExitStatus;
+use crate::names::Command;
 use crate::render::{self, Style};
 
 /// `--help` / `--version` print and exit 0; usage errors print clap's message on stderr and a
@@ -35,10 +36,10 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
         // `--help > /dev/full` must not claim success.
         if let Err(err) = write!(out, "{text}").and_then(|()| out.flush()) {
             let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {err}");
-            return ExitStatus::of("sojx", ErrorKind::Io);
+            return ExitStatus::of(Command::Sojx, ErrorKind::Io);
         }
         return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
-            ExitStatus::of("sojx", ErrorKind::Usage)
+            ExitStatus::of(Command::Sojx, ErrorKind::Usage)
         } else {
             ExitStatus::Success
         };
@@ -52,23 +53,23 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
         .iter()
         .skip(1)
         .filter_map(|a| a.to_str())
-        .find_map(|a| {
-            ["extract", "validate", "lint", "compile", "compare"]
-                .into_iter()
-                .find(|c| *c == a)
-        })
-        .unwrap_or("sojx");
+        .find_map(Command::subcommand)
+        .unwrap_or(Command::Sojx);
     // clap's message up to its usage block, on one line ("… were not provided: --schema <S>").
     let full = e.to_string();
     let body = full.split("\nUsage:").next().unwrap_or(&full);
     let message = body.split_whitespace().collect::<Vec<_>>().join(" ");
     let message = message.trim_start_matches("error: ").to_owned();
-    let f = Failure::new(ErrorKind::Usage, "parse_arguments", message)
+    let f = Failure::new(ErrorKind::Usage, Operation::ParseArguments, message)
         .retryable(false)
         .hint(
             format!(
                 "run `sojx {} --help`",
-                if command == "sojx" { "" } else { command }
+                if command == Command::Sojx {
+                    ""
+                } else {
+                    command.as_str()
+                }
             )
             .replace("  ", " "),
         );

@@ -7,8 +7,9 @@ use super::Io;
 use super::output::{Tally, emit, fail_before_input, files_read, sources, stdin_guard, style};
 use crate::cli::OutputFormat;
 use crate::envelope::Envelope;
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::exit::ExitStatus;
+use crate::names::Command;
 use crate::render::Style;
 use crate::{cli, input, schema, validate};
 
@@ -19,22 +20,22 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
         Ok(None) => {
             let f = Failure::new(
                 ErrorKind::Usage,
-                "parse_arguments",
+                Operation::ParseArguments,
                 "sojx validate needs --schema",
             )
             .retryable(false)
             .hint("sojx validate --schema S [FILE]...");
-            return fail_before_input("validate", &a.files, &f, io, style);
+            return fail_before_input(Command::Validate, &a.files, &f, io, style);
         }
-        Err(f) => return fail_before_input("validate", &a.files, &f, io, style),
+        Err(f) => return fail_before_input(Command::Validate, &a.files, &f, io, style),
     };
-    if let Some(code) = stdin_guard("validate", &a.files, io) {
+    if let Some(code) = stdin_guard(Command::Validate, &a.files, io) {
         return Ok(code);
     }
     let read = files_read(&a.schema, None);
     let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
         Ok(t) => t,
-        Err(f) => return fail_before_input("validate", &a.files, &f, io, style),
+        Err(f) => return fail_before_input(Command::Validate, &a.files, &f, io, style),
     };
     // A valid document's envelope may be written as bytes when it is printed as compact JSON
     // (or not at all).

@@ -8,8 +8,9 @@
 
 use serde_json::{Value, json};
 
-use crate::error::{ErrorKind, Failure};
-use crate::producer::{SourceKind, ToolCall, Verdict, Warning, snippet};
+use crate::error::{ErrorKind, Failure, Operation};
+use crate::producer::{SourceKind, ToolCall, Verdict, snippet};
+use crate::warning::Warning;
 
 use super::Options;
 use super::candidate::{Chosen, pick};
@@ -86,7 +87,7 @@ fn different_tools(calls: &[ToolCall], other: &str) -> Failure {
         snippet(&calls[0].name, 60),
         snippet(other, 60),
     );
-    Failure::new(ErrorKind::NotFound, "extract", message)
+    Failure::new(ErrorKind::NotFound, Operation::Extract, message)
         .hint(
             "pass --schema: the last call whose input validates is then the answer (or force \
              one tool in the request)",

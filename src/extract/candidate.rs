@@ -4,10 +4,11 @@
 use serde_json::{Map, Value};
 
 use crate::envelope::MAX_DATA_DEPTH;
-use crate::error::{ErrorKind, Failure};
-use crate::producer::{Producer, SourceKind, Warning};
+use crate::error::{ErrorKind, Failure, Operation};
+use crate::producer::{Producer, SourceKind};
 use crate::repair;
 use crate::schema::{Schema, Violation};
+use crate::warning::Warning;
 
 use super::Options;
 
@@ -85,7 +86,7 @@ pub(super) fn not_found(message: String, producer: Producer, opts: &Options<'_>)
     } else {
         schema_option(producer)
     };
-    Failure::new(ErrorKind::NotFound, "extract", message).hint(hint)
+    Failure::new(ErrorKind::NotFound, Operation::Extract, message).hint(hint)
 }
 
 /// How to ask `producer` for structured output (`../shared/formats/`, each producer's
@@ -122,7 +123,7 @@ fn schema_option(producer: Producer) -> &'static str {
 pub(super) fn too_deep(text: &str, kind: SourceKind, limit: usize) -> Failure {
     Failure::new(
         ErrorKind::JsonInvalid,
-        "parse",
+        Operation::Parse,
         format!(
             "the {} nests deeper than {limit} levels, sojx's fixed nesting limit",
             what(kind)
@@ -155,7 +156,7 @@ pub(super) fn json_invalid(
 }
 
 fn json_invalid_because(err: &str, text: &str, kind: SourceKind) -> Failure {
-    Failure::new(ErrorKind::JsonInvalid, "parse", format!("the {} is not valid JSON: {err}", what(kind)))
+    Failure::new(ErrorKind::JsonInvalid, Operation::Parse, format!("the {} is not valid JSON: {err}", what(kind)))
         .hint("the answer looks like JSON but does not parse; --repair fixes cut-off answers and trailing commas")
         .candidate(Value::from(text))
 }

@@ -4,9 +4,11 @@
 use serde_json::Value;
 
 use crate::envelope::{self, Envelope, MAX_DATA_DEPTH, Parts, depth};
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::Item;
-use crate::producer::{self, Outcome, Producer, Verdict, Warning};
+use crate::names::Command;
+use crate::producer::{self, Outcome, Producer, Verdict};
+use crate::warning::{Warning, WarningKind};
 
 use super::Options;
 use super::calls::Pick;
@@ -17,7 +19,7 @@ use super::fallback::from_answer;
 /// skipped: the skipped lines are the likely cause (the `result` line was the long one), so it
 /// is a `parse` failure of the caller's limit, not a retryable `truncated` or `not_found`.
 fn blame_long_lines(mut f: Failure, warnings: &[Warning]) -> Failure {
-    let Some(w) = warnings.iter().find(|w| w.kind == "line_too_long") else {
+    let Some(w) = warnings.iter().find(|w| w.kind == WarningKind::LineTooLong) else {
         return f;
     };
     if !matches!(f.kind, ErrorKind::Truncated | ErrorKind::NotFound) {
@@ -55,7 +57,7 @@ pub fn decide(
         Ok(c) => c,
         Err((f, source)) => {
             let f = blame_long_lines(f, &warnings);
-            return envelope::failure("extract", name, f, parts(source, warnings));
+            return envelope::failure(Command::Extract, name, f, parts(source, warnings));
         }
     };
     // A value found in text that is itself a producer's output (a Gemini CLI error object after
@@ -77,17 +79,17 @@ pub fn decide(
     {
         let f = unknown_output(&chosen.value);
         let source = source_of(chosen.kind, chosen.line, &chosen.detail);
-        return envelope::failure("extract", name, f, parts(Some(source), warnings));
+        return envelope::failure(Command::Extract, name, f, parts(Some(source), warnings));
     }
     if depth(&chosen.value) > MAX_DATA_DEPTH {
         let f = too_deep(&chosen.value.to_string(), chosen.kind, MAX_DATA_DEPTH);
         let source = source_of(chosen.kind, chosen.line, &chosen.detail);
-        return envelope::failure("extract", name, f, parts(Some(source), warnings));
+        return envelope::failure(Command::Extract, name, f, parts(Some(source), warnings));
     }
     let mut p = parts(Some(chosen.source()), warnings);
     match check(name, chosen, opts, &mut p) {
-        Ok(data) => envelope::success("extract", name, data, p),
-        Err(f) => envelope::failure("extract", name, f, p),
+        Ok(data) => envelope::success(Command::Extract, name, data, p),
+        Err(f) => envelope::failure(Command::Extract, name, f, p),
     }
 }
 
@@ -188,7 +190,7 @@ fn unknown_output(value: &Value) -> Failure {
         .unwrap_or_default();
     Failure::new(
         ErrorKind::Parse,
-        "detect",
+        Operation::Detect,
         format!(
             "the JSON value found{ty} carries a run's identity (a session id, usage or turns) and no known producer writes it: a status or result object, not an answer"
         ),
@@ -226,7 +228,7 @@ mod tests {
     use super::super::Options;
     use super::super::tests::schema;
     use super::decide;
-    use crate::error::ErrorKind;
+    use crate::error::{ErrorKind, Operation};
     use crate::jq::Assertions;
     use crate::producer::{Outcome, Producer, Session, SourceKind, Verdict};
 
@@ -360,7 +362,8 @@ mod tests {
 
     #[test]
     fn a_failed_verdict_passes_through_with_the_producer() {
-        let f = crate::error::Failure::new(ErrorKind::AgentError, "extract", "the run failed");
+        let f =
+            crate::error::Failure::new(ErrorKind::AgentError, Operation::Extract, "the run failed");
         let env = run(Producer::GeminiCli, Verdict::Failed(f), &Options::default());
         assert_eq!(env["error"]["kind"], "agent_error");
         assert_eq!(env["producer"], "gemini-cli");

@@ -4,8 +4,9 @@
 use serde_json::{Map, json};
 
 use crate::error::{ErrorKind, Failure};
-use crate::producer::{Producer, SourceKind, Warning};
+use crate::producer::{Producer, SourceKind};
 use crate::text;
+use crate::warning::{Warning, WarningKind};
 
 use super::Options;
 use super::candidate::{Chosen, not_found, not_json, pick, try_repair};
@@ -23,7 +24,7 @@ fn from_markers(
         return None;
     }
     warnings.push(Warning::new(
-        "legacy_markers",
+        WarningKind::LegacyMarkers,
         format!(
             "the run has no structured output; used the legacy path: {} event(s) and {} memory \
              marker(s) read from the answer text{}",
@@ -103,7 +104,7 @@ fn from_text(
     let mined = text::mine(text, opts.max_candidates);
     if mined.capped {
         warnings.push(Warning::new(
-            "candidates_capped",
+            WarningKind::CandidatesCapped,
             format!(
                 "stopped after {} candidates (--max-candidates)",
                 opts.max_candidates

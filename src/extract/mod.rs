@@ -27,6 +27,7 @@ use crate::error::Failure;
 use crate::input::Source;
 use crate::input::Tee;
 use crate::jq::Assertions;
+use crate::names::Command;
 use crate::producer::Producer;
 use crate::schema::Schema;
 
@@ -102,7 +103,7 @@ pub fn run_live(source: &Source, opts: &Options<'_>, live: &mut Live<'_>) -> Env
     let name = source.name();
     let reader = match source.open_within(live.timeout) {
         Ok(r) => r,
-        Err(f) => return envelope::failure("extract", &name, f, Parts::default()),
+        Err(f) => return envelope::failure(Command::Extract, &name, f, Parts::default()),
     };
     from_reader(&name, reader, source.size(), opts, live)
 }
@@ -135,7 +136,7 @@ fn from_reader(
                 ..Parts::default()
             };
             // The target is the input unless the failure names another (the tee file).
-            return envelope::failure("extract", name, failure, parts);
+            return envelope::failure(Command::Extract, name, failure, parts);
         }
     };
     decide(name, outcome, warnings, opts)

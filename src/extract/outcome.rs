@@ -3,11 +3,12 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::{Framer, Item, Stats};
-use crate::producer::{self, Outcome, Producer, Session, SourceKind, Verdict, Warning};
+use crate::producer::{self, Outcome, Producer, Session, SourceKind, Verdict};
 use crate::repair;
 use crate::text;
+use crate::warning::{Warning, WarningKind};
 
 use super::Options;
 
@@ -23,7 +24,7 @@ pub(super) fn cut_document(framer: &Framer) -> Option<Outcome> {
         producer,
         Failure::new(
             ErrorKind::Truncated,
-            "extract",
+            Operation::Extract,
             format!("the input ends inside a JSON document that starts on line {line} (cut off)"),
         )
         .hint("the producer was stopped before it finished writing; re-run it"),
@@ -48,13 +49,13 @@ pub(super) fn mismatch(forced: Producer, detected: Option<Producer>, empty: bool
     if empty {
         return failed(
             forced,
-            Failure::new(ErrorKind::EmptyInput, "read", "the input is empty"),
+            Failure::new(ErrorKind::EmptyInput, Operation::Read, "the input is empty"),
         );
     }
     let f = match detected {
         Some(d) => Failure::new(
             ErrorKind::Parse,
-            "detect",
+            Operation::Detect,
             format!(
                 "--from {} was given, but the input looks like {} output",
                 forced.id(),
@@ -64,7 +65,7 @@ pub(super) fn mismatch(forced: Producer, detected: Option<Producer>, empty: bool
         .hint(format!("use --from {} or --from auto", d.id())),
         None => Failure::new(
             ErrorKind::Parse,
-            "detect",
+            Operation::Detect,
             format!(
                 "--from {} was given, but no {} event was found in the input",
                 forced.id(),
@@ -103,7 +104,7 @@ pub(super) fn json_document(
             p,
             Failure::new(
                 ErrorKind::Parse,
-                "parse",
+                Operation::Parse,
                 format!("the input holds {values} JSON values; --from json expects exactly one"),
             )
             .hint("use --from auto, or validate JSON Lines with `sojx validate`")
@@ -134,9 +135,13 @@ pub(super) fn json_document(
     }
     failed(
         p,
-        Failure::new(ErrorKind::Parse, "parse", "the input is not a JSON value")
-            .hint("use --from text to look for JSON inside text")
-            .candidate(Value::from(text)),
+        Failure::new(
+            ErrorKind::Parse,
+            Operation::Parse,
+            "the input is not a JSON value",
+        )
+        .hint("use --from text to look for JSON inside text")
+        .candidate(Value::from(text)),
     )
 }
 
@@ -188,7 +193,7 @@ pub(super) fn unknown_events(pending: &[Item], values: u64) -> Outcome {
         Producer::Text,
         Failure::new(
             ErrorKind::Parse,
-            "detect",
+            Operation::Detect,
             format!("the input holds {what}"),
         )
         .hint("name the producer with --from (--from json if the value is the answer), or use --from text to look for the answer in the raw text")
@@ -204,7 +209,7 @@ pub(super) fn text_outcome(framer: &mut Framer) -> Outcome {
             let text = match String::from_utf8(bytes) {
                 Ok(t) => t,
                 Err(e) => {
-                    warnings.push(Warning::new("invalid_utf8", "the input text is not valid UTF-8; invalid bytes were replaced with U+FFFD"));
+                    warnings.push(Warning::new(WarningKind::InvalidUtf8, "the input text is not valid UTF-8; invalid bytes were replaced with U+FFFD"));
                     String::from_utf8_lossy(e.as_bytes()).into_owned()
                 }
             };
@@ -218,7 +223,7 @@ pub(super) fn text_outcome(framer: &mut Framer) -> Outcome {
             p,
             Failure::new(
                 ErrorKind::Parse,
-                "parse",
+                Operation::Parse,
                 "the input is not a known producer's output and is too large to read as text",
             )
             .hint("raise --max-line-bytes, or name the producer with --from"),

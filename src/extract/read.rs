@@ -8,10 +8,11 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 
 use crate::activity::Activity;
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::Framer;
 use crate::input::{Ahead, Ended, LineSink, Piece, Plan, read_lines};
-use crate::producer::{self, LineFacts, Outcome, Producer, Verdict, Warning};
+use crate::producer::{self, LineFacts, Outcome, Producer, Verdict};
+use crate::warning::{Warning, WarningKind};
 
 use super::route::{Router, feed_piece};
 use super::{Live, Options, Stopped};
@@ -136,7 +137,7 @@ fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Dura
         message = e.after(&message);
         e.details(&mut details);
     }
-    let f = Failure::new(ErrorKind::Timeout, "read", message)
+    let f = Failure::new(ErrorKind::Timeout, Operation::Read, message)
         .hint("the agent may be stuck; raise --timeout if it is just slow")
         .details(Value::Object(details));
     match &last {
@@ -265,7 +266,7 @@ impl<'o> Reading<'o> {
         let mut warnings = Vec::new();
         if stats.too_long > 0 {
             warnings.push(Warning::new(
-                "line_too_long",
+                WarningKind::LineTooLong,
                 format!(
                     "{} line(s) longer than --max-line-bytes {} were skipped",
                     stats.too_long, opts.max_line_bytes
@@ -274,7 +275,7 @@ impl<'o> Reading<'o> {
         }
         if stats.too_deep > 0 {
             warnings.push(Warning::new(
-                "too_deep",
+                WarningKind::TooDeep,
                 format!(
                     "{} JSON value(s) nest deeper than {} levels, sojx's fixed limit, and were read as text",
                     stats.too_deep,
@@ -322,7 +323,7 @@ fn glued_warnings(framer: &Framer) -> Vec<Warning> {
                 _ => format!("after the JSON value: {}", quote(&g.after)),
             };
             Warning::new(
-                "glued_text",
+                WarningKind::GluedText,
                 format!("line {}: dropped the text {what}", g.line),
             )
         })
@@ -330,7 +331,7 @@ fn glued_warnings(framer: &Framer) -> Vec<Warning> {
     let rest = framer.glued_lines - framer.glued.len() as u64;
     if rest > 0 {
         out.push(Warning::new(
-            "glued_text",
+            WarningKind::GluedText,
             format!("text glued to JSON values was dropped on {rest} more line(s)"),
         ));
     }

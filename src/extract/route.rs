@@ -2,7 +2,7 @@
 //! handed to the producer's extractor (kept, bounded, while the producer is unknown).
 
 use crate::activity::Activity;
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::{Framer, Item, Stats};
 use crate::input::Piece;
 use crate::producer::{self, EventKind, Extractor, Fast, LastError, LineFacts, Outcome, Producer};
@@ -235,7 +235,7 @@ impl Router {
                 p,
                 Failure::new(
                     ErrorKind::Parse,
-                    "extract",
+                    Operation::Extract,
                     format!(
                         "the answer streamed in deltas grew past --max-answer-bytes {} ({held} bytes held); the rest was not read into memory",
                         self.max_answer
@@ -251,7 +251,7 @@ impl Router {
                 self.forced.unwrap_or(Producer::Text),
                 Failure::new(
                     ErrorKind::Parse,
-                    "read",
+                    Operation::Read,
                     format!("the input is {how}; sojx reads UTF-8"),
                 )
                 .hint("convert it first: `iconv -f UTF-16 -t UTF-8 FILE | sojx extract …` (in PowerShell, write the agent's output with `| Out-File -Encoding utf8`)")
@@ -274,7 +274,7 @@ impl Router {
             let p = self.forced.unwrap_or(Producer::Text);
             return failed(
                 p,
-                Failure::new(ErrorKind::EmptyInput, "read", "the input is empty")
+                Failure::new(ErrorKind::EmptyInput, Operation::Read, "the input is empty")
                     .hint("the producer printed nothing; check that it ran (and its stderr)"),
             );
         }
@@ -309,7 +309,7 @@ impl Router {
                 Producer::Text,
                 Failure::new(
                     ErrorKind::Parse,
-                    "read",
+                    Operation::Read,
                     if stats.sse_lines == 0 && stats.text_lines == 0 {
                         format!(
                             "every line of the input ({}) is longer than --max-line-bytes {}; none was read",
@@ -331,7 +331,7 @@ impl Router {
                 Producer::Text,
                 Failure::new(
                     ErrorKind::Parse,
-                    "detect",
+                    Operation::Detect,
                     "the input is a Server-Sent Events stream without data events",
                 )
                 .hint("name the producer with --from, or use --from text to look for the answer in the raw text")

@@ -10,7 +10,7 @@ use std::io::{self, Read};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 
 use super::{CHUNK, READ_AHEAD_MIN, Tee, io_reason};
 
@@ -97,7 +97,7 @@ impl<'t> Pump<'t> {
                 return Next::Failed(Box::new(
                     Failure::new(
                         ErrorKind::Io,
-                        "read",
+                        Operation::Read,
                         format!(
                             "cannot start the thread that enforces --timeout: {}",
                             io_reason(&e)
@@ -161,7 +161,7 @@ pub(super) fn recv<T>(rx: &Receiver<T>, deadline: Option<Instant>) -> Result<Opt
 pub fn read_failure(e: &io::Error) -> Failure {
     Failure::new(
         ErrorKind::Io,
-        "read",
+        Operation::Read,
         format!("reading the input failed: {}", io_reason(e)),
     )
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::producer::LineFacts;
 
 use super::{FactsPolicy, LinePump, LineSplitter, Next, NextBatch, Piece, Pump, Tee};
@@ -103,7 +103,7 @@ impl Ended {
     pub fn unexpected(&self) -> Failure {
         Failure::new(
             ErrorKind::Internal,
-            "read",
+            Operation::Read,
             format!("reading stopped before the input ended: {self:?}"),
         )
     }

@@ -5,7 +5,7 @@ use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 
 /// A file's identity: its device and inode (on unix; elsewhere its canonical path). Two names
 /// of one file (a hard link, a symlink, `/dev/stderr`) have one identity; paths alone cannot
@@ -121,14 +121,14 @@ impl Source {
             Self::Path(p) => match File::open(p) {
                 Ok(f) if f.metadata().is_ok_and(|m| m.is_dir()) => Err(Failure::new(
                     ErrorKind::Filesystem,
-                    "read",
+                    Operation::Read,
                     format!("{} is a directory, not a file", p.display()),
                 )
                 .target(self.name())),
                 Ok(f) => Ok(Box::new(f)),
                 Err(e) => Err(Failure::new(
                     ErrorKind::Filesystem,
-                    "read",
+                    Operation::Read,
                     format!("cannot open {}: {}", p.display(), io_reason(&e)),
                 )
                 .target(self.name())

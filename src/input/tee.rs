@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::time::Duration;
 
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 
 use super::{FileId, io_reason};
 
@@ -56,7 +56,7 @@ impl Tee {
         if let Some(what) = clash {
             return Err(Failure::new(
                 ErrorKind::Usage,
-                "parse_arguments",
+                Operation::ParseArguments,
                 format!(
                     "--tee {} is {what}; it would be truncated before it is read",
                     path.display()
@@ -117,7 +117,7 @@ impl Tee {
             .map_err(|e| {
                 Failure::new(
                     ErrorKind::Io,
-                    "write",
+                    Operation::Write,
                     format!(
                         "writing to --tee {} failed: {}",
                         self.path.display(),
@@ -168,7 +168,7 @@ impl Watchdog {
 fn cannot_create(path: &Path, e: &io::Error) -> Failure {
     Failure::new(
         ErrorKind::Filesystem,
-        "write",
+        Operation::Write,
         format!("cannot create --tee {}: {}", path.display(), io_reason(e)),
     )
     .target(path.to_string_lossy().into_owned())

@@ -20,7 +20,7 @@ use jaq_core::{Compiler, Ctx, Exn, Vars};
 use jaq_json::Val;
 use serde_json::{Value, json};
 
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 
 mod guard;
 
@@ -79,7 +79,7 @@ impl Expr {
         let usage = |why: String| {
             Failure::new(
                 ErrorKind::Usage,
-                "compile_expression",
+                Operation::CompileExpression,
                 format!("{flag} `{text}` is not a valid jq expression: {why}"),
             )
             .target(text.to_owned())
@@ -341,11 +341,13 @@ impl Assertions {
                 m
             })
             .collect();
-        Err(Failure::new(ErrorKind::AssertionFailed, "assert", message)
-            .target(first.text.clone())
-            .hint("feed error.details and candidate back to the model, or fix the assertion")
-            .details(json!({ "assertions": details }))
-            .candidate(data.clone()))
+        Err(
+            Failure::new(ErrorKind::AssertionFailed, Operation::Assert, message)
+                .target(first.text.clone())
+                .hint("feed error.details and candidate back to the model, or fix the assertion")
+                .details(json!({ "assertions": details }))
+                .candidate(data.clone()),
+        )
     }
 }
 

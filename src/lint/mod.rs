@@ -20,7 +20,8 @@ use serde_json::{Value, json};
 
 use crate::cli::{self, LintProvider, Provider};
 use crate::envelope::{self, Envelope, Parts};
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
+use crate::names::Command;
 use crate::schema::{self, Loaded};
 
 mod keywords;
@@ -156,7 +157,7 @@ pub(crate) fn run(a: &cli::LintArgs) -> Envelope {
     let args = a.refs.schema_args(&a.schema);
     let loaded = match schema::check_options(&args).and_then(|()| schema::read(&a.schema)) {
         Ok(l) => l,
-        Err(f) => return envelope::failure("lint", &a.schema, f, Parts::default()),
+        Err(f) => return envelope::failure(Command::Lint, &a.schema, f, Parts::default()),
     };
     let mut findings = lint(&loaded, &args, a.provider.unwrap_or(LintProvider::All));
     // No provider asked for: only the schema's own problems are errors; what a provider would
@@ -178,7 +179,7 @@ pub(crate) fn run(a: &cli::LintArgs) -> Envelope {
     let data = json!({"findings": findings, "counts": counts(&findings)});
     if errors == 0 {
         return envelope::success(
-            "lint",
+            Command::Lint,
             &loaded.name,
             data,
             Parts {
@@ -205,7 +206,7 @@ pub(crate) fn run(a: &cli::LintArgs) -> Envelope {
         .unwrap_or_default();
     let f = Failure::new(
         ErrorKind::SchemaInvalid,
-        "lint",
+        Operation::Lint,
         format!("{errors} error finding(s){first}"),
     )
     .target(loaded.name.clone())
@@ -213,7 +214,7 @@ pub(crate) fn run(a: &cli::LintArgs) -> Envelope {
     .hint("error.details.findings lists each finding with its fix")
     .details(data);
     envelope::failure(
-        "lint",
+        Command::Lint,
         &loaded.name,
         f,
         Parts {

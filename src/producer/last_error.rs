@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::{Verdict, provider_message, snippet, truncated};
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 
 /// One error or retry event.
 #[derive(Debug, Clone, PartialEq)]
@@ -160,7 +160,7 @@ pub(crate) fn truncated_after(marker: &str, last: Option<&LastError>) -> Verdict
     e.details(&mut details);
     let f = Failure::new(
         ErrorKind::Truncated,
-        "extract",
+        Operation::Extract,
         e.after(&format!(
             "the stream ended without its terminal marker ({marker})"
         )),

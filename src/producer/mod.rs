@@ -23,8 +23,10 @@ mod tool_calls;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::error::Failure;
+use crate::error::{Failure, Operation};
 use crate::framing::Item;
+use crate::names::wire_enum;
+use crate::warning::Warning;
 
 pub use detect::{detect, detect_output, event_type, run_identity};
 pub(crate) use gemini::FATAL as GEMINI_FATAL;
@@ -63,30 +65,16 @@ impl Producer {
     }
 }
 
-/// Which extraction rule produced the value (contract §4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SourceKind {
-    StructuredOutput,
-    ToolInput,
-    FinalText,
-    CodeFence,
-    Embedded,
-    Document,
-    Markers,
-}
-
-impl SourceKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::StructuredOutput => "structured_output",
-            Self::ToolInput => "tool_input",
-            Self::FinalText => "final_text",
-            Self::CodeFence => "code_fence",
-            Self::Embedded => "embedded",
-            Self::Document => "document",
-            Self::Markers => "markers",
-        }
+wire_enum! {
+    /// Which extraction rule produced the value (contract §4).
+    pub enum SourceKind {
+        StructuredOutput = "structured_output",
+        ToolInput = "tool_input",
+        FinalText = "final_text",
+        CodeFence = "code_fence",
+        Embedded = "embedded",
+        Document = "document",
+        Markers = "markers",
     }
 }
 
@@ -123,38 +111,6 @@ pub enum Verdict {
     },
     /// A complete run with no answer at all.
     Nothing { message: String },
-}
-
-/// A warning in the envelope.
-#[derive(Debug, Clone, Serialize)]
-pub struct Warning {
-    pub kind: &'static str,
-    pub message: String,
-}
-
-impl Warning {
-    pub fn new(kind: &'static str, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-        }
-    }
-
-    /// The JSON read on `line` (of the input; of the answer text when `None`) held a lone
-    /// UTF-16 surrogate escape, read as U+FFFD (`crate::json::from_slice_lenient`).
-    pub fn lone_surrogate(line: Option<u64>) -> Self {
-        let what = match line {
-            Some(l) => format!("line {l} holds"),
-            None => "the answer text holds".to_owned(),
-        };
-        Self::new(
-            "lone_surrogate",
-            format!(
-                "{what} a lone UTF-16 surrogate escape (a string cut inside an emoji, as \
-                 Node's JSON.stringify writes it); it was read as U+FFFD"
-            ),
-        )
-    }
 }
 
 /// Token usage, normalized across producers.
@@ -434,9 +390,13 @@ pub(crate) fn api_error(
 /// The failure of [`agent_error`], for a producer that sets `retryable` or the hint from its
 /// own error codes.
 pub(crate) fn agent_failure(message: impl Into<String>, details: Value) -> Failure {
-    Failure::new(crate::error::ErrorKind::AgentError, "extract", message)
-        .details(details)
-        .hint("the agent run failed; fix the cause named in error.details and run it again")
+    Failure::new(
+        crate::error::ErrorKind::AgentError,
+        Operation::Extract,
+        message,
+    )
+    .details(details)
+    .hint("the agent run failed; fix the cause named in error.details and run it again")
 }
 
 /// A `truncated` failure: the stream ended without the producer's positive terminal marker.
@@ -444,7 +404,7 @@ pub(crate) fn truncated(marker: &str) -> Verdict {
     Verdict::Failed(
         Failure::new(
             crate::error::ErrorKind::Truncated,
-            "extract",
+            Operation::Extract,
             format!("the stream ended without its terminal marker ({marker})"),
         )
         .hint(

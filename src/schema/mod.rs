@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 
 use crate::budget::{self, Cost, Graph};
 use crate::cli::SchemaArgs;
-use crate::error::{ErrorKind, Failure, thousands};
+use crate::error::{ErrorKind, Failure, Operation, thousands};
 
 mod compile;
 mod draft;
@@ -234,7 +234,7 @@ impl Schema {
     fn too_costly(&self, cost: &Cost) -> Failure {
         Failure::new(
             ErrorKind::SchemaInvalid,
-            "validate",
+            Operation::Validate,
             format!(
                 "validating the output against the schema would apply more than {} subschemas, sojx's validation budget ({} per value, or {} per node of the value when that is more): branches of anyOf/oneOf/allOf that $ref the same branching definitions repeat the work at every level",
                 thousands(cost.budget),
@@ -271,7 +271,7 @@ impl Schema {
             .unwrap_or_default();
         Failure::new(
             ErrorKind::ValidationFailed,
-            "validate",
+            Operation::Validate,
             format!("the output does not match the schema: {n} violation(s){first}"),
         )
         .target(self.name.clone())
@@ -309,7 +309,7 @@ fn called(name: &str) -> String {
 const INLINE_NAME: &str = "<inline>";
 
 fn invalid(target: &str, message: impl Into<String>) -> Failure {
-    Failure::new(ErrorKind::SchemaInvalid, "compile_schema", message)
+    Failure::new(ErrorKind::SchemaInvalid, Operation::CompileSchema, message)
         .target(target)
         .retryable(false)
 }
@@ -360,7 +360,7 @@ pub fn read(arg: &str) -> Result<Loaded, Failure> {
             let text = read_text(&p).map_err(|e| {
                 Failure::new(
                     ErrorKind::Filesystem,
-                    "read_schema",
+                    Operation::ReadSchema,
                     format!(
                         "cannot read the schema {name}: {}",
                         crate::input::io_reason(&e)

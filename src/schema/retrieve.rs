@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{called, invalid};
 use crate::cli::SchemaArgs;
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 
 /// The offline retriever of a schema given as `base` (`None`: inline), and the URI of its file,
 /// the base of relative references.
@@ -164,7 +164,7 @@ fn parse_resources(specs: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> 
             let (uri, file) = s.split_once('=').ok_or_else(|| {
                 Failure::new(
                     ErrorKind::Usage,
-                    "parse_arguments",
+                    Operation::ParseArguments,
                     format!("--resource {s}: expected URI=FILE"),
                 )
                 .retryable(false)
@@ -186,7 +186,7 @@ fn parse_resources(specs: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> 
             if let Err(e) = usable {
                 return Err(Failure::new(
                     ErrorKind::Filesystem,
-                    "read",
+                    Operation::Read,
                     format!("cannot read --resource {file}: {}", crate::input::io_reason(&e)),
                 )
                 .target(file.to_owned())

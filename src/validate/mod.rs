@@ -17,10 +17,12 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::envelope::{self, Envelope, Parts};
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::input::{Ahead, Ended, LineSink, Piece, Plan, Source, Tee, read_lines};
-use crate::producer::{LineFacts, Warning};
+use crate::names::Command;
+use crate::producer::LineFacts;
 use crate::schema::Schema;
+use crate::warning::Warning;
 
 mod batch;
 mod frame;
@@ -115,7 +117,14 @@ pub(crate) fn run_live(
     let name = source.name();
     let reader = match source.open_within(opts.timeout) {
         Ok(r) => r,
-        Err(f) => return out.envelope(envelope::failure("validate", &name, f, Parts::default())),
+        Err(f) => {
+            return out.envelope(envelope::failure(
+                Command::Validate,
+                &name,
+                f,
+                Parts::default(),
+            ));
+        }
     };
     let work = Work {
         name: &name,
@@ -177,7 +186,7 @@ pub(crate) fn run_live(
             Some(
                 Failure::new(
                     ErrorKind::Timeout,
-                    "read",
+                    Operation::Read,
                     format!("the input did not end within {secs} s ({lines} line(s) read, {count} document(s) validated)"),
                 )
                 .hint("raise --timeout, or check what writes the input")
@@ -188,7 +197,12 @@ pub(crate) fn run_live(
         Ended::Stopped => return Ok(()),
     };
     if let Some(f) = f {
-        return out.envelope(envelope::failure("validate", &name, f, Parts::default()));
+        return out.envelope(envelope::failure(
+            Command::Validate,
+            &name,
+            f,
+            Parts::default(),
+        ));
     }
     if let Some(mut docs) = docs {
         let mut done = Vec::new();
@@ -197,11 +211,11 @@ pub(crate) fn run_live(
     }
     if count == 0 {
         out.envelope(envelope::failure(
-            "validate",
+            Command::Validate,
             &name,
             Failure::new(
                 ErrorKind::EmptyInput,
-                "read",
+                Operation::Read,
                 "the input is empty: no JSON document to validate",
             )
             .retryable(false),
@@ -229,7 +243,7 @@ fn envelope_of(name: &str, schema: &Schema, doc: Doc<'_>) -> Envelope {
         Doc::Bad { line, reason, text } => {
             let mut f = Failure::new(
                 ErrorKind::Parse,
-                "parse",
+                Operation::Parse,
                 format!("line {line} is not JSON: {reason}"),
             )
             .target(format!("{name}:{line}"))
@@ -239,7 +253,7 @@ fn envelope_of(name: &str, schema: &Schema, doc: Doc<'_>) -> Envelope {
                 f = f.candidate(Value::String(text));
             }
             envelope::failure(
-                "validate",
+                Command::Validate,
                 name,
                 f,
                 Parts {
@@ -263,7 +277,7 @@ fn document(
         Ok(v) => v,
         Err(f) => {
             return envelope::failure(
-                "validate",
+                Command::Validate,
                 name,
                 f,
                 Parts {
@@ -276,7 +290,7 @@ fn document(
     };
     if violations.is_empty() {
         envelope::success(
-            "validate",
+            Command::Validate,
             name,
             value,
             Parts {
@@ -291,7 +305,7 @@ fn document(
             .failure(violations, value)
             .target(format!("{name}:{line}"));
         envelope::failure(
-            "validate",
+            Command::Validate,
             name,
             f,
             Parts {

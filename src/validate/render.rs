@@ -13,6 +13,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::{Value, json};
 
 use crate::envelope::{self, Parts};
+use crate::names::Command;
 use crate::schema::Schema;
 
 /// The text of a valid document's envelope around its timestamp, line and data.
@@ -36,7 +37,7 @@ impl Template {
     /// The template for the valid documents of `input`.
     pub(super) fn new(input: &str, schema: &Schema) -> Self {
         let env = envelope::success(
-            "validate",
+            Command::Validate,
             input,
             Value::Null,
             Parts {
@@ -205,7 +206,7 @@ mod tests {
                     &mut out,
                 );
                 let env = envelope::success(
-                    "validate",
+                    Command::Validate,
                     input,
                     value,
                     Parts {

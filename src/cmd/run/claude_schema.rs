@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use crate::envelope::Envelope;
 use crate::error::ErrorKind;
-use crate::producer::Warning;
+use crate::warning::{Warning, WarningKind};
 
 /// Whether Claude Code's check refuses `schema` (the value of its `--json-schema`): a
 /// `claude-code` lint error (the draft, a keyword Ajv does not know). Decided on the schema,
@@ -154,7 +154,7 @@ impl<R: Read> Read for Watch<R> {
 pub(super) fn tell(env: Envelope, seen: &Seen, refused: impl FnOnce() -> bool) -> Envelope {
     let env = if seen.missing() {
         env.with_warning(Warning::new(
-            "json_schema_dropped",
+            WarningKind::JsonSchemaDropped,
             format!(
                 "COMMAND has --json-schema, but its init event lists no StructuredOutput tool: Claude Code dropped the schema, so the answer was not held to it; {FIX}"
             ),

@@ -13,6 +13,8 @@ use super::Io;
 use super::extract::Loaded;
 use super::output::{emit, fail_before_named, files_read, style};
 use crate::exit::ExitStatus;
+use crate::names::Command;
+use crate::warning::{Warning, WarningKind};
 use crate::{activity, cli};
 
 #[cfg(unix)]
@@ -52,7 +54,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     });
     let (loaded, mut plan) = match setup {
         Ok(x) => x,
-        Err(f) => return fail_before_named("run", &names, &f, io, style),
+        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
     };
     let mismatch = match (&a.schema.schema, &from_argv, loaded.schema()) {
         // The agent's flag holding `sojx compile -r --provider claude-code` of --schema (the
@@ -70,8 +72,8 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
                 .map_or(true, |(compiled, _)| compiled != given.document)
             })
             .map(|_| {
-                crate::producer::Warning::new(
-                    "schema_mismatch",
+                Warning::new(
+                    WarningKind::SchemaMismatch,
                     format!(
                         "--schema {} differs from the schema {name} was given ({flag}); the answer is validated against --schema",
                         s.name
@@ -91,7 +93,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     // The agent may read sojx's stdin: the tee must not be that file either.
     let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read) {
         Ok(t) => t,
-        Err(f) => return fail_before_named("run", &names, &f, io, style),
+        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
     };
     let opts = loaded.options(&a.answer, &a.limits, &io.env, io.env.read_ahead(true));
     let color = style.stderr_color;
@@ -115,7 +117,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             let mark = serde_json::json!({"type": "sojx_attempt", "attempt": n});
             if let Err(f) = t.mark(&mark.to_string()) {
                 let parts = crate::envelope::Parts::default();
-                let env = crate::envelope::failure("run", &name, f, parts);
+                let env = crate::envelope::failure(Command::Run, &name, f, parts);
                 // The agent that ran last is the one to tell of.
                 break match last.as_ref().and_then(|l| l.agent()) {
                     Some(a) => env.with_agent(a.clone()),
@@ -165,9 +167,13 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
 /// The envelope of an attempt that did not start.
 #[cfg(unix)]
 fn not_started(spec: &crate::agent::Spec, name: &str) -> crate::envelope::Envelope {
-    use crate::error::{ErrorKind, Failure};
-    let f = Failure::new(ErrorKind::EmptyInput, "read", "the agent was not started");
-    crate::envelope::failure("run", name, f, crate::envelope::Parts::default())
+    use crate::error::{ErrorKind, Failure, Operation};
+    let f = Failure::new(
+        ErrorKind::EmptyInput,
+        Operation::Read,
+        "the agent was not started",
+    );
+    crate::envelope::failure(Command::Run, name, f, crate::envelope::Parts::default())
         .with_agent(crate::agent::Report::not_started(spec).to_value())
 }
 
@@ -186,13 +192,13 @@ fn attempt(
 ) -> crate::envelope::Envelope {
     use crate::agent::{self, Bounds};
     use crate::envelope::{self, Envelope, Parts};
-    use crate::error::{ErrorKind, Failure};
+    use crate::error::{ErrorKind, Failure, Operation};
     use crate::extract;
 
     let started = match agent::spawn(spec) {
         Ok(s) => s,
         Err(f) => {
-            return envelope::failure("run", name, f, Parts::default())
+            return envelope::failure(Command::Run, name, f, Parts::default())
                 .with_agent(agent::Report::not_started(spec).to_value());
         }
     };
@@ -233,12 +239,12 @@ fn attempt(
     let env = finished.result.unwrap_or_else(|| {
         let f = Failure::new(
             ErrorKind::Internal,
-            "read",
+            Operation::Read,
             "reading the agent's output ended without a result (no thread could start, or a bug in sojx); the agent was stopped",
         )
         .retryable(false)
         .hint("run again; if it happens again, report it with the command line");
-        envelope::failure("extract", name, f, Parts::default())
+        envelope::failure(Command::Extract, name, f, Parts::default())
     });
     let mut report = finished.report;
     report.exit_class = profile
@@ -288,7 +294,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
     let f = Failure::new(
         ErrorKind::Usage,
-        "parse_arguments",
+        Operation::ParseArguments,
         "`sojx run` needs a unix system (process groups and signals); pipe the agent's output into `sojx extract` instead",
     )
     .retryable(false);
@@ -298,5 +304,5 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default()];
     let _ = (activity::event, files_read, emit, Loaded::load);
-    fail_before_named("run", &names, &f, io, style)
+    fail_before_named(Command::Run, &names, &f, io, style)
 }

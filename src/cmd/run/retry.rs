@@ -10,7 +10,7 @@ use super::super::Env;
 use crate::agent::{Extra, Feedback, Profile, Spec, Stdin, Values, retries, split_template};
 use crate::cli::{ResumeProfile, RetryArgs, RetryOn};
 use crate::envelope::Envelope;
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 
 /// The next attempt's argv, and how it was made, for people.
 pub(super) struct Next {
@@ -53,7 +53,7 @@ impl Plan {
         env: &Env,
     ) -> Result<Self, Failure> {
         let usage = |m: String| {
-            Failure::new(ErrorKind::Usage, "parse_arguments", m)
+            Failure::new(ErrorKind::Usage, Operation::ParseArguments, m)
                 .retryable(false)
                 .target("--retry-command")
         };
@@ -234,7 +234,7 @@ fn read_template(t: &str) -> Result<String, Failure> {
     let bytes = crate::input::read_regular(Path::new(path)).map_err(|e| {
         Failure::new(
             ErrorKind::Filesystem,
-            "read",
+            Operation::Read,
             format!(
                 "cannot read --feedback-template {path}: {}",
                 crate::input::io_reason(&e)
@@ -246,7 +246,7 @@ fn read_template(t: &str) -> Result<String, Failure> {
     String::from_utf8(bytes).map_err(|_| {
         Failure::new(
             ErrorKind::Usage,
-            "parse_arguments",
+            Operation::ParseArguments,
             format!("--feedback-template {path} is not UTF-8 text"),
         )
         .target(path)
@@ -278,7 +278,7 @@ impl Scratch {
         );
         Err(Failure::new(
             ErrorKind::Filesystem,
-            "write",
+            Operation::Write,
             format!(
                 "cannot create a directory for the retries' files under {}: {why}",
                 tmp.display()
@@ -295,7 +295,7 @@ impl Scratch {
         std::fs::write(&p, text).map_err(|e| {
             Failure::new(
                 ErrorKind::Filesystem,
-                "write",
+                Operation::Write,
                 format!(
                     "cannot write {}: {}",
                     p.display(),

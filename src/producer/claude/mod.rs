@@ -19,10 +19,11 @@ use serde_json::{Map, Value};
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, LastError, Outcome, Producer, Session, SourceKind, Usage, Verdict, Warning,
-    agent_details, agent_error, content_text, detail, field, num, snippet, str_at, truncated_after,
+    Extractor, LastError, Outcome, Producer, Session, SourceKind, Usage, Verdict, agent_details,
+    agent_error, content_text, detail, field, num, snippet, str_at, truncated_after,
 };
 use crate::framing::Item;
+use crate::warning::{Warning, WarningKind};
 use failure::{PERMANENT_API_ERRORS, failure};
 pub(crate) use inert::LineClass;
 use rejections::Rejections;
@@ -463,7 +464,7 @@ impl Extractor for Claude {
                 && call.input != *so
             {
                 warnings.push(Warning::new(
-                    "cross_check_mismatch",
+                    WarningKind::CrossCheckMismatch,
                     format!(
                         "result.structured_output differs from the last accepted StructuredOutput tool input \
                          (line {}); structured_output wins",

@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use super::{Producer, content_text, snippet};
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 
 /// The characters kept of the last refusal: its violations, bounded.
 const KEPT: usize = 1000;
@@ -78,7 +78,7 @@ impl Rejections {
                     .to_owned(),
             ),
         };
-        let mut f = Failure::new(ErrorKind::NotFound, "extract", message).hint(hint);
+        let mut f = Failure::new(ErrorKind::NotFound, Operation::Extract, message).hint(hint);
         if let Some((_, words)) = &self.last {
             f.details = Some(serde_json::json!({ "rejected": [words] }));
         }
