@@ -62,7 +62,7 @@ pub(crate) fn summary(out: &mut dyn Write, env: &Envelope, color: bool) -> io::R
     let input = env.input();
     let mut parts = vec![match env.error_kind() {
         Some(kind) => kind.as_str().to_owned(),
-        None => format!("ok ({})", env.source_kind().unwrap_or("?")),
+        None => format!("ok ({})", env.source().map_or("?", |s| s.kind.as_str())),
     }];
     if let Some(s) = env.session() {
         parts.extend(crate::render::session_summary(s));

@@ -2,12 +2,12 @@
 //! describes every envelope built here.
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
 use crate::names::Command;
-use crate::producer::{Producer, Session};
+use crate::producer::{Producer, Session, SourceKind};
 use crate::warning::Warning;
 
 pub const SCHEMA_VERSION: &str = "1.1";
@@ -29,11 +29,11 @@ pub struct Envelope {
     #[serde(skip_serializing_if = "Option::is_none")]
     producer: Option<Producer>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    source: Option<Value>,
+    source: Option<Source>,
     #[serde(skip_serializing_if = "Option::is_none")]
     data: Option<Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    validation: Option<Value>,
+    validation: Option<Validated>,
     #[serde(skip_serializing_if = "Option::is_none")]
     session: Option<Session>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -181,19 +181,17 @@ impl Envelope {
         self.producer
     }
 
-    /// `source`: where the value came from (`{kind, line, …}`).
-    pub fn source(&self) -> Option<&Value> {
+    /// `source`: where the value came from.
+    pub fn source(&self) -> Option<&Source> {
         self.source.as_ref()
     }
 
-    /// `source.kind`, the rule the value was found by.
-    pub fn source_kind(&self) -> Option<&str> {
-        self.source.as_ref()?.get("kind")?.as_str()
-    }
-
-    /// `validation`: `{schema, valid, draft}`, or `null` on a success without a schema.
-    pub fn validation(&self) -> Option<&Value> {
-        self.validation.as_ref()
+    /// `validation`: the schema the value was held to (none on a success without a schema).
+    pub fn validation(&self) -> Option<&Validation> {
+        match self.validation.as_ref()? {
+            Validated::Against(v) => Some(v),
+            Validated::NoSchema => None,
+        }
     }
 
     pub fn session(&self) -> Option<&Session> {
@@ -223,11 +221,55 @@ impl Envelope {
 #[derive(Debug, Default)]
 pub struct Parts {
     pub producer: Option<Producer>,
-    pub source: Option<Value>,
+    pub source: Option<Source>,
     pub session: Option<Session>,
     pub warnings: Vec<Warning>,
-    /// `validation` of a success (`null` when no schema was given).
-    pub validation: Option<Value>,
+    /// `validation` (a success without one says `null`).
+    pub validation: Option<Validation>,
+}
+
+/// The envelope's `source`: the rule the value was found by, the line it was on, the
+/// producer's details of it (`tool`, `call_id`, …, in the producer's order), and whether
+/// `--repair` mended it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Source {
+    pub kind: SourceKind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    #[serde(flatten)]
+    pub detail: Map<String, Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub repaired: bool,
+}
+
+impl Source {
+    /// A value of `kind` found on `line`, with no details.
+    pub fn new(kind: SourceKind, line: Option<u64>) -> Self {
+        Self {
+            kind,
+            line,
+            detail: Map::new(),
+            repaired: false,
+        }
+    }
+}
+
+/// The envelope's `validation` field: a success always has it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+enum Validated {
+    /// No schema was given: `null`.
+    NoSchema,
+    Against(Validation),
+}
+
+/// The envelope's `validation`: the schema the value was held to, whether it passed, and the
+/// draft it was read with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Validation {
+    pub schema: String,
+    pub valid: bool,
+    pub draft: &'static str,
 }
 
 /// A success envelope.
@@ -236,7 +278,11 @@ pub fn success(command: Command, input: &str, data: Value, parts: Parts) -> Enve
         producer: parts.producer,
         source: parts.source,
         data: Some(data),
-        validation: Some(parts.validation.unwrap_or(Value::Null)),
+        validation: Some(
+            parts
+                .validation
+                .map_or(Validated::NoSchema, Validated::Against),
+        ),
         session: parts.session.filter(|s| !s.is_empty()),
         warnings: parts.warnings,
         ..Envelope::common(command, ExitStatus::Success, input)
@@ -256,7 +302,7 @@ pub fn failure(command: Command, input: &str, mut failure: Failure, parts: Parts
         error: Some(failure),
         producer: parts.producer,
         source: parts.source,
-        validation: parts.validation,
+        validation: parts.validation.map(Validated::Against),
         session: parts.session.filter(|s| !s.is_empty()),
         candidate,
         found,

@@ -22,10 +22,7 @@ const VIOLATIONS: usize = 20;
 pub(crate) fn commands(out: &mut dyn Write, env: &Envelope) -> io::Result<()> {
     // Only a file can be pointed at: not stdin, not a schema given inline.
     let file = Some(env.input()).filter(|f| !f.is_empty() && !f.starts_with(['<', '{', '[']));
-    let line = env
-        .source()
-        .and_then(|s| s.get("line"))
-        .and_then(Value::as_u64);
+    let line = env.source().and_then(|s| s.line);
     let cmd = |out: &mut dyn Write, level: &str, line: Option<u64>, title: &str, msg: &str| {
         let mut props = Vec::new();
         if let Some(f) = file {
@@ -72,7 +69,7 @@ pub(crate) fn commands(out: &mut dyn Write, env: &Envelope) -> io::Result<()> {
         if env.command() != Command::Lint {
             let what = [
                 env.producer().map(crate::producer::Producer::id),
-                env.source_kind(),
+                env.source().map(|s| s.kind.as_str()),
             ]
             .into_iter()
             .flatten()

@@ -199,19 +199,17 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             pretty_block(out, c, CANDIDATE_LINES)?;
         }
     } else {
-        let kind = env.source_kind().unwrap_or(env.command().as_str());
+        let kind = env
+            .source()
+            .map_or(env.command().as_str(), |s| s.kind.as_str());
         let line = env
             .source()
-            .and_then(|s| s.get("line"))
-            .and_then(Value::as_u64)
+            .and_then(|s| s.line)
             .map(|l| format!(", line {l}"))
             .unwrap_or_default();
         let valid = match env.validation() {
-            Some(Value::Object(v)) => format!(
-                ", valid against {}",
-                sanitize(v.get("schema").and_then(Value::as_str).unwrap_or("schema"))
-            ),
-            _ => String::new(),
+            Some(v) => format!(", valid against {}", sanitize(&v.schema)),
+            None => String::new(),
         };
         writeln!(
             out,

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::envelope::MAX_DATA_DEPTH;
+use crate::envelope::{MAX_DATA_DEPTH, Source};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::producer::{Producer, SourceKind};
 use crate::repair;
@@ -55,29 +55,25 @@ impl Chosen {
         }
     }
 
-    /// The envelope's `source` object: kind, line, the producer's details, and `repaired`.
-    pub(super) fn source(&self) -> Value {
-        let mut source = source_of(self.kind, self.line, &self.detail);
-        if self.repaired
-            && let Value::Object(m) = &mut source
-        {
-            m.insert("repaired".into(), Value::Bool(true));
+    /// The envelope's `source`: kind, line, the producer's details, and `repaired`.
+    pub(super) fn source(&self) -> Source {
+        Source {
+            repaired: self.repaired,
+            ..source_of(self.kind, self.line, &self.detail)
         }
-        source
     }
 }
 
-/// The envelope's `source` object for a value of `kind` found on `line`.
-pub(super) fn source_of(kind: SourceKind, line: Option<u64>, detail: &Map<String, Value>) -> Value {
-    let mut m = Map::new();
-    m.insert("kind".into(), Value::from(kind.as_str()));
-    if let Some(l) = line {
-        m.insert("line".into(), Value::from(l));
+/// The envelope's `source` for a value of `kind` found on `line`.
+pub(super) fn source_of(
+    kind: SourceKind,
+    line: Option<u64>,
+    detail: &Map<String, Value>,
+) -> Source {
+    Source {
+        detail: detail.clone(),
+        ..Source::new(kind, line)
     }
-    for (k, v) in detail {
-        m.insert(k.clone(), v.clone());
-    }
-    Value::Object(m)
 }
 
 pub(super) fn not_found(message: String, producer: Producer, opts: &Options<'_>) -> Failure {

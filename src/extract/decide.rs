@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::envelope::{self, Envelope, MAX_DATA_DEPTH, Parts, depth};
+use crate::envelope::{self, Envelope, MAX_DATA_DEPTH, Parts, Source, depth};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::Item;
 use crate::names::Command;
@@ -46,7 +46,7 @@ pub fn decide(
         warnings: w,
     } = outcome;
     warnings.extend(w);
-    let parts = |source: Option<Value>, warnings: Vec<Warning>| Parts {
+    let parts = |source: Option<Source>, warnings: Vec<Warning>| Parts {
         producer: Some(producer),
         source,
         session: Some(session.clone()),
@@ -100,7 +100,7 @@ fn choose(
     producer: Producer,
     opts: &Options<'_>,
     warnings: &mut Vec<Warning>,
-) -> Result<Chosen, (Failure, Option<Value>)> {
+) -> Result<Chosen, (Failure, Option<Source>)> {
     match verdict {
         Verdict::Failed(f) => Err((f, None)),
         Verdict::Nothing { message } => Err((not_found(message, producer, opts), None)),

@@ -19,7 +19,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::cli::{self, LintProvider, Provider};
-use crate::envelope::{self, Envelope, Parts};
+use crate::envelope::{self, Envelope, Parts, Validation};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::names::Command;
 use crate::schema::{self, Loaded};
@@ -175,7 +175,11 @@ pub(crate) fn run(a: &cli::LintArgs) -> Envelope {
         .count();
     let meta_valid = !findings.iter().any(|f| f.rule == "meta_schema");
     let draft = schema::draft_name(draft_of(&loaded.document, args.draft));
-    let validation = json!({"schema": loaded.name, "valid": meta_valid, "draft": draft});
+    let validation = Validation {
+        schema: loaded.name.clone(),
+        valid: meta_valid,
+        draft,
+    };
     let data = json!({"findings": findings, "counts": counts(&findings)});
     if errors == 0 {
         return envelope::success(

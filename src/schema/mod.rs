@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 use crate::budget::{self, Cost, Graph};
 use crate::cli::SchemaArgs;
+use crate::envelope::Validation;
 use crate::error::{ErrorKind, Failure, Operation, thousands};
 
 mod compile;
@@ -247,9 +248,13 @@ impl Schema {
         .hint("restructure the schema so that alternatives do not each $ref the same branching definition level after level (a discriminating const or type in each branch, or one shared $ref outside the anyOf)")
     }
 
-    /// The `validation` object of a success envelope.
-    pub fn report(&self, valid: bool) -> Value {
-        json!({"schema": self.name, "valid": valid, "draft": self.draft()})
+    /// The envelope's `validation`.
+    pub fn report(&self, valid: bool) -> Validation {
+        Validation {
+            schema: self.name.clone(),
+            valid,
+            draft: self.draft(),
+        }
     }
 
     /// The `validation_failed` failure for `value` and its `violations` (not empty).

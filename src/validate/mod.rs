@@ -20,7 +20,7 @@ use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::input::{Ahead, Ended, LineSink, Piece, Plan, Source, Tee, read_lines};
 use crate::names::Command;
-use crate::producer::LineFacts;
+use crate::producer::{LineFacts, SourceKind};
 use crate::schema::Schema;
 use crate::warning::Warning;
 
@@ -257,7 +257,7 @@ fn envelope_of(name: &str, schema: &Schema, doc: Doc<'_>) -> Envelope {
                 name,
                 f,
                 Parts {
-                    source: Some(json!({"kind": "document", "line": line})),
+                    source: Some(envelope::Source::new(SourceKind::Document, Some(line))),
                     ..Parts::default()
                 },
             )
@@ -272,7 +272,7 @@ fn document(
     value: Value,
     warnings: Vec<Warning>,
 ) -> Envelope {
-    let source = Some(json!({"kind": "document", "line": line}));
+    let source = Some(envelope::Source::new(SourceKind::Document, Some(line)));
     let violations = match schema.violations(&value) {
         Ok(v) => v,
         Err(f) => {

@@ -10,10 +10,11 @@
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use crate::envelope::{self, Parts};
+use crate::envelope::{self, Parts, Source};
 use crate::names::Command;
+use crate::producer::SourceKind;
 use crate::schema::Schema;
 
 /// The text of a valid document's envelope around its timestamp, line and data.
@@ -41,7 +42,7 @@ impl Template {
             input,
             Value::Null,
             Parts {
-                source: Some(json!({"kind": "document", "line": 0})),
+                source: Some(Source::new(SourceKind::Document, Some(0))),
                 validation: Some(schema.report(true)),
                 ..Parts::default()
             },
@@ -210,7 +211,7 @@ mod tests {
                     input,
                     value,
                     Parts {
-                        source: Some(json!({"kind": "document", "line": 42})),
+                        source: Some(Source::new(SourceKind::Document, Some(42))),
                         validation: Some(schema.report(true)),
                         ..Parts::default()
                     },
