@@ -7,6 +7,7 @@ use serde_json::{Map, Value};
 use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
 use crate::names::Command;
+use crate::names::wire_enum;
 use crate::producer::{Producer, Session, SourceKind};
 use crate::warning::Warning;
 
@@ -41,13 +42,12 @@ pub struct Envelope {
     #[serde(skip_serializing_if = "Option::is_none")]
     found: Option<bool>,
     warnings: Vec<Warning>,
-    /// `run`: the agent process (`{command, pid, exit_status | signal, duration_ms,
-    /// stderr_tail}`).
+    /// `run`: the agent process and how it ended.
     #[serde(skip_serializing_if = "Option::is_none")]
-    agent: Option<Value>,
+    agent: Option<AgentReport>,
     /// `run` with more than one attempt allowed: one entry per attempt.
     #[serde(skip_serializing_if = "Option::is_none")]
-    attempts: Option<Vec<Value>>,
+    attempts: Option<Vec<Attempt>>,
 }
 
 impl Envelope {
@@ -96,14 +96,14 @@ impl Envelope {
 
     /// `run`'s `agent` object.
     #[must_use]
-    pub fn with_agent(mut self, agent: Value) -> Self {
+    pub fn with_agent(mut self, agent: AgentReport) -> Self {
         self.agent = Some(agent);
         self
     }
 
     /// `run`'s `attempts`.
     #[must_use]
-    pub fn with_attempts(mut self, attempts: Vec<Value>) -> Self {
+    pub fn with_attempts(mut self, attempts: Vec<Attempt>) -> Self {
         self.attempts = Some(attempts);
         self
     }
@@ -134,7 +134,7 @@ impl Envelope {
     }
 
     /// `run`'s `agent` object, when this is `run`'s envelope.
-    pub fn agent(&self) -> Option<&Value> {
+    pub fn agent(&self) -> Option<&AgentReport> {
         self.agent.as_ref()
     }
 
@@ -250,6 +250,77 @@ impl Source {
             line,
             detail: Map::new(),
             repaired: false,
+        }
+    }
+}
+
+/// `run`'s `agent`: the agent process and how it ended (`exit_status` or `signal`, never
+/// both).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentReport {
+    /// Its argv, as run.
+    pub command: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_status: Option<i32>,
+    /// The signal that ended it (`SIGTERM`), when it did not exit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signal: Option<String>,
+    /// Why sojx signalled its group: `timeout` or `interrupted`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<&'static str>,
+    pub duration_ms: u64,
+    /// The last 4 KiB of its stderr.
+    pub stderr_tail: String,
+    /// The first line of its whole stderr that reported an error.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr_first_error: Option<String>,
+    /// What its exit status means in its CLI's own table.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_class: Option<&'static str>,
+}
+
+wire_enum! {
+    /// An attempt's `outcome`.
+    pub enum AttemptOutcome {
+        Ok = "ok",
+        Failed = "failed",
+    }
+}
+
+/// One entry of `run`'s `attempts`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Attempt {
+    /// Its number, from 1.
+    pub attempt: u32,
+    pub outcome: AttemptOutcome,
+    /// The kind of its failure, when it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
+    /// The agent's session, when its output named one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// How it was started: `command`, `resume:<profile>`, `retry-command`.
+    pub via: String,
+    pub duration_ms: u64,
+}
+
+impl Attempt {
+    /// The entry of attempt `n`, whose envelope is `env`.
+    pub fn of(n: u32, env: &Envelope, via: &str, duration_ms: u64) -> Self {
+        let error_kind = env.error_kind();
+        Self {
+            attempt: n,
+            outcome: if error_kind.is_some() {
+                AttemptOutcome::Failed
+            } else {
+                AttemptOutcome::Ok
+            },
+            error_kind,
+            session_id: env.session().and_then(|s| s.id.clone()),
+            via: via.to_owned(),
+            duration_ms,
         }
     }
 }

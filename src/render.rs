@@ -7,7 +7,7 @@ use owo_colors::OwoColorize;
 use serde_json::Value;
 
 use crate::cli::OutputFormat;
-use crate::envelope::Envelope;
+use crate::envelope::{AgentReport, Envelope};
 use crate::error::ErrorKind;
 use crate::names::Command;
 use crate::producer::Session;
@@ -261,16 +261,13 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
 
 /// How `run`'s agent ended, for people: `exited with status 1`, `killed by SIGKILL (sojx stopped
 /// it: timeout)`.
-fn agent_summary(a: &Value) -> String {
-    let how = match (
-        a.get("exit_status"),
-        a.get("signal").and_then(Value::as_str),
-    ) {
+fn agent_summary(a: &AgentReport) -> String {
+    let how = match (a.exit_status, &a.signal) {
         (Some(code), _) => format!("exited with status {code}"),
         (None, Some(sig)) => format!("killed by {sig}"),
         (None, None) => "not started".to_owned(),
     };
-    match a.get("stopped").and_then(Value::as_str) {
+    match a.stopped {
         Some(why) => format!("{how} (sojx stopped it: {why})"),
         None => how,
     }

@@ -51,7 +51,7 @@ pub(crate) fn conclude(env: Envelope, report: &Report, ended: Ended) -> Envelope
         }
         Ended::ByItself => env,
     };
-    env.with_agent(report.to_value())
+    env.with_agent(report.to_report())
 }
 
 /// `interrupted` (exit 128 + `sig`) in place of `env`, with what the output had come to, and

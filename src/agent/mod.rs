@@ -16,15 +16,14 @@ use std::ffi::OsString;
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
-use serde_json::{Map, Value, json};
-
 use crate::activity::Activity;
+use crate::envelope::AgentReport;
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::input::io_reason;
 
 pub(crate) use conclude::{conclude, interrupted};
 pub(crate) use resume::Profile;
-pub(crate) use retry::{Extra, Parts as Feedback, Values, attempt_entry, retries, split_template};
+pub(crate) use retry::{Extra, Parts as Feedback, Values, retries, split_template};
 pub(crate) use signals::Interrupts;
 pub(crate) use supervise::{Bounds, Ended, supervise};
 
@@ -246,34 +245,22 @@ impl Report {
         stderr::last_line(&self.stderr_tail).or(self.stderr_first_error.as_deref())
     }
 
-    /// The envelope's `agent` object: `exit_status` or `signal`, never both.
-    pub(crate) fn to_value(&self) -> Value {
-        let mut m = Map::new();
-        m.insert("command".into(), json!(self.command));
-        if let Some(pid) = self.pid {
-            m.insert("pid".into(), json!(pid));
+    /// The envelope's `agent`: `exit_status` or `signal`, never both.
+    pub(crate) fn to_report(&self) -> AgentReport {
+        AgentReport {
+            command: self.command.clone(),
+            pid: self.pid,
+            exit_status: self.exit_status,
+            signal: self
+                .signal
+                .filter(|_| self.exit_status.is_none())
+                .map(signal_name),
+            stopped: self.stopped,
+            duration_ms: self.duration_ms,
+            stderr_tail: self.stderr_tail.clone(),
+            stderr_first_error: self.stderr_first_error.clone(),
+            exit_class: self.exit_class.map(|(class, _)| class),
         }
-        match (self.exit_status, self.signal) {
-            (Some(code), _) => {
-                m.insert("exit_status".into(), json!(code));
-            }
-            (None, Some(sig)) => {
-                m.insert("signal".into(), json!(signal_name(sig)));
-            }
-            (None, None) => {}
-        }
-        if let Some(why) = self.stopped {
-            m.insert("stopped".into(), json!(why));
-        }
-        m.insert("duration_ms".into(), json!(self.duration_ms));
-        m.insert("stderr_tail".into(), json!(self.stderr_tail));
-        if let Some(line) = &self.stderr_first_error {
-            m.insert("stderr_first_error".into(), json!(line));
-        }
-        if let Some((class, _)) = self.exit_class {
-            m.insert("exit_class".into(), json!(class));
-        }
-        Value::Object(m)
     }
 }
 
@@ -332,10 +319,10 @@ mod tests {
             env: Vec::new(),
         });
         r.signal = Some(15);
-        assert_eq!(r.to_value()["signal"], "SIGTERM");
+        assert_eq!(r.to_report().signal.as_deref(), Some("SIGTERM"));
         assert_eq!(r.how(), "was killed by SIGTERM");
         r.exit_status = Some(1);
-        assert!(r.to_value().get("signal").is_none());
+        assert!(r.to_report().signal.is_none());
         r.stderr_tail = "a\nInvalid API key\n\n".into();
         assert_eq!(r.last_stderr_line(), Some("Invalid API key"));
     }

@@ -3,7 +3,7 @@
 
 use std::ffi::OsString;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure};
@@ -220,28 +220,11 @@ impl Values {
     }
 }
 
-/// One entry of `attempts`.
-pub(crate) fn attempt_entry(n: u32, env: &Envelope, via: &str, duration_ms: u64) -> Value {
-    let mut m = Map::new();
-    m.insert("attempt".into(), json!(n));
-    match env.error_kind() {
-        None => m.insert("outcome".into(), json!("ok")),
-        Some(k) => {
-            m.insert("outcome".into(), json!("failed"));
-            m.insert("error_kind".into(), json!(k.as_str()))
-        }
-    };
-    if let Some(id) = env.session().and_then(|s| s.id.as_deref()) {
-        m.insert("session_id".into(), json!(id));
-    }
-    m.insert("via".into(), json!(via));
-    m.insert("duration_ms".into(), json!(duration_ms));
-    Value::Object(m)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
     use crate::envelope::{self, Parts as EnvParts};
     use crate::error::Operation;
     use crate::names::Command;

@@ -20,6 +20,7 @@ use crate::{activity, cli};
 #[cfg(unix)]
 pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     use crate::agent::{self, Spec, Stdin};
+    use crate::envelope::Attempt;
     use crate::input;
 
     let style = style(&a.output, io);
@@ -128,7 +129,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         let started = std::time::Instant::now();
         let env = attempt(a, &spec, &name, &opts, tee.as_mut(), io, color, &interrupts);
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        attempts.push(agent::attempt_entry(n, &env, plan.via(), ms));
+        attempts.push(Attempt::of(n, &env, plan.via(), ms));
         let Some(next) = plan.next(&first, &env, n) else {
             break env;
         };
@@ -174,7 +175,7 @@ fn not_started(spec: &crate::agent::Spec, name: &str) -> crate::envelope::Envelo
         "the agent was not started",
     );
     crate::envelope::failure(Command::Run, name, f, crate::envelope::Parts::default())
-        .with_agent(crate::agent::Report::not_started(spec).to_value())
+        .with_agent(crate::agent::Report::not_started(spec).to_report())
 }
 
 /// One attempt: start the agent as `spec` says and own it until it is gone; its envelope.
@@ -199,7 +200,7 @@ fn attempt(
         Ok(s) => s,
         Err(f) => {
             return envelope::failure(Command::Run, name, f, Parts::default())
-                .with_agent(agent::Report::not_started(spec).to_value());
+                .with_agent(agent::Report::not_started(spec).to_report());
         }
     };
     let bounds = Bounds {
