@@ -17,6 +17,7 @@ use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
 use crate::cli::CompareArgs;
+use crate::details::Details;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::extract;
@@ -372,7 +373,7 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
         )
         .target(exprs.field.text.clone())
         .hint("error.details.contradictions lists every key, its values and where each came from")
-        .details(body);
+        .details(Details::Report(body));
         return envelope::failure(Command::Compare, input, f, parts);
     }
     // The input whose failure is worst decides the kind (and so the exit status), whatever the
@@ -402,7 +403,7 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
         .target((*name).to_owned())
         .hint("warnings list every failed input; fix or re-run them and compare again");
         if let Some(d) = e.get("details") {
-            f = f.details(d.clone());
+            f = f.details(Details::Passed(d.clone()));
         }
         return envelope::failure(Command::Compare, input, f, parts);
     }

@@ -3,6 +3,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::details::Details;
 use crate::names::wire_enum;
 
 wire_enum! {
@@ -96,7 +97,7 @@ pub struct Failure {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub details: Option<Value>,
+    pub details: Option<Details>,
     /// The value that failed validation or the text that failed to parse (envelope top level).
     #[serde(skip)]
     pub candidate: Option<Value>,
@@ -129,7 +130,7 @@ impl Failure {
     }
 
     #[must_use]
-    pub fn details(mut self, details: Value) -> Self {
+    pub fn details(mut self, details: Details) -> Self {
         self.details = Some(details);
         self
     }
@@ -166,17 +167,6 @@ pub(crate) fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
-}
-
-/// One violation of `error.details`: where in the value (`/` for the root), its message, and
-/// the schema keyword that failed.
-pub(crate) fn violation_parts(v: &Value) -> (&str, &str, &str) {
-    let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("");
-    let at = match s("instance_location") {
-        "" => "/",
-        at => at,
-    };
-    (at, s("message"), s("keyword_location"))
 }
 
 #[cfg(test)]

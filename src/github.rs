@@ -11,8 +11,9 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
+use crate::details::Details;
 use crate::envelope::Envelope;
-use crate::error::{ErrorKind, violation_parts};
+use crate::error::ErrorKind;
 use crate::names::Command;
 
 /// Most violations of one input annotated (the envelope, and the JSON mode, have them all).
@@ -80,8 +81,8 @@ pub(crate) fn commands(out: &mut dyn Write, env: &Envelope) -> io::Result<()> {
         return Ok(());
     };
     let title = format!("sojx {}", err.kind.as_str());
-    let violations = match &err.details {
-        Some(Value::Array(vs)) if err.kind == ErrorKind::ValidationFailed => vs.as_slice(),
+    let violations = match err.details.as_ref().and_then(Details::violations) {
+        Some(vs) if err.kind == ErrorKind::ValidationFailed => vs,
         _ => &[],
     };
     if violations.is_empty() {
@@ -92,9 +93,8 @@ pub(crate) fn commands(out: &mut dyn Write, env: &Envelope) -> io::Result<()> {
         return cmd(out, "error", line, &title, &msg);
     }
     for v in violations.iter().take(VIOLATIONS) {
-        let (at, message, keyword) = violation_parts(v);
-        let msg = format!("{message} ({keyword})");
-        cmd(out, "error", line, &format!("{title} at {at}"), &msg)?;
+        let msg = format!("{} ({})", v.message, v.keyword_location);
+        cmd(out, "error", line, &format!("{title} at {}", v.at()), &msg)?;
     }
     if violations.len() > VIOLATIONS {
         let more = violations.len() - VIOLATIONS;
@@ -114,7 +114,9 @@ fn findings(env: &Envelope) -> Option<&Vec<Value>> {
     if env.command() != Command::Lint {
         return None;
     }
-    let holder = env.data().or_else(|| env.error()?.details.as_ref())?;
+    let holder = env
+        .data()
+        .or_else(|| env.error()?.details.as_ref()?.report())?;
     holder.get("findings")?.as_array()
 }
 
@@ -143,14 +145,11 @@ pub(crate) fn summary_row(env: &Envelope) -> String {
             } else {
                 "❌ failed"
             };
-            let detail = match &e.details {
-                Some(Value::Array(vs)) if e.kind == ErrorKind::ValidationFailed => vs
+            let detail = match e.details.as_ref().and_then(Details::violations) {
+                Some(vs) if e.kind == ErrorKind::ValidationFailed => vs
                     .iter()
                     .take(3)
-                    .map(|v| {
-                        let (at, message, _) = violation_parts(v);
-                        format!("`{}`: {}", cell(at), cell(message))
-                    })
+                    .map(|v| format!("`{}`: {}", cell(v.at()), cell(&v.message)))
                     .collect::<Vec<_>>()
                     .join("<br>"),
                 _ => cell(&e.message),

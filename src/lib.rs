@@ -16,6 +16,7 @@ pub mod cli;
 pub mod cmd;
 pub(crate) mod color;
 pub(crate) mod compare;
+pub mod details;
 pub mod envelope;
 pub mod error;
 pub mod exit;

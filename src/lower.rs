@@ -13,6 +13,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::cli::{self, Compat, Provider};
+use crate::details::{Details, Refusal};
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::lint::{
@@ -35,7 +36,7 @@ struct Lowering {
     /// `dependentSchemas` mean something, and have a draft-07 form (Claude Code).
     modern: bool,
     warnings: Vec<Warning>,
-    refused: Vec<Value>,
+    refused: Vec<Refusal>,
 }
 
 impl Lowering {
@@ -52,9 +53,12 @@ impl Lowering {
                 true
             }
             Compat::Strict => {
-                self.refused.push(json!({
-                    "pointer": pointer, "provider": self.id(), "rule": kind, "message": message,
-                }));
+                self.refused.push(Refusal {
+                    pointer: pointer.to_owned(),
+                    provider: self.id(),
+                    rule: kind,
+                    message,
+                });
                 false
             }
         }
@@ -515,7 +519,7 @@ pub(crate) fn lower(
         return Ok((doc, l.warnings));
     }
     let n = l.refused.len();
-    let first = l.refused[0]["message"].as_str().unwrap_or("").to_owned();
+    let first = l.refused[0].message.clone();
     Err(Failure::new(
         ErrorKind::SchemaInvalid,
         Operation::Compile,
@@ -524,7 +528,7 @@ pub(crate) fn lower(
     .target(loaded.name.clone())
     .retryable(false)
     .hint("error.details lists each; fix the schema, or use --compat lossy to drop them with warnings")
-    .details(Value::Array(l.refused)))
+    .details(Details::Refused(l.refused)))
 }
 
 /// `sojx compile`: one envelope.

@@ -7,6 +7,7 @@ use owo_colors::OwoColorize;
 use serde_json::Value;
 
 use crate::cli::OutputFormat;
+use crate::details::{Details, Violation};
 use crate::envelope::{AgentReport, Envelope};
 use crate::error::ErrorKind;
 use crate::names::Command;
@@ -162,14 +163,21 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
         )?;
         writeln!(out, "  {}", sanitize(&err.message))?;
         let validation = err.kind == ErrorKind::ValidationFailed;
-        if validation && let Some(Value::Array(vs)) = &err.details {
+        let details = err.details.as_ref();
+        if validation && let Some(vs) = details.and_then(Details::violations) {
             for v in vs {
                 writeln!(out, "{}", violation(v, color))?;
             }
         }
-        if let Some(Value::Array(fs)) = err.details.as_ref().and_then(|d| d.get("findings")) {
+        if let Some(Value::Array(fs)) = details
+            .and_then(Details::report)
+            .and_then(|d| d.get("findings"))
+        {
             findings(out, fs, color)?;
-        } else if let Some(Value::Object(d)) = err.details.as_ref().filter(|_| !validation) {
+        } else if let Some(Value::Object(d)) = details
+            .filter(|_| !validation)
+            .and_then(|d| serde_json::to_value(d).ok())
+        {
             let pairs: Vec<String> = d
                 .iter()
                 .filter(|(_, v)| !v.is_null())
@@ -274,15 +282,16 @@ fn agent_summary(a: &AgentReport) -> String {
 }
 
 /// One violation of `error.details`, as a line for people: `  - /at: message (/keyword)`.
-pub(crate) fn violation(v: &Value, color: bool) -> String {
-    let (at, message, keyword) = crate::error::violation_parts(v);
+pub(crate) fn violation(v: &Violation, color: bool) -> String {
     format!(
         "  - {}: {} {}",
-        paint(color, &sanitize(at), |s| s.yellow().to_string()),
-        sanitize(message),
-        paint(color, &format!("({})", sanitize(keyword)), |s| s
-            .dimmed()
-            .to_string())
+        paint(color, &sanitize(v.at()), |s| s.yellow().to_string()),
+        sanitize(&v.message),
+        paint(
+            color,
+            &format!("({})", sanitize(&v.keyword_location)),
+            |s| s.dimmed().to_string()
+        )
     )
 }
 

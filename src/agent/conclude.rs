@@ -9,9 +9,8 @@
 //!   with a warning;
 //! - otherwise the output's verdict.
 
-use serde_json::{Map, Value, json};
-
 use super::{Ended, Report, signal_name};
+use crate::details::{AgentExit, Details, OutputOutcome, Timeout, TimeoutRead};
 use crate::envelope::{self, Envelope};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::names::Command;
@@ -60,16 +59,17 @@ pub(crate) fn interrupted(env: Envelope, sig: i32, when: &str) -> Envelope {
     let name = signal_name(sig);
     let input = env.input().to_owned();
     let agent = env.agent().cloned();
-    let mut details = Map::new();
-    details.insert("signal".into(), json!(name));
-    details.insert("output".into(), outcome(&env));
+    let details = Details::Interrupted {
+        signal: name.clone(),
+        output: outcome(&env),
+    };
     let f = Failure::new(
         ErrorKind::Interrupted,
         Operation::Run,
         format!("sojx got {name} {when}"),
     )
     .retryable(false)
-    .details(Value::Object(details));
+    .details(details);
     let env = envelope::failure(Command::Run, &input, f, env.into_parts()).interrupted_by(sig);
     match agent {
         Some(a) => env.with_agent(a),
@@ -85,25 +85,26 @@ fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
         .map(|l| format!(": {}", crate::producer::snippet(l, 300)))
         .unwrap_or_default();
     // The contract's `{subtype, terminal_reason, errors}`, as the process gave them.
-    let mut details = Map::new();
-    let subtype = if report.exit_status.is_some() {
-        "exited"
-    } else {
-        "killed"
+    let details = AgentExit {
+        subtype: if report.exit_status.is_some() {
+            "exited"
+        } else {
+            "killed"
+        },
+        terminal_reason: report.how(),
+        errors: report
+            .last_stderr_line()
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
+        exit_status: report.exit_status,
+        signal: report
+            .signal
+            .filter(|_| report.exit_status.is_none())
+            .map(signal_name),
+        output: outcome(&env),
+        exit_class: report.exit_class.map(|(class, _)| class),
     };
-    details.insert("subtype".into(), json!(subtype));
-    details.insert("terminal_reason".into(), json!(report.how()));
-    let errors: Vec<&str> = report.last_stderr_line().into_iter().collect();
-    details.insert("errors".into(), json!(errors));
-    match (report.exit_status, report.signal) {
-        (Some(code), _) => details.insert("exit_status".into(), json!(code)),
-        (None, Some(sig)) => details.insert("signal".into(), json!(signal_name(sig))),
-        (None, None) => None,
-    };
-    details.insert("output".into(), outcome(&env));
-    if let Some((class, _)) = report.exit_class {
-        details.insert("exit_class".into(), json!(class));
-    }
     // What the producer said of retrying (its last error: an expired key is not retryable)
     // stands, as does what the CLI's own exit status says (Gemini CLI's 41: authentication).
     let permanent = report.exit_class.filter(|(_, retry)| !retry);
@@ -121,7 +122,7 @@ fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
     )
     .retryable(retryable)
     .hint(hint)
-    .details(Value::Object(details));
+    .details(Details::AgentExit(details));
     let candidate = env.candidate().cloned();
     let f = match candidate {
         Some(c) => f.candidate(c),
@@ -134,10 +135,13 @@ fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
 /// stdout) names the line of its stderr that says what it was doing (Codex: "Reading
 /// additional input from stdin..."; Gemini CLI: its retries).
 fn stderr_said(env: Envelope, report: &Report) -> Envelope {
-    let named = env
-        .error()
-        .and_then(|e| e.details.as_ref())
-        .is_some_and(|d| d.get("last_error").is_some());
+    let named = matches!(
+        env.error().and_then(|e| e.details.as_ref()),
+        Some(Details::Timeout(Timeout {
+            read: TimeoutRead::Values { last: Some(_), .. },
+            ..
+        }))
+    );
     match (env.error_kind(), report.last_stderr_line()) {
         (Some(ErrorKind::Timeout), Some(line)) if !named => {
             let line = crate::producer::snippet(line, 300);
@@ -165,15 +169,23 @@ fn answer_side(kind: ErrorKind) -> bool {
 
 /// What the output came to, for `details.output`: `{kind, message}` of its failure, or
 /// `{kind: "ok"}`.
-fn outcome(env: &Envelope) -> Value {
+fn outcome(env: &Envelope) -> OutputOutcome {
     match env.error() {
-        Some(e) => json!({"kind": e.kind.as_str(), "message": e.message}),
-        None => json!({"kind": "ok"}),
+        Some(e) => OutputOutcome {
+            kind: e.kind.as_str(),
+            message: Some(e.message.clone()),
+        },
+        None => OutputOutcome {
+            kind: "ok",
+            message: None,
+        },
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
     use crate::envelope::Parts;
     use crate::exit::ExitStatus;

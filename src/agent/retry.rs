@@ -5,6 +5,7 @@ use std::ffi::OsString;
 
 use serde_json::Value;
 
+use crate::details::{AgentDetails, Details};
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure};
 
@@ -38,8 +39,10 @@ pub(crate) fn retries(env: &Envelope, extra: &[Extra]) -> bool {
         // not the agent's health.
         ErrorKind::AgentError
             if err.retryable
-                && (subtype(err) == Some("error_max_structured_output_retries")
-                    || detail(err, "cause") == Some(crate::producer::NO_STRUCTURED_OUTPUT)) =>
+                && agent_details(err).is_some_and(|d| {
+                    d.subtype.as_deref() == Some("error_max_structured_output_retries")
+                        || d.cause == Some(crate::producer::NO_STRUCTURED_OUTPUT)
+                }) =>
         {
             true
         }
@@ -52,13 +55,12 @@ pub(crate) fn retries(env: &Envelope, extra: &[Extra]) -> bool {
     }
 }
 
-fn subtype(f: &Failure) -> Option<&str> {
-    detail(f, "subtype")
-}
-
-/// A string member of the failure's `details`.
-fn detail<'a>(f: &'a Failure, key: &str) -> Option<&'a str> {
-    f.details.as_ref()?.get(key)?.as_str()
+/// The producer's own details of an `agent_error`.
+fn agent_details(f: &Failure) -> Option<&AgentDetails> {
+    match f.details.as_ref()? {
+        Details::Agent(d) => Some(d),
+        _ => None,
+    }
 }
 
 /// What the feedback is made of.
@@ -124,10 +126,9 @@ fn errors(env: &Envelope) -> String {
     };
     let mut lines = Vec::new();
     match (err.kind, &err.details) {
-        (ErrorKind::ValidationFailed, Some(Value::Array(vs))) => {
+        (ErrorKind::ValidationFailed, Some(Details::Violations(vs))) => {
             for v in vs.iter().take(FEEDBACK_VIOLATIONS) {
-                let (at, message, _) = crate::error::violation_parts(v);
-                lines.push(format!("- {at}: {message}"));
+                lines.push(format!("- {}: {}", v.at(), v.message));
             }
             if vs.len() > FEEDBACK_VIOLATIONS {
                 lines.push(format!(
@@ -136,15 +137,9 @@ fn errors(env: &Envelope) -> String {
                 ));
             }
         }
-        (ErrorKind::AssertionFailed, Some(d)) => {
-            for a in d
-                .get("assertions")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
-                let expr = a.get("expression").and_then(Value::as_str).unwrap_or("");
-                lines.push(format!("- the check `{expr}` does not hold"));
+        (ErrorKind::AssertionFailed, Some(Details::Assertions { assertions })) => {
+            for a in assertions {
+                lines.push(format!("- the check `{}` does not hold", a.expression));
             }
         }
         _ => {}
@@ -225,11 +220,12 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    use crate::details::Violation;
     use crate::envelope::{self, Parts as EnvParts};
     use crate::error::Operation;
     use crate::names::Command;
 
-    fn failed(kind: ErrorKind, details: Option<Value>) -> Envelope {
+    fn failed(kind: ErrorKind, details: Option<Details>) -> Envelope {
         let mut f = Failure::new(
             kind,
             Operation::Validate,
@@ -262,17 +258,28 @@ mod tests {
         assert!(!retries(&failed(ErrorKind::EmptyInput, None), &[]));
         let gave_up = failed(
             ErrorKind::AgentError,
-            Some(json!({"subtype": "error_max_structured_output_retries"})),
+            Some(Details::Agent(AgentDetails::new(
+                Some("error_max_structured_output_retries"),
+                None,
+                Value::Null,
+            ))),
         );
         assert!(retries(&gave_up, &[]));
         let prose = failed(
             ErrorKind::AgentError,
-            Some(json!({"subtype": "error_during_execution", "cause": "no_structured_output"})),
+            Some(Details::Agent(AgentDetails {
+                cause: Some("no_structured_output"),
+                ..AgentDetails::new(Some("error_during_execution"), None, Value::Null)
+            })),
         );
         assert!(retries(&prose, &[]));
         let other = failed(
             ErrorKind::AgentError,
-            Some(json!({"subtype": "error_during_execution"})),
+            Some(Details::Agent(AgentDetails::new(
+                Some("error_during_execution"),
+                None,
+                Value::Null,
+            ))),
         );
         assert!(!retries(&other, &[]));
         let auth = envelope::failure(
@@ -288,13 +295,17 @@ mod tests {
 
     #[test]
     fn feedback_lists_violations_and_carries_what_a_new_session_lacks() {
-        let violations: Vec<Value> = (0..25)
-            .map(|i| {
-                json!({"instance_location": format!("/v{i}"), "keyword_location": "/enum",
-                       "message": "\"MAYBE\" is not one of [\"PASS\",\"FAIL\"]"})
+        let violations: Vec<Violation> = (0..25)
+            .map(|i| Violation {
+                instance_location: format!("/v{i}"),
+                keyword_location: "/enum".into(),
+                message: "\"MAYBE\" is not one of [\"PASS\",\"FAIL\"]".into(),
             })
             .collect();
-        let env = failed(ErrorKind::ValidationFailed, Some(Value::Array(violations)));
+        let env = failed(
+            ErrorKind::ValidationFailed,
+            Some(Details::Violations(violations)),
+        );
         let schema = json!({"type": "object"});
         let p = Parts::of(&env, Some(&schema));
         let resumed = p.feedback(None, true);

@@ -6,6 +6,7 @@ use std::io;
 use super::Io;
 use crate::cli::{self, OutputArgs, OutputFormat};
 use crate::color;
+use crate::details::Details;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
@@ -198,7 +199,7 @@ fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
         sanitize::sanitize(&err.message)
     );
     if err.kind == ErrorKind::ValidationFailed
-        && let Some(serde_json::Value::Array(vs)) = &err.details
+        && let Some(vs) = err.details.as_ref().and_then(Details::violations)
     {
         for v in vs.iter().take(TOLD_VIOLATIONS) {
             let _ = writeln!(io.stderr, "{}", render::violation(v, color));

@@ -3,11 +3,12 @@
 
 use serde_json::{Map, Value};
 
+use crate::details::Violation;
 use crate::envelope::{MAX_DATA_DEPTH, Source};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::producer::{Producer, SourceKind};
 use crate::repair;
-use crate::schema::{Schema, Violation};
+use crate::schema::Schema;
 use crate::warning::Warning;
 
 use super::Options;

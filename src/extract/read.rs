@@ -5,13 +5,12 @@ use std::io::Read;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
-
 use crate::activity::Activity;
+use crate::details::{self, Details, TimeoutRead};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::Framer;
 use crate::input::{Ahead, Ended, LineSink, Piece, Plan, read_lines};
-use crate::producer::{self, LineFacts, Outcome, Producer, Verdict};
+use crate::producer::{self, LastError, LineFacts, Outcome, Producer, Verdict};
 use crate::warning::{Warning, WarningKind};
 
 use super::route::{Router, feed_piece};
@@ -115,12 +114,6 @@ fn report(events: &mut Vec<Activity>, sink: &mut Option<&mut dyn FnMut(Activity)
 fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Duration>) -> Failure {
     let secs = timeout.map_or(0.0, |t| t.as_secs_f64());
     let producer = reading.router.producer();
-    let mut details = Map::new();
-    details.insert("timeout_seconds".into(), json!(secs));
-    details.insert("bytes".into(), json!(bytes));
-    details.insert("lines".into(), json!(lines));
-    details.insert("values".into(), json!(reading.framer.stats.values));
-    details.insert("producer".into(), json!(producer.map(Producer::id)));
     let mut message =
         format!("the input did not end within {secs} s ({lines} line(s), {bytes} byte(s) read)");
     let idle = reading
@@ -130,16 +123,25 @@ fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Dura
         .filter(|&s| s >= 2);
     if let Some(idle) = idle {
         message.push_str(&format!("; nothing came in its last {idle} s"));
-        details.insert("idle_seconds".into(), json!(idle));
     }
     let last = reading.router.last_error();
     if let Some(e) = &last {
         message = e.after(&message);
-        e.details(&mut details);
     }
+    let details = details::Timeout {
+        timeout_seconds: secs,
+        bytes,
+        lines,
+        read: TimeoutRead::Values {
+            values: reading.framer.stats.values,
+            producer: producer.map(Producer::id),
+            idle_seconds: idle,
+            last: last.as_ref().map(LastError::details),
+        },
+    };
     let f = Failure::new(ErrorKind::Timeout, Operation::Read, message)
         .hint("the agent may be stuck; raise --timeout if it is just slow")
-        .details(Value::Object(details));
+        .details(Details::Timeout(details));
     match &last {
         Some(e) if !e.retryable() => f.retryable(false),
         _ => f,

@@ -18,8 +18,9 @@ use std::time::Duration;
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::{Compiler, Ctx, Exn, Vars};
 use jaq_json::Val;
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::details::{Details, FailedAssertion};
 use crate::error::{ErrorKind, Failure, Operation};
 
 mod guard;
@@ -331,21 +332,19 @@ impl Assertions {
                 first.text
             )
         };
-        let details: Vec<Value> = failed
+        let assertions: Vec<FailedAssertion> = failed
             .iter()
-            .map(|(e, o)| {
-                let mut m = json!({"expression": e.text, "values": o.values});
-                if let Some(err) = &o.error {
-                    m["error"] = Value::from(err.as_str());
-                }
-                m
+            .map(|(e, o)| FailedAssertion {
+                expression: e.text.clone(),
+                values: o.values.clone(),
+                error: o.error.clone(),
             })
             .collect();
         Err(
             Failure::new(ErrorKind::AssertionFailed, Operation::Assert, message)
                 .target(first.text.clone())
                 .hint("feed error.details and candidate back to the model, or fix the assertion")
-                .details(json!({ "assertions": details }))
+                .details(Details::Assertions { assertions })
                 .candidate(data.clone()),
         )
     }

@@ -19,6 +19,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::cli::{self, LintProvider, Provider};
+use crate::details::Details;
 use crate::envelope::{self, Envelope, Parts, Validation};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::names::Command;
@@ -131,10 +132,10 @@ pub(crate) fn lint(loaded: &Loaded, args: &cli::SchemaArgs, which: LintProvider)
         let at = f
             .details
             .as_ref()
-            .and_then(|d| d.pointer("/0/keyword_location"))
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned();
+            .and_then(Details::violations)
+            .and_then(<[_]>::first)
+            .map(|v| v.keyword_location.clone())
+            .unwrap_or_default();
         l.add(
             &at,
             "all",
@@ -216,7 +217,7 @@ pub(crate) fn run(a: &cli::LintArgs) -> Envelope {
     .target(loaded.name.clone())
     .retryable(false)
     .hint("error.details.findings lists each finding with its fix")
-    .details(data);
+    .details(Details::Report(data));
     envelope::failure(
         Command::Lint,
         &loaded.name,

@@ -232,8 +232,8 @@ impl Extractor for Anthropic {
                 _ => "the model ran out of context window; the answer is cut off",
             };
             let mut d = agent_details(Some(s), Some(s), Value::Array(Vec::new()));
-            if let (Value::Object(m), Some(sd)) = (&mut d, &self.stop_details) {
-                m.insert("stop_details".into(), sd.clone());
+            if let Some(sd) = &self.stop_details {
+                d.more.insert("stop_details".into(), sd.clone());
             }
             agent_error(format!("{why} (stop_reason: {s})"), d)
         } else if !self.stopped {

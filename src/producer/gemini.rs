@@ -20,6 +20,7 @@ use super::{
     Extractor, LastError, Outcome, Producer, Session, Verdict, add, agent_details, agent_error,
     agent_failure, num, snippet, str_at, truncated_after, u64_at,
 };
+use crate::details::AgentDetails;
 use crate::framing::Item;
 
 /// Gemini CLI's fatal errors (`packages/core/src/utils/errors.ts`, the `FatalError`
@@ -63,7 +64,7 @@ fn cause(ty: Option<&str>, code: Option<&Value>) -> Option<(&'static str, bool)>
 
 /// The `agent_error` of a Gemini CLI error object (`{type, message, code?}`); `what`: how the
 /// run ended (for the message).
-fn failed(what: &str, e: &Value, details: Value) -> Verdict {
+fn failed(what: &str, e: &Value, details: AgentDetails) -> Verdict {
     let msg = str_at(e, "message").unwrap_or("the run failed");
     let code = e.get("code").filter(|c| !c.is_null());
     let cause = cause(str_at(e, "type"), code);

@@ -5,6 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::{Verdict, provider_message, snippet, truncated};
+use crate::details::{self, Details};
 use crate::error::{ErrorKind, Failure, Operation};
 
 /// One error or retry event.
@@ -119,15 +120,13 @@ impl LastError {
         }
     }
 
-    /// Its entries of `error.details`: `last_error` (the producer's words), `last_error_line`,
+    /// Its part of `error.details`: `last_error` (the producer's words), `last_error_line`,
     /// and `last_event` (the event's fields).
-    pub fn details(&self, into: &mut Map<String, Value>) {
-        into.insert("last_error".into(), Value::from(self.words.as_str()));
-        if let Some(line) = self.line {
-            into.insert("last_error_line".into(), Value::from(line));
-        }
-        if !self.event.is_empty() {
-            into.insert("last_event".into(), Value::Object(self.event.clone()));
+    pub fn details(&self) -> details::LastError {
+        details::LastError {
+            last_error: self.words.clone(),
+            last_error_line: self.line,
+            last_event: self.event.clone(),
         }
     }
 
@@ -156,8 +155,6 @@ pub(crate) fn truncated_after(marker: &str, last: Option<&LastError>) -> Verdict
     let Some(e) = last else {
         return truncated(marker);
     };
-    let mut details = Map::new();
-    e.details(&mut details);
     let f = Failure::new(
         ErrorKind::Truncated,
         Operation::Extract,
@@ -165,7 +162,7 @@ pub(crate) fn truncated_after(marker: &str, last: Option<&LastError>) -> Verdict
             "the stream ended without its terminal marker ({marker})"
         )),
     )
-    .details(Value::Object(details));
+    .details(Details::LastError(e.details()));
     Verdict::Failed(if e.retryable {
         f.hint("the run was cut off after that error; fix its cause or re-run it, and use --timeout to bound the wait")
     } else {
@@ -192,10 +189,8 @@ mod tests {
             e.after("cut"),
             "cut; the agent was retrying its API: attempt 3 of 10, error overloaded (status 529), the next in 2.2 s (line 4)"
         );
-        let mut d = Map::new();
-        e.details(&mut d);
         assert_eq!(
-            Value::Object(d),
+            serde_json::to_value(e.details()).unwrap(),
             json!({"last_error": "api_retry attempt 3 of 10: overloaded (status 529)",
                    "last_error_line": 4,
                    "last_event": {"attempt": 3, "max_retries": 10, "retry_delay_ms": 2200,

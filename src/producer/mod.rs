@@ -23,6 +23,7 @@ mod tool_calls;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use crate::details::{AgentDetails, Details};
 use crate::error::{Failure, Operation};
 use crate::framing::Item;
 use crate::names::wire_enum;
@@ -293,24 +294,17 @@ pub(crate) fn detail(pairs: &[(&str, Value)]) -> Map<String, Value> {
         .collect()
 }
 
-/// The `details` object of an `agent_error` (contract §6): the producer's own words.
+/// The `details` of an `agent_error` (contract §6): the producer's own words.
 pub(crate) fn agent_details(
     subtype: Option<&str>,
     terminal_reason: Option<&str>,
     errors: Value,
-) -> Value {
-    let mut m = Map::new();
-    m.insert("subtype".into(), subtype.map_or(Value::Null, Value::from));
-    m.insert(
-        "terminal_reason".into(),
-        terminal_reason.map_or(Value::Null, Value::from),
-    );
-    m.insert("errors".into(), errors);
-    Value::Object(m)
+) -> AgentDetails {
+    AgentDetails::new(subtype, terminal_reason, errors)
 }
 
 /// An `agent_error` failure with the producer's own words.
-pub(crate) fn agent_error(message: impl Into<String>, details: Value) -> Verdict {
+pub(crate) fn agent_error(message: impl Into<String>, details: AgentDetails) -> Verdict {
     Verdict::Failed(agent_failure(message, details))
 }
 
@@ -373,7 +367,7 @@ pub(crate) fn refusal(codes: &[Option<&str>], status: Option<u64>) -> Option<Str
 /// its HTTP `status` say re-running cannot help ([`refusal`]).
 pub(crate) fn api_error(
     message: String,
-    details: Value,
+    details: AgentDetails,
     codes: &[Option<&str>],
     status: Option<u64>,
 ) -> Verdict {
@@ -389,13 +383,13 @@ pub(crate) fn api_error(
 
 /// The failure of [`agent_error`], for a producer that sets `retryable` or the hint from its
 /// own error codes.
-pub(crate) fn agent_failure(message: impl Into<String>, details: Value) -> Failure {
+pub(crate) fn agent_failure(message: impl Into<String>, details: AgentDetails) -> Failure {
     Failure::new(
         crate::error::ErrorKind::AgentError,
         Operation::Extract,
         message,
     )
-    .details(details)
+    .details(Details::Agent(details))
     .hint("the agent run failed; fix the cause named in error.details and run it again")
 }
 
@@ -447,7 +441,7 @@ fn provider_json(t: &str) -> Option<(usize, Value, usize)> {
 /// A provider error body passed on as JSON text (Codex `turn.failed`), by its own codes: the
 /// verdict of [`api_error`] with its `error.type` and `error.code` (or a flat body's `type` and
 /// `code`) and its `status`, when the text holds such a body.
-pub(crate) fn provider_error(text: &str, message: String, details: Value) -> Verdict {
+pub(crate) fn provider_error(text: &str, message: String, details: AgentDetails) -> Verdict {
     let body = provider_json(text.trim()).map(|(_, v, _)| v);
     let body = body.as_ref();
     let error = body.and_then(|b| b.get("error")).filter(|e| e.is_object());

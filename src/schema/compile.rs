@@ -5,10 +5,11 @@ use std::path::Path;
 
 use jsonschema::Validator;
 use jsonschema::json::{Json, SerdeJson};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::budget;
 use crate::cli::SchemaArgs;
+use crate::details::{Details, Violation};
 use crate::error::Failure;
 
 use super::retrieve::{NotRetrieved, not_retrieved, retriever, retriever_error};
@@ -72,10 +73,10 @@ pub(super) fn compile_with<F: Json>(
             }
             _ => {}
         }
-        f.details(json!([{
-            "instance_location": "",
-            "keyword_location": e.instance_path().as_str(),
-            "message": msg,
+        f.details(Details::Violations(vec![Violation {
+            instance_location: String::new(),
+            keyword_location: e.instance_path().as_str().to_owned(),
+            message: msg,
         }]))
     })
 }

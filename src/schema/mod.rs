@@ -7,11 +7,11 @@ use std::sync::OnceLock;
 
 use jsonschema::Validator;
 use jsonschema::json::SerdeJson;
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::budget::{self, Cost, Graph};
 use crate::cli::SchemaArgs;
+use crate::details::{Details, Violation};
 use crate::envelope::Validation;
 use crate::error::{ErrorKind, Failure, Operation, thousands};
 
@@ -64,14 +64,6 @@ impl std::fmt::Debug for Schema {
             .field("name", &self.name)
             .finish_non_exhaustive()
     }
-}
-
-/// One schema violation, as in the JSON Schema "basic" output.
-#[derive(Debug, Clone, Serialize)]
-pub struct Violation {
-    pub instance_location: String,
-    pub keyword_location: String,
-    pub message: String,
 }
 
 impl Schema {
@@ -281,7 +273,7 @@ impl Schema {
         )
         .target(self.name.clone())
         .hint("feed error.details and candidate back to the model, or fix the schema")
-        .details(serde_json::to_value(violations).unwrap_or(Value::Null))
+        .details(Details::Violations(violations))
         .candidate(
             if crate::envelope::depth(&value) > crate::envelope::MAX_DATA_DEPTH {
                 // Too deep to nest in the envelope readably: the candidate as text.

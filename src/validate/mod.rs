@@ -14,8 +14,9 @@ use std::io;
 use std::ops::ControlFlow;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
+use crate::details::{Details, Timeout, TimeoutRead};
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::input::{Ahead, Ended, LineSink, Piece, Plan, Source, Tee, read_lines};
@@ -190,7 +191,12 @@ pub(crate) fn run_live(
                     format!("the input did not end within {secs} s ({lines} line(s) read, {count} document(s) validated)"),
                 )
                 .hint("raise --timeout, or check what writes the input")
-                .details(json!({"timeout_seconds": secs, "bytes": bytes, "lines": lines, "documents": count})),
+                .details(Details::Timeout(Timeout {
+                    timeout_seconds: secs,
+                    bytes,
+                    lines,
+                    read: TimeoutRead::Documents { documents: count },
+                })),
             )
         }
         // Writing an envelope failed (and said so).

@@ -70,35 +70,31 @@ pub(super) fn failure(
             )
         });
     let mut details = agent_details(subtype, str_at(r, "terminal_reason"), errors);
-    if let Value::Object(m) = &mut details {
-        m.insert("is_error".into(), Value::Bool(is_error));
-        for key in [
-            "api_error_status",
-            "api_error_type",
-            "permission_denials",
-            "stop_reason",
-        ] {
-            if let Some(v) = field(r, key) {
-                m.insert(key.into(), v.clone());
-            }
-        }
-        if is_error && let Some(t) = text {
-            m.insert("result".into(), Value::from(t));
-        }
-        if let Some(e) = api_error {
-            m.insert("api_error".into(), Value::from(e));
-        }
-        // An answer failure only when the API did not refuse the run (that one is not
-        // retryable, and `retries` reads the cause).
-        let cause = match (prose, never_reached) {
-            (_, true) => Some(NEVER_REACHED_MODEL),
-            (Some(_), false) if refused.is_none() => Some(crate::producer::NO_STRUCTURED_OUTPUT),
-            _ => None,
-        };
-        if let Some(c) = cause {
-            m.insert("cause".into(), Value::from(c));
+    let m = &mut details.more;
+    m.insert("is_error".into(), Value::Bool(is_error));
+    for key in [
+        "api_error_status",
+        "api_error_type",
+        "permission_denials",
+        "stop_reason",
+    ] {
+        if let Some(v) = field(r, key) {
+            m.insert(key.into(), v.clone());
         }
     }
+    if is_error && let Some(t) = text {
+        m.insert("result".into(), Value::from(t));
+    }
+    if let Some(e) = api_error {
+        m.insert("api_error".into(), Value::from(e));
+    }
+    // An answer failure only when the API did not refuse the run (that one is not retryable,
+    // and `retries` reads the cause).
+    details.cause = match (prose, never_reached) {
+        (_, true) => Some(NEVER_REACHED_MODEL),
+        (Some(_), false) if refused.is_none() => Some(crate::producer::NO_STRUCTURED_OUTPUT),
+        _ => None,
+    };
     let f = agent_failure(message, details);
     Verdict::Failed(match (refused, prose) {
         (Some(e), _) => f.retryable(false).hint(format!(

@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use super::{Producer, content_text, snippet};
+use crate::details::Details;
 use crate::error::{ErrorKind, Failure, Operation};
 
 /// The characters kept of the last refusal: its violations, bounded.
@@ -41,8 +42,8 @@ impl Rejections {
         if subtype != Some("error_max_structured_output_retries") {
             return;
         }
-        if let Some(Value::Object(d)) = &mut f.details {
-            d.insert("rejected".into(), Value::from(vec![words.clone()]));
+        if let Some(Details::Agent(d)) = &mut f.details {
+            d.rejected = Some(vec![words.clone()]);
         }
         if !words.is_empty() && !f.message.contains(words.as_str()) {
             f.message
@@ -80,7 +81,9 @@ impl Rejections {
         };
         let mut f = Failure::new(ErrorKind::NotFound, Operation::Extract, message).hint(hint);
         if let Some((_, words)) = &self.last {
-            f.details = Some(serde_json::json!({ "rejected": [words] }));
+            f.details = Some(Details::Rejected {
+                rejected: vec![words.clone()],
+            });
         }
         f
     }

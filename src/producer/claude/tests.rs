@@ -184,7 +184,7 @@ fn qwen_prose_under_a_schema_and_a_run_that_never_reached_the_model() {
     let tool_result = r#"{"type":"user","session_id":"q","message":{"content":[{"type":"tool_result","tool_use_id":"c1","content":"x"}]}}"#;
     let failed = r#"{"type":"result","subtype":"error_during_execution","session_id":"q","is_error":true,"num_turns":1,"duration_api_ms":281,"error":{"message":"Model produced plain text"}}"#;
     let schema_tools = r#"["read_file","structured_output"]"#;
-    let prose = "cause\": String(\"no_structured_output";
+    let prose = "cause: Some(\"no_structured_output\")";
     let cases: [(Vec<String>, Option<&str>); 6] = [
         (
             vec![init(schema_tools), text("I think it passes."), failed.into()],
@@ -223,7 +223,7 @@ fn qwen_prose_under_a_schema_and_a_run_that_never_reached_the_model() {
         // No turn and no API time (Qwen Code without an auth type): never reached the model.
         (
             vec![r#"{"type":"result","subtype":"error_during_execution","session_id":"q","is_error":true,"duration_ms":0,"duration_api_ms":0,"num_turns":0,"error":{"message":"No auth type is selected."}}"#.into()],
-            Some("cause\": String(\"never_reached_model"),
+            Some("cause: Some(\"never_reached_model\")"),
         ),
     ];
     for (lines, cause) in cases {
@@ -232,7 +232,7 @@ fn qwen_prose_under_a_schema_and_a_run_that_never_reached_the_model() {
             let got = outcome(&lines, lean);
             match cause {
                 Some(c) => assert!(got.contains(c), "{lines:#?}\n{got}"),
-                None => assert!(!got.contains("\"cause\": String"), "{lines:#?}\n{got}"),
+                None => assert!(!got.contains("cause: Some("), "{lines:#?}\n{got}"),
             }
             assert_eq!(
                 got.contains("candidate: Some(String(\"I think it passes.\"))"),
