@@ -109,13 +109,12 @@ pub(super) struct Clock {
 
 impl Clock {
     fn now(&mut self) -> &str {
-        let d = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default();
+        let now = SystemTime::now();
+        let d = now.duration_since(UNIX_EPOCH).unwrap_or_default();
         let at = (d.as_secs(), d.subsec_millis());
         if at != self.at || self.text.is_empty() {
             self.at = at;
-            self.text = envelope::format_utc(at.0, at.1);
+            self.text = envelope::format_utc(now);
         }
         &self.text
     }
