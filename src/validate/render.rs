@@ -47,12 +47,21 @@ impl Template {
                 ..Parts::default()
             },
         );
-        let text = serde_json::to_string(&env).unwrap_or_default();
+        // The cuts cannot miss: this is sojx's own envelope, serialized just above from typed
+        // fields (no map with other than string keys, so serde_json cannot fail). It opens with
+        // its first field, the timestamp, a string without a quote inside; the input's name
+        // cannot hold LINE_DATA (see there), so its first match is `source`'s end and `data`.
+        // `a_written_envelope_is_the_serialized_one` checks the result with awkward names.
+        let text = serde_json::to_string(&env).expect("an Envelope always serializes");
         let open = r#"{"timestamp":""#;
-        let rest = text.strip_prefix(open).unwrap_or_default();
-        let ts_end = rest.find('"').unwrap_or_default();
+        let rest = text
+            .strip_prefix(open)
+            .expect("an envelope opens with its timestamp");
+        let ts_end = rest.find('"').expect("the timestamp is a string");
         let rest = &rest[ts_end..];
-        let at = rest.find(LINE_DATA).unwrap_or_default();
+        let at = rest
+            .find(LINE_DATA)
+            .expect("the template's source and data are LINE_DATA");
         let line_key = r#""line":"#.len();
         Self {
             open: open.to_owned(),
