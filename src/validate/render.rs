@@ -2,10 +2,10 @@
 //!
 //! Most documents of a JSON Lines file are valid, and their envelope differs from the next one's
 //! only in its timestamp, its line and its `data`. So the envelope around `data` is serialized
-//! once per input, from a real [`Envelope`] (the one serializer stays the only spelling of an
-//! envelope), and each valid document's envelope is that text with the timestamp, the line and
-//! the document put in. The document is copied as it was read when its bytes are exactly what
-//! serde_json would write for it ([`verbatim`]), and serialized otherwise.
+//! once per input, from a real [`Envelope`](crate::envelope::Envelope) (the one serializer stays
+//! the only spelling of an envelope), and each valid document's envelope is that text with the
+//! timestamp, the line and the document put in. The document is copied as it was read when its
+//! bytes are exactly what serde_json would write for it ([`verbatim`]), and serialized otherwise.
 
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
