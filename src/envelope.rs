@@ -1,6 +1,8 @@
 //! The envelope (contract §6), built in its documented field order. `schemas/envelope.schema.json`
 //! describes every envelope built here.
 
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -382,34 +384,19 @@ pub fn failure(command: Command, input: &str, mut failure: Failure, parts: Parts
     }
 }
 
-/// Now, as ISO 8601 UTC with milliseconds (`2026-11-22T04:19:33.123Z`).
+/// Now, as RFC 3339 UTC with milliseconds (`2026-11-22T04:19:33.123Z`).
 pub fn timestamp() -> String {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or_default();
-    format_utc(now.as_secs(), now.subsec_millis())
+    format_utc(SystemTime::now())
 }
 
-/// Format seconds since the epoch as ISO 8601 UTC (days-to-civil, Howard Hinnant's algorithm).
-pub fn format_utc(secs: u64, millis: u32) -> String {
-    // Below 2^47 days for any u64: the conversion cannot fail.
-    let days = i64::try_from(secs / 86_400).unwrap_or_default();
-    let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
-        rem / 3_600,
-        rem % 3_600 / 60,
-        rem % 60
-    )
+/// The last millisecond humantime formats (9999-12-31T23:59:59.999Z).
+const LAST: Duration = Duration::from_millis(253_402_300_799_999);
+
+/// `at` as RFC 3339 UTC with milliseconds (humantime). A clock before 1970 reads as 1970 and
+/// one past 9999 as 9999: humantime formats neither.
+pub fn format_utc(at: SystemTime) -> String {
+    let since = at.duration_since(UNIX_EPOCH).unwrap_or_default().min(LAST);
+    humantime::format_rfc3339_millis(UNIX_EPOCH + since).to_string()
 }
 
 /// Deepest `data`: one level less than [`framing::MAX_DEPTH`](crate::framing::MAX_DEPTH), so
@@ -443,9 +430,16 @@ mod tests {
 
     #[test]
     fn utc_formatting() {
-        assert_eq!(format_utc(0, 0), "1970-01-01T00:00:00.000Z");
-        assert_eq!(format_utc(951_782_400, 5), "2000-02-29T00:00:00.005Z");
-        assert_eq!(format_utc(1_795_321_173, 123), "2026-11-22T04:19:33.123Z");
+        let at = |secs, nanos| format_utc(UNIX_EPOCH + Duration::new(secs, nanos));
+        assert_eq!(at(0, 0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(at(951_782_400, 5_000_000), "2000-02-29T00:00:00.005Z");
+        // Milliseconds are cut, not rounded.
+        assert_eq!(at(1_795_321_173, 123_999_999), "2026-11-22T04:19:33.123Z");
+        assert_eq!(
+            format_utc(UNIX_EPOCH - Duration::from_secs(1)),
+            "1970-01-01T00:00:00.000Z"
+        );
+        assert_eq!(at(300_000_000_000, 0), "9999-12-31T23:59:59.999Z");
     }
 
     #[test]

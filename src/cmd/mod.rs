@@ -15,7 +15,6 @@ mod validate;
 use std::ffi::OsString;
 use std::io::{self, Write};
 
-use anyhow::Context;
 use clap::Parser;
 
 use crate::cli::{Cli, Command, Lazy};
@@ -185,7 +184,7 @@ fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> Ex
         Ok(c) => c,
         Err(e) => return usage::clap_error(&e, &args, io),
     };
-    let result: anyhow::Result<ExitStatus> = match cli.command {
+    let result: io::Result<ExitStatus> = match cli.command {
         Command::Extract(Lazy(a)) => extract::run(&a, io),
         Command::Run(Lazy(a)) => run::run(&a, io),
         Command::Validate(Lazy(a)) => validate::run(&a, io),
@@ -193,8 +192,7 @@ fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> Ex
         Command::Lint(Lazy(a)) => lint::run(&a, io),
         Command::Compile(Lazy(a)) => compile::run(&a, io),
         Command::Generate(Lazy(a)) => generate::run(&a, io),
-    }
-    .context("writing the output failed");
+    };
     let summary = output::write_summary(io);
     match result {
         Ok(status) => status.worst(summary),
@@ -202,15 +200,57 @@ fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> Ex
         // reader's choice, not a failure of sojx.
         Err(e) if is_broken_pipe(&e) => ExitStatus::Success,
         Err(e) => {
-            let _ = writeln!(io.stderr, "sojx: io: {e:#}");
+            let causes: Vec<String> = chain(&e).map(ToString::to_string).collect();
+            let _ = writeln!(
+                io.stderr,
+                "sojx: io: writing the output failed: {}",
+                causes.join(": ")
+            );
             ExitStatus::of(names::Command::Sojx, ErrorKind::Io)
         }
     }
 }
 
+/// The error, then its sources.
+fn chain(e: &io::Error) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
+    std::iter::successors(Some(e as &(dyn std::error::Error + 'static)), |c| {
+        c.source()
+    })
+}
+
 /// Whether a broken pipe is anywhere in the error's chain (ripgrep, ruff).
-fn is_broken_pipe(e: &anyhow::Error) -> bool {
-    e.chain()
+fn is_broken_pipe(e: &io::Error) -> bool {
+    chain(e)
         .filter_map(|c| c.downcast_ref::<io::Error>())
         .any(|io| io.kind() == io::ErrorKind::BrokenPipe)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_pipe_is_a_quiet_end_and_other_errors_are_told_with_their_sources() {
+        assert!(is_broken_pipe(&io::Error::from(io::ErrorKind::BrokenPipe)));
+        assert!(!is_broken_pipe(&io::Error::other("disk full")));
+        #[derive(Debug)]
+        struct Outer(io::Error);
+        impl std::fmt::Display for Outer {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("outer")
+            }
+        }
+        impl std::error::Error for Outer {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        // io::Error::other(Outer) shows as Outer, whose source is the broken pipe.
+        let e = io::Error::other(Outer(io::Error::other(Outer(
+            io::ErrorKind::BrokenPipe.into(),
+        ))));
+        let told: Vec<String> = chain(&e).map(ToString::to_string).collect();
+        assert_eq!(told, ["outer", "outer", "broken pipe"]);
+        assert!(is_broken_pipe(&e));
+    }
 }

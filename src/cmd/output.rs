@@ -3,6 +3,8 @@
 
 use std::io;
 
+use owo_colors::{OwoColorize, Style as Ansi};
+
 use super::Io;
 use crate::cli::{self, OutputArgs, OutputFormat};
 use crate::color;
@@ -171,13 +173,6 @@ fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
         return;
     }
     let color = style.stderr_color;
-    let paint = |s: &str, code: &str| {
-        if color {
-            format!("\x1b[{code}m{s}\x1b[0m")
-        } else {
-            s.to_owned()
-        }
-    };
     let input = match input {
         "" => String::new(),
         name => format!("{}: ", sanitize::sanitize(name)),
@@ -186,7 +181,7 @@ fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
         let _ = writeln!(
             io.stderr,
             "sojx: {input}{}: {}: {}",
-            paint("warning", "33"),
+            paint(color, "warning", Ansi::new().yellow()),
             w.kind,
             sanitize::sanitize(&w.message)
         );
@@ -195,7 +190,7 @@ fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
     let _ = writeln!(
         io.stderr,
         "sojx: {input}{}: {}",
-        paint(err.kind.as_str(), "31"),
+        paint(color, err.kind.as_str(), Ansi::new().red()),
         sanitize::sanitize(&err.message)
     );
     if err.kind == ErrorKind::ValidationFailed
@@ -216,6 +211,16 @@ fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
         && io.first_time(h)
     {
         let _ = writeln!(io.stderr, "  hint: {}", sanitize::sanitize(h));
+    }
+}
+
+/// A label of a line on stderr in `ansi` when `color`: a [`Style`](Ansi) ends it with a full
+/// reset (`\x1b[0m`), as these lines always have (`.yellow()` alone would end with `\x1b[39m`).
+pub(super) fn paint(color: bool, s: &str, ansi: Ansi) -> String {
+    if color {
+        s.style(ansi).to_string()
+    } else {
+        s.to_owned()
     }
 }
 
@@ -314,5 +319,23 @@ impl Tally {
         if self.inputs > 1 {
             let _ = writeln!(io.stderr, "sojx: {}", self.line(what));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stderr_labels_end_with_a_full_reset() {
+        assert_eq!(
+            paint(true, "warning", Ansi::new().yellow()),
+            "\x1b[33mwarning\x1b[0m"
+        );
+        assert_eq!(
+            paint(true, "not_found", Ansi::new().red()),
+            "\x1b[31mnot_found\x1b[0m"
+        );
+        assert_eq!(paint(false, "retry", Ansi::new().yellow()), "retry");
     }
 }

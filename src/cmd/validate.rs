@@ -11,6 +11,7 @@ use crate::error::{ErrorKind, Failure, Operation};
 use crate::exit::ExitStatus;
 use crate::names::Command;
 use crate::render::Style;
+use crate::validate::ValidDocs;
 use crate::{cli, input, schema, validate};
 
 pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
@@ -39,9 +40,13 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
     };
     // A valid document's envelope may be written as bytes when it is printed as compact JSON
     // (or not at all).
-    let bytes = (style.format == OutputFormat::Json && !style.raw)
-        .then_some(style.quiet)
-        .filter(|&quiet| quiet || (!style.pretty && !style.terminal));
+    let valid = match (style.format, style.raw, style.quiet) {
+        (OutputFormat::Json, false, true) => ValidDocs::Counted,
+        (OutputFormat::Json, false, false) if !style.pretty && !style.terminal => {
+            ValidDocs::Compact
+        }
+        _ => ValidDocs::Envelopes,
+    };
     let mut sink = Sink {
         io,
         style,
@@ -54,7 +59,7 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
             max_line_bytes: a.limits.max_line_bytes,
             timeout: a.live.timeout,
             jobs: a.jobs,
-            bytes,
+            valid,
         };
         validate::run_live(&s, &schema, opts, tee.as_mut(), &mut sink)?;
     }

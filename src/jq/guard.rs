@@ -114,7 +114,8 @@ impl Budget {
     }
 }
 
-/// Stop the run: unwind to [`Expr::run_max`] (without the panic hook: nothing is printed).
+/// Stop the run: unwind to [`Expr::run_max`](super::Expr::run_max) (without the panic hook:
+/// nothing is printed).
 #[cfg(panic = "unwind")]
 fn stop(why: Stop) -> ! {
     resume_unwind(Box::new(why))
@@ -246,7 +247,7 @@ pub(super) fn nesting_exceeds(text: &[u8], max: usize) -> bool {
 }
 
 /// `halt_error/1`: keeps its input for the error message, then halts (never printed, never
-/// exits: [`Expr::run_max`] turns a halt into an error).
+/// exits: [`Expr::run_max`](super::Expr::run_max) turns a halt into an error).
 fn halt_error(mut cv: jaq_core::Cv<'_, Guarded>) -> jaq_core::ValXs<'_, Val> {
     let code = cv.0.pop_var();
     let text = match &cv.1 {

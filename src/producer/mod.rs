@@ -242,7 +242,7 @@ pub enum Fast {
 }
 
 /// What a line's raw bytes alone say for the fast path, computed by the read-ahead thread
-/// (`crate::pump`) while the pipeline works on earlier lines.
+/// (`LinePump`, in `input/ahead.rs`) while the pipeline works on earlier lines.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LineFacts {
     /// The Claude Code family's class of the line.

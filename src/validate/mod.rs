@@ -61,10 +61,19 @@ pub(crate) struct Options {
     /// Worker threads for a large regular file (1: validate in the reading thread; `None`: one
     /// per core).
     pub jobs: Option<std::num::NonZeroUsize>,
-    /// A valid document's envelope may be written as bytes: `Some(quiet)` when the output is
-    /// compact JSON (`quiet`: nothing is printed for it); `None`, every document is handed over
-    /// as an [`Envelope`].
-    pub bytes: Option<bool>,
+    /// What a valid document's envelope becomes.
+    pub valid: ValidDocs,
+}
+
+/// What a valid document's envelope becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValidDocs {
+    /// An [`Envelope`] handed over ([`Out::envelope`]), as every other document's is.
+    Envelopes,
+    /// Compact JSON written as bytes, without an [`Envelope`] ([`Out::valid`]).
+    Compact,
+    /// Counted only, nothing printed (`-q`; [`Out::valid`] with no bytes).
+    Counted,
 }
 
 /// The read loop's sink when validating in the reading thread.
@@ -130,9 +139,11 @@ pub(crate) fn run_live(
     let work = Work {
         name: &name,
         schema,
-        fast: opts
-            .bytes
-            .map(|quiet| (Template::new(&name, schema), quiet)),
+        fast: match opts.valid {
+            ValidDocs::Envelopes => None,
+            ValidDocs::Compact => Some((Template::new(&name, schema), false)),
+            ValidDocs::Counted => Some((Template::new(&name, schema), true)),
+        },
         max_line_bytes: opts.max_line_bytes,
     };
     let size = source.size();

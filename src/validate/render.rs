@@ -2,10 +2,10 @@
 //!
 //! Most documents of a JSON Lines file are valid, and their envelope differs from the next one's
 //! only in its timestamp, its line and its `data`. So the envelope around `data` is serialized
-//! once per input, from a real [`Envelope`] (the one serializer stays the only spelling of an
-//! envelope), and each valid document's envelope is that text with the timestamp, the line and
-//! the document put in. The document is copied as it was read when its bytes are exactly what
-//! serde_json would write for it ([`verbatim`]), and serialized otherwise.
+//! once per input, from a real [`Envelope`](crate::envelope::Envelope) (the one serializer stays
+//! the only spelling of an envelope), and each valid document's envelope is that text with the
+//! timestamp, the line and the document put in. The document is copied as it was read when its
+//! bytes are exactly what serde_json would write for it ([`verbatim`]), and serialized otherwise.
 
 use std::io::Write;
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -47,12 +47,21 @@ impl Template {
                 ..Parts::default()
             },
         );
-        let text = serde_json::to_string(&env).unwrap_or_default();
+        // The cuts cannot miss: this is sojx's own envelope, serialized just above from typed
+        // fields (no map with other than string keys, so serde_json cannot fail). It opens with
+        // its first field, the timestamp, a string without a quote inside; the input's name
+        // cannot hold LINE_DATA (see there), so its first match is `source`'s end and `data`.
+        // `a_written_envelope_is_the_serialized_one` checks the result with awkward names.
+        let text = serde_json::to_string(&env).expect("an Envelope always serializes");
         let open = r#"{"timestamp":""#;
-        let rest = text.strip_prefix(open).unwrap_or_default();
-        let ts_end = rest.find('"').unwrap_or_default();
+        let rest = text
+            .strip_prefix(open)
+            .expect("an envelope opens with its timestamp");
+        let ts_end = rest.find('"').expect("the timestamp is a string");
         let rest = &rest[ts_end..];
-        let at = rest.find(LINE_DATA).unwrap_or_default();
+        let at = rest
+            .find(LINE_DATA)
+            .expect("the template's source and data are LINE_DATA");
         let line_key = r#""line":"#.len();
         Self {
             open: open.to_owned(),
@@ -109,13 +118,12 @@ pub(super) struct Clock {
 
 impl Clock {
     fn now(&mut self) -> &str {
-        let d = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default();
+        let now = SystemTime::now();
+        let d = now.duration_since(UNIX_EPOCH).unwrap_or_default();
         let at = (d.as_secs(), d.subsec_millis());
         if at != self.at || self.text.is_empty() {
             self.at = at;
-            self.text = envelope::format_utc(at.0, at.1);
+            self.text = envelope::format_utc(now);
         }
         &self.text
     }

@@ -275,11 +275,7 @@ fn tell_retry(
     color: bool,
 ) {
     let kind = env.error_kind().map_or("failed", |k| k.as_str());
-    let label = if color {
-        "\x1b[33mretry\x1b[0m".to_owned()
-    } else {
-        "retry".to_owned()
-    };
+    let label = super::output::paint(color, "retry", owo_colors::Style::new().yellow());
     let _ = writeln!(
         io.stderr,
         "sojx: {}: {label}: attempt {n} of {max} failed ({kind}); attempt {} {how}",
