@@ -13,6 +13,7 @@
 //! With failed inputs only: the first failed input's error kind. Failed inputs are also listed
 //! in `warnings` (`input_failed`).
 
+use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
@@ -47,10 +48,52 @@ impl Exprs {
     }
 }
 
-/// One input's outcome: its data, or its failure (an envelope's `error` object).
+/// One input's outcome: its data, or its failure.
 pub(crate) struct Loaded {
     name: String,
-    result: Result<Value, Map<String, Value>>,
+    result: Result<Value, InputFailure>,
+}
+
+/// A failed input: its error kind as named and as sojx reads it, its message and details, and
+/// its `error` object as written (listed in `failed_inputs`).
+#[derive(Clone)]
+struct InputFailure {
+    /// The kind as the envelope names it (`error` when it names none).
+    named: String,
+    /// The kind it names, read; `internal` when sojx does not know it.
+    kind: ErrorKind,
+    message: String,
+    details: Option<Value>,
+    wire: Value,
+}
+
+impl InputFailure {
+    /// Read once from a printed envelope's `error` object.
+    fn read(error: Map<String, Value>) -> Self {
+        let text = |k: &str| error.get(k).and_then(Value::as_str);
+        let named = text("kind").unwrap_or("error").to_owned();
+        Self {
+            kind: ErrorKind::parse(&named).unwrap_or(ErrorKind::Internal),
+            message: text("message").unwrap_or("").to_owned(),
+            details: error.get("details").cloned(),
+            named,
+            wire: Value::Object(error),
+        }
+    }
+
+    /// One of sojx's own failures.
+    fn of(f: &Failure) -> Self {
+        Self {
+            named: f.kind.as_str().to_owned(),
+            kind: f.kind,
+            message: f.message.clone(),
+            details: f
+                .details
+                .as_ref()
+                .and_then(|d| serde_json::to_value(d).ok()),
+            wire: serde_json::to_value(f).unwrap_or(Value::Null),
+        }
+    }
 }
 
 pub(crate) fn input_name(names: &[String]) -> String {
@@ -190,9 +233,8 @@ impl Watch<'_> {
 
 /// One of sojx's own envelopes, as [`from_envelope`] reads a printed one.
 fn from_own(name: String, env: Envelope) -> Loaded {
-    let result = match env.error().map(serde_json::to_value) {
-        Some(Ok(Value::Object(e))) => Err(e),
-        Some(_) => Err(Map::new()),
+    let result = match env.error() {
+        Some(f) => Err(InputFailure::of(f)),
         None => Ok(env.into_data().unwrap_or(Value::Null)),
     };
     Loaded { name, result }
@@ -201,14 +243,14 @@ fn from_own(name: String, env: Envelope) -> Loaded {
 fn from_envelope(name: String, env: &Value) -> Loaded {
     let result = match (env.get("data"), env.get("error")) {
         (Some(d), None) => Ok(d.clone()),
-        (_, Some(Value::Object(e))) => Err(e.clone()),
-        _ => Err(Map::from_iter([
+        (_, Some(Value::Object(e))) => Err(InputFailure::read(e.clone())),
+        _ => Err(InputFailure::read(Map::from_iter([
             ("kind".to_owned(), json!("parse")),
             (
                 "message".to_owned(),
                 json!("the envelope has neither data nor error"),
             ),
-        ])),
+        ]))),
     };
     Loaded { name, result }
 }
@@ -235,18 +277,31 @@ fn one(values: Vec<Value>) -> Option<Value> {
     }
 }
 
-/// Items that share one key.
+/// Items that share one key: a contradiction when they have more than one value.
+#[derive(Serialize)]
 struct Group {
     key: Value,
-    sources: Vec<Value>,
+    /// Its distinct values, in the order met.
     values: Vec<Value>,
+    /// Where each item came from, and its value.
+    sources: Vec<ItemSource>,
+    /// The values' texts, to tell them apart.
+    #[serde(skip)]
     texts: Vec<String>,
+}
+
+/// One item of a group: its input, its index there, and its value.
+#[derive(Serialize)]
+struct ItemSource {
+    input: String,
+    index: usize,
+    value: Value,
 }
 
 pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope {
     let mut warnings = Vec::new();
     let mut inputs = Vec::new();
-    let mut failed: Vec<(&str, Map<String, Value>)> = Vec::new();
+    let mut failed: Vec<(&str, InputFailure)> = Vec::new();
     let mut groups: Vec<Group> = Vec::new();
     let mut by_key: HashMap<String, usize> = HashMap::new();
     let mut total = 0usize;
@@ -260,18 +315,19 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
         };
         let items = exprs.items.run(data);
         if let Some(err) = items.error {
-            let e = Map::from_iter([
-                ("kind".to_owned(), json!("assertion_failed")),
-                (
-                    "message".to_owned(),
-                    json!(format!("--items `{}` failed: {err}", exprs.items.text)),
-                ),
-                (
-                    "details".to_owned(),
-                    json!({"assertions": [{"expression": exprs.items.text, "values": [], "error": err}]}),
-                ),
-            ]);
-            failed.push((&l.name, e));
+            let message = format!("--items `{}` failed: {err}", exprs.items.text);
+            let details = json!({"assertions": [{"expression": exprs.items.text, "values": [], "error": err}]});
+            let wire = json!({"kind": "assertion_failed", "message": message, "details": details});
+            failed.push((
+                &l.name,
+                InputFailure {
+                    named: ErrorKind::AssertionFailed.as_str().to_owned(),
+                    kind: ErrorKind::AssertionFailed,
+                    message,
+                    details: Some(details),
+                    wire,
+                },
+            ));
             continue;
         }
         inputs.push(json!({"input": l.name, "items": items.values.len()}));
@@ -311,27 +367,27 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
                 g.texts.push(text);
                 g.values.push(value.clone());
             }
-            g.sources
-                .push(json!({"input": l.name, "index": index, "value": value}));
+            g.sources.push(ItemSource {
+                input: l.name.clone(),
+                index,
+                value,
+            });
         }
     }
     for (name, e) in &failed {
-        let kind = e.get("kind").and_then(Value::as_str).unwrap_or("error");
-        let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
         warnings.push(Warning::new(
             WarningKind::InputFailed,
-            format!("{name}: {kind}: {msg}; it was left out of the comparison"),
+            format!(
+                "{name}: {}: {}; it was left out of the comparison",
+                e.named, e.message
+            ),
         ));
     }
     let keys = groups.len();
-    let contradictions: Vec<Value> = groups
-        .into_iter()
-        .filter(|g| g.values.len() > 1)
-        .map(|g| json!({"key": g.key, "values": g.values, "sources": g.sources}))
-        .collect();
+    let contradictions: Vec<Group> = groups.into_iter().filter(|g| g.values.len() > 1).collect();
     let failed_inputs: Vec<Value> = failed
         .iter()
-        .map(|(name, e)| json!({"input": name, "error": e}))
+        .map(|(name, e)| json!({"input": name, "error": e.wire}))
         .collect();
     let body = json!({
         "contradictions": contradictions,
@@ -345,20 +401,11 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
         ..Parts::default()
     };
     if let Some(first) = contradictions.first() {
-        let values: Vec<String> = first["sources"]
-            .as_array()
-            .map(|s| {
-                s.iter()
-                    .map(|s| {
-                        format!(
-                            "{} in {}",
-                            short(&s["value"]),
-                            s["input"].as_str().unwrap_or("")
-                        )
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let values: Vec<String> = first
+            .sources
+            .iter()
+            .map(|s| format!("{} in {}", short(&s.value), s.input))
+            .collect();
         let f = Failure::new(
             ErrorKind::AssertionFailed,
             Operation::Compare,
@@ -367,7 +414,7 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
                 contradictions.len(),
                 exprs.key.text,
                 exprs.field.text,
-                short(&first["key"]),
+                short(&first.key),
                 values.join(", ")
             ),
         )
@@ -378,21 +425,14 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
     }
     // The input whose failure is worst decides the kind (and so the exit status), whatever the
     // order of the arguments; the first such input among equals.
-    let kind_of = |e: &Map<String, Value>| {
-        e.get("kind")
-            .and_then(Value::as_str)
-            .and_then(ErrorKind::parse)
-            .unwrap_or(ErrorKind::Internal)
-    };
     let worst = failed
         .iter()
         .rev()
-        .max_by_key(|(_, e)| crate::exit::ExitStatus::of(Command::Compare, kind_of(e)));
+        .max_by_key(|(_, e)| crate::exit::ExitStatus::of(Command::Compare, e.kind));
     if let Some((name, e)) = worst {
-        let kind = kind_of(e);
-        let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+        let msg = &e.message;
         let mut f = Failure::new(
-            kind,
+            e.kind,
             Operation::Extract,
             format!(
                 "{} of {} input(s) could not be compared (first: {name}: {msg})",
@@ -402,7 +442,7 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
         )
         .target((*name).to_owned())
         .hint("warnings list every failed input; fix or re-run them and compare again");
-        if let Some(d) = e.get("details") {
+        if let Some(d) = &e.details {
             f = f.details(Details::Passed(d.clone()));
         }
         return envelope::failure(Command::Compare, input, f, parts);

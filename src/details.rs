@@ -2,7 +2,7 @@
 //! serializes to the object or array the contract and `schemas/envelope.schema.json` describe;
 //! [`Details`] is untagged, so the wire shows the finding itself.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::warning::WarningKind;
@@ -197,4 +197,42 @@ pub struct LastError {
     pub last_error_line: Option<u64>,
     #[serde(skip_serializing_if = "Map::is_empty")]
     pub last_event: Map<String, Value>,
+}
+
+/// `lint`'s report (its `data`, or its failure's `details`), read back by type for the text
+/// summary and GitHub's annotations. Its fields borrow from the report.
+#[derive(Debug, Deserialize)]
+pub struct LintReport<'a> {
+    #[serde(borrow)]
+    pub findings: Vec<LintFinding<'a>>,
+}
+
+/// One finding of a [`LintReport`].
+#[derive(Debug, Deserialize)]
+pub struct LintFinding<'a> {
+    /// JSON Pointer into the schema; `""` is the root.
+    pub pointer: &'a str,
+    pub provider: &'a str,
+    /// `error`, `warning` or `info`.
+    pub severity: &'a str,
+    pub rule: &'a str,
+    pub message: &'a str,
+    pub fix: &'a str,
+}
+
+impl<'a> LintReport<'a> {
+    /// The report `v` holds, when it is one.
+    pub fn read(v: &'a Value) -> Option<Self> {
+        Self::deserialize(v).ok()
+    }
+}
+
+impl LintFinding<'_> {
+    /// Where in the schema: the pointer, `/` for the root.
+    pub fn at(&self) -> &str {
+        match self.pointer {
+            "" => "/",
+            p => p,
+        }
+    }
 }

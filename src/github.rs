@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use serde_json::Value;
 
-use crate::details::Details;
+use crate::details::{Details, LintReport};
 use crate::envelope::Envelope;
 use crate::error::ErrorKind;
 use crate::names::Command;
@@ -44,25 +44,20 @@ pub(crate) fn commands(out: &mut dyn Write, env: &Envelope) -> io::Result<()> {
             &w.message,
         )?;
     }
-    if let Some(fs) = findings(env) {
-        for f in fs {
-            let s = |k: &str| f.get(k).and_then(Value::as_str).unwrap_or("");
-            let level = match s("severity") {
+    if let Some(report) = findings(env) {
+        for f in report.findings {
+            let level = match f.severity {
                 "error" => "error",
                 "warning" => "warning",
                 _ => "notice",
             };
-            let at = match s("pointer") {
-                "" => "/",
-                p => p,
-            };
-            let title = format!("sojx lint {}/{} at {at}", s("provider"), s("rule"));
+            let title = format!("sojx lint {}/{} at {}", f.provider, f.rule, f.at());
             cmd(
                 out,
                 level,
                 None,
                 &title,
-                &format!("{}\nfix: {}", s("message"), s("fix")),
+                &format!("{}\nfix: {}", f.message, f.fix),
             )?;
         }
     }
@@ -110,14 +105,14 @@ pub(crate) fn commands(out: &mut dyn Write, env: &Envelope) -> io::Result<()> {
 }
 
 /// `sojx lint`'s findings, on success (`data`) or failure (`error.details`).
-fn findings(env: &Envelope) -> Option<&Vec<Value>> {
+fn findings(env: &Envelope) -> Option<LintReport<'_>> {
     if env.command() != Command::Lint {
         return None;
     }
     let holder = env
         .data()
         .or_else(|| env.error()?.details.as_ref()?.report())?;
-    holder.get("findings")?.as_array()
+    LintReport::read(holder)
 }
 
 /// Most rows of the job summary table; the rest are counted in a last line.

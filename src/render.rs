@@ -7,7 +7,7 @@ use owo_colors::OwoColorize;
 use serde_json::Value;
 
 use crate::cli::OutputFormat;
-use crate::details::{Details, Violation};
+use crate::details::{Details, LintReport, Violation};
 use crate::envelope::{AgentReport, Envelope};
 use crate::error::ErrorKind;
 use crate::names::Command;
@@ -169,11 +169,8 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
                 writeln!(out, "{}", violation(v, color))?;
             }
         }
-        if let Some(Value::Array(fs)) = details
-            .and_then(Details::report)
-            .and_then(|d| d.get("findings"))
-        {
-            findings(out, fs, color)?;
+        if let Some(report) = details.and_then(Details::report).and_then(LintReport::read) {
+            findings(out, &report, color)?;
         } else if let Some(Value::Object(d)) = details
             .filter(|_| !validation)
             .and_then(|d| serde_json::to_value(d).ok())
@@ -228,8 +225,8 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
         )?;
         match env.data() {
             Some(d) if env.command() == Command::Lint => {
-                if let Some(Value::Array(fs)) = d.get("findings") {
-                    findings(out, fs, color)?;
+                if let Some(report) = LintReport::read(d) {
+                    findings(out, &report, color)?;
                 }
             }
             Some(d) => pretty_block(out, d, usize::MAX)?,
@@ -296,25 +293,23 @@ pub(crate) fn violation(v: &Violation, color: bool) -> String {
 }
 
 /// `sojx lint` findings, one per line: severity, provider, rule, pointer, message, fix.
-fn findings(out: &mut dyn Write, fs: &[Value], color: bool) -> io::Result<()> {
-    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
-    for x in fs {
-        let sev = s(x, "severity");
-        let at = s(x, "pointer");
+fn findings(out: &mut dyn Write, report: &LintReport<'_>, color: bool) -> io::Result<()> {
+    for x in &report.findings {
+        let sev = x.severity;
         let label = if sev == "error" {
-            paint(color, &sev, |t| t.red().to_string())
+            paint(color, sev, |t| t.red().to_string())
         } else {
-            paint(color, &sev, |t| t.yellow().to_string())
+            paint(color, sev, |t| t.yellow().to_string())
         };
         writeln!(
             out,
             "  - {label} {}/{} {}: {}",
-            s(x, "provider"),
-            s(x, "rule"),
-            sanitize(if at.is_empty() { "/" } else { &at }),
-            sanitize(&s(x, "message"))
+            x.provider,
+            x.rule,
+            sanitize(x.at()),
+            sanitize(x.message)
         )?;
-        writeln!(out, "    fix: {}", sanitize(&s(x, "fix")))?;
+        writeln!(out, "    fix: {}", sanitize(x.fix))?;
     }
     Ok(())
 }
