@@ -11,71 +11,73 @@ wire_enum! {
         // Reading the input.
         /// A line longer than `--max-line-bytes` was skipped.
         LineTooLong = "line_too_long",
-        /// A line nested deeper than serde_json reads was skipped.
+        /// JSON values nested deeper than sojx's fixed limit were read as text.
         TooDeep = "too_deep",
         /// Text was glued to an event on its line, and the event was read.
         GluedText = "glued_text",
-        /// The input was not valid UTF-8; invalid bytes were replaced.
+        /// The input was not valid UTF-8; invalid bytes were replaced with U+FFFD.
         InvalidUtf8 = "invalid_utf8",
         /// A lone UTF-16 surrogate escape was read as U+FFFD.
         LoneSurrogate = "lone_surrogate",
         /// `compare`: an input failed and was left out of the comparison.
         InputFailed = "input_failed",
         // Finding the answer.
-        /// The answer text held more candidates than `--max-candidates`.
+        /// The answer text held more JSON candidates than `--max-candidates`; the rest were not tried.
         CandidatesCapped = "candidates_capped",
-        /// Claude Code's `structured_output` and its StructuredOutput call differ.
+        /// Claude Code's `result.structured_output` differs from its last accepted StructuredOutput
+        /// call.
         CrossCheckMismatch = "cross_check_mismatch",
         /// `--markers`: the run had no structured output; the legacy text protocol was read.
         LegacyMarkers = "legacy_markers",
-        /// `--markers`: a marker's value was not valid.
+        /// `--markers`: a marker line was not valid and was skipped.
         MarkerInvalid = "marker_invalid",
-        /// `compare`: an input was left out of the comparison.
+        /// `compare`: an item was left out (its `--key` or `--field` expression failed).
         ItemSkipped = "item_skipped",
         // `--repair`'s named repairs.
-        /// Text before the value was removed.
+        /// `--repair` removed text before the value.
         StrayPrefix = "stray_prefix",
-        /// Text after the value was removed.
+        /// `--repair` removed text after the value.
         StraySuffix = "stray_suffix",
-        /// A trailing comma was removed.
+        /// `--repair` removed a trailing comma.
         TrailingComma = "trailing_comma",
-        /// Brackets left open at a cut-off end were closed.
+        /// `--repair` closed the outermost bracket, left open at a cut-off end.
         UnclosedBrackets = "unclosed_brackets",
-        /// A member cut off at the end was dropped whole.
+        /// `--repair` removed the cut-off last member whole (never completed).
         DroppedIncompleteMember = "dropped_incomplete_member",
         // A schema read or lowered (`compile`, `lint`, `--schema`).
-        /// The schema is `{}` or `true`: it accepts anything.
+        /// The schema constrains nothing; the compiled schema enforces nothing either.
         EmptySchema = "empty_schema",
-        /// The schema's draft was changed to the provider's.
+        /// `$schema` became the draft the provider takes (Claude Code: draft-07).
         SchemaDraftChanged = "schema_draft_changed",
-        /// An external `$ref` was inlined.
+        /// A `$ref` was inlined (the provider resolves only references inside the document).
         ExternalRefInlined = "external_ref_inlined",
-        /// A keyword the provider does not know was dropped.
+        /// A keyword no validator checks was dropped; nothing is lost.
         UnknownKeywordDropped = "unknown_keyword_dropped",
-        /// A keyword the provider refuses was dropped.
+        /// A keyword the provider does not support was dropped.
         KeywordDropped = "keyword_dropped",
-        /// A `format` the provider refuses was dropped.
+        /// A `format` the provider does not support was dropped.
         FormatDropped = "format_dropped",
-        /// `minItems` was lowered to what the provider accepts.
+        /// `minItems` was lowered to 1 (Claude supports 0 or 1 only).
         MinItemsLowered = "min_items_lowered",
-        /// `oneOf` was read as `anyOf`.
+        /// `oneOf` became `anyOf`: a value matching several branches is no longer rejected.
         OneOfAsAnyOf = "one_of_as_any_of",
-        /// An optional property became required and nullable.
+        /// An optional property became required and nullable (OpenAI strict mode).
         OptionalMadeNullable = "optional_made_nullable",
-        /// `additionalProperties: false` was added.
+        /// `additionalProperties: false` was added where the provider requires it.
         AdditionalPropertiesClosed = "additional_properties_closed",
         /// A subschema has no type, which OpenAI's strict mode cannot express (left as is).
         UntypedSchema = "untyped_schema",
-        /// A non-object root was wrapped in an object.
+        /// A root that is not an object was wrapped in one; unwrap the answer.
         RootWrapped = "root_wrapped",
         // `run`.
-        /// The agent exited non-zero although its output held an answer.
+        /// `run`: the agent failed after giving a valid answer; the answer stands.
         AgentFailed = "agent_failed",
-        /// The agent's group lingered after it answered and was stopped.
+        /// `run`: the agent gave its answer but had not exited at `--timeout`; sojx stopped it.
         AgentLingered = "agent_lingered",
-        /// The schema the agent was given differs from `--schema`.
+        /// `run`: the schema COMMAND gave the agent differs from `--schema` (which the answer is held
+        /// to).
         SchemaMismatch = "schema_mismatch",
-        /// Claude Code dropped the `--json-schema` it was given.
+        /// `run`: Claude Code dropped the `--json-schema` it was given (no StructuredOutput tool).
         JsonSchemaDropped = "json_schema_dropped",
     }
 }
@@ -109,5 +111,22 @@ impl Warning {
                  Node's JSON.stringify writes it); it was read as U+FFFD"
             ),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::WarningKind;
+
+    /// docs/cli.md lists every kind (its "Warnings" table).
+    #[test]
+    fn every_kind_is_documented() {
+        let doc = include_str!("../docs/cli.md");
+        for k in WarningKind::ALL {
+            assert!(
+                doc.contains(&format!("| `{k}` |")),
+                "docs/cli.md's Warnings table lacks `{k}`"
+            );
+        }
     }
 }
