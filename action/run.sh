@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The run step of action.yml: `sojx extract` (or `sojx run`) with the action's inputs; the
-# envelope's answer, exit code and error kind go to $GITHUB_OUTPUT. With `summary`, the same
-# extraction again with --output-format github writes the annotations and the job summary (for
-# `run`, from the agent's output that sojx copied with --tee: the agent runs once).
+# The run step of action.yml: `sojx extract` (or `sojx run`) with the action's inputs, once; the
+# envelope's answer, exit code and error kind go to $GITHUB_OUTPUT. With `summary`, that same
+# run prints the annotations and writes the job summary (--output-format github) while
+# --envelope-file keeps its JSON envelope: what the summary says is what the outputs say.
 set -o pipefail
 
 args=()
@@ -22,18 +22,23 @@ if [ -n "${INPUT_ARGS//[[:space:]]/}" ]; then
 fi
 
 envelope="$tmp/sojx-envelope.json"
+rm -f "$envelope"
+args+=(--envelope-file "$envelope")
+if [ "${INPUT_SUMMARY:-true}" = true ]; then
+  # Its stdout is workflow commands (the annotations), for the runner to read.
+  args+=(--output-format github)
+else
+  args+=(--quiet)
+fi
 case "${INPUT_COMMAND:-extract}" in
   extract)
     [ -n "${INPUT_INPUT:-}" ] || { echo "::error::sojx: the input 'input' names no file"; exit 3; }
-    sojx extract "${args[@]}" "${extra[@]}" "$INPUT_INPUT" > "$envelope"
+    sojx extract "${args[@]}" "${extra[@]}" "$INPUT_INPUT"
     status=$?
-    again=(sojx extract "${args[@]}" "${extra[@]}" "$INPUT_INPUT")
     ;;
   run)
-    agent_out="$tmp/sojx-agent.out"
-    sojx run --tee "$agent_out" "${args[@]}" "${extra[@]}" > "$envelope"
+    sojx run "${args[@]}" "${extra[@]}"
     status=$?
-    again=(sojx extract "${args[@]}" "$agent_out")
     ;;
   *)
     echo "::error::sojx: command must be extract or run, not '$INPUT_COMMAND'"
@@ -42,19 +47,22 @@ case "${INPUT_COMMAND:-extract}" in
 esac
 
 field() { jq -c "$1" "$envelope" 2>/dev/null || true; }
+if [ -s "$envelope" ]; then
+  kind=$(jq -r '.error.kind // empty' "$envelope" 2>/dev/null || true)
+  cat "$envelope"
+else
+  # Arguments sojx refused (a misspelt flag in 'args') are told, on stderr and as an
+  # annotation, before any envelope file is opened.
+  kind=$([ "$status" = 3 ] && echo usage || true)
+fi
 {
   echo "exit-code=$status"
-  echo "error-kind=$(jq -r '.error.kind // empty' "$envelope" 2>/dev/null || true)"
+  echo "error-kind=$kind"
   # An answer of `false` or `null` is an answer: only a missing `data` is empty.
   echo "data=$(field 'if has("data") then .data else empty end')"
   echo "envelope=$(field .)"
 } >> "${GITHUB_OUTPUT:?}"
-cat "$envelope"
 
-if [ "${INPUT_SUMMARY:-true}" = true ]; then
-  # Its stdout is workflow commands (the annotations), for the runner to read.
-  "${again[@]}" --output-format github || true
-fi
 if [ "${INPUT_FAIL:-true}" = true ]; then
   exit "$status"
 fi

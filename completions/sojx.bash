@@ -183,7 +183,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__extract)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -230,6 +230,10 @@ _sojx() {
                     return 0
                     ;;
                 --tee)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --envelope-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -399,7 +403,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__run)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --kill-after --max-line-bytes --max-candidates --max-answer-bytes --max-attempts --retry-on --resume-profile --retry-command --feedback-template --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --kill-after --max-line-bytes --max-candidates --max-answer-bytes --max-attempts --retry-on --resume-profile --retry-command --feedback-template --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -446,6 +450,10 @@ _sojx() {
                     return 0
                     ;;
                 --tee)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --envelope-file)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -275,7 +275,20 @@ pub struct ExtractArgs {
     pub live: LiveArgs,
 
     #[command(flatten)]
+    pub kept: KeptArgs,
+
+    #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// Where `extract` and `run` also write their envelopes.
+#[derive(Debug, Args)]
+pub struct KeptArgs {
+    /// Also write each envelope to FILE as one line of JSON (created or truncated), whatever
+    /// stdout shows: `--output-format github` for the annotations and the JSON for the next
+    /// step, from one run. `-` is refused.
+    #[arg(long, value_name = "FILE", value_parser = parse_tee)]
+    pub envelope_file: Option<PathBuf>,
 }
 
 /// How `extract` and `run` find the answer in an agent's output.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use clap::{Args, ValueEnum};
 
-use super::{AnswerArgs, LimitArgs, LiveArgs, OutputArgs, SchemaArgs, parse_timeout};
+use super::{AnswerArgs, KeptArgs, LimitArgs, LiveArgs, OutputArgs, SchemaArgs, parse_timeout};
 
 pub(super) const RUN_EXAMPLES: &str = "\
 Examples:
@@ -33,6 +33,9 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub live: LiveArgs,
+
+    #[command(flatten)]
+    pub kept: KeptArgs,
 
     /// How long the agent's process group has after SIGTERM (sent when --timeout passes, or
     /// the signal sojx forwards) before SIGKILL: seconds or with a unit, as --timeout.

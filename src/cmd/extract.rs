@@ -4,7 +4,8 @@
 use std::io;
 
 use super::output::{
-    Tally, emit, emit_rendered, fail_before_input, files_read, sources, stdin_guard, style,
+    Tally, emit, emit_rendered, fail_before_input, files_read, open_envelope_file, sources,
+    stdin_guard, style,
 };
 use super::{Env, Io};
 use crate::exit::ExitStatus;
@@ -100,6 +101,15 @@ impl Loaded {
 
 pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
+    if let Err(f) = open_envelope_file(
+        io,
+        a.kept.envelope_file.as_deref(),
+        &a.files,
+        files_read(&a.schema, a.answer.handoff.as_deref()),
+        a.live.tee.as_deref(),
+    ) {
+        return fail_before_input(Command::Extract, &a.files, &f, io, style);
+    }
     let loaded = match Loaded::load(&a.schema, &a.answer) {
         Ok(l) => l,
         Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),

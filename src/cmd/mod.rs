@@ -86,6 +86,8 @@ pub struct Io<'a> {
     hints_told: std::collections::HashSet<String>,
     /// The job summary's rows so far (`--output-format github` with `GITHUB_STEP_SUMMARY`).
     summary: output::Summary,
+    /// `--envelope-file`: every envelope, as one line of JSON, beside stdout.
+    envelopes: Option<crate::input::Tee>,
 }
 
 impl<'a> Io<'a> {
@@ -102,6 +104,7 @@ impl<'a> Io<'a> {
             env: Env::capture(),
             hints_told: std::collections::HashSet::new(),
             summary: output::Summary::default(),
+            envelopes: None,
         }
     }
 
@@ -167,6 +170,7 @@ pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> ExitSta
         env: io.env.clone(),
         hints_told: std::collections::HashSet::new(),
         summary: output::Summary::default(),
+        envelopes: None,
     };
     let status = run_closable(args, &mut io);
     match io.stdout.flush() {

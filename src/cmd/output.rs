@@ -80,8 +80,42 @@ pub(super) fn stdin_guard(
 /// Render an envelope, and tell people on stderr what went wrong.
 pub(super) fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
     render::render(io.stdout, env, style)?;
+    keep(io, env)?;
     io.summary.note(env, style, &io.env);
     tell(io, env, style)
+}
+
+/// `--envelope-file FILE` for a run over `inputs` (none: the agent's output) that reads
+/// `also_read` and tees to `tee`: opened before anything is read, so that every envelope of the
+/// run reaches it, refused by `--tee`'s rules (not an input, nor a file sojx reads).
+pub(super) fn open_envelope_file(
+    io: &mut Io<'_>,
+    path: Option<&std::path::Path>,
+    inputs: &[std::path::PathBuf],
+    mut also_read: Vec<(&'static str, std::path::PathBuf)>,
+    tee: Option<&std::path::Path>,
+) -> Result<(), Failure> {
+    if let Some(t) = tee {
+        also_read.push(("--tee", t.to_path_buf()));
+    }
+    io.envelopes = crate::input::Tee::beside(
+        "--envelope-file",
+        "write the envelopes to another file",
+        path,
+        inputs,
+        &also_read,
+    )?;
+    Ok(())
+}
+
+/// `--envelope-file`: the envelope as one line of JSON, whatever stdout shows.
+fn keep(io: &mut Io<'_>, env: &Envelope) -> io::Result<()> {
+    if let Some(file) = &mut io.envelopes {
+        let mut line = serde_json::to_vec(env).map_err(io::Error::other)?;
+        line.push(b'\n');
+        file.write(&line).map_err(|f| io::Error::other(f.message))?;
+    }
+    Ok(())
 }
 
 /// The job summary (`--output-format github` when `GITHUB_STEP_SUMMARY` is set): a row per
@@ -155,6 +189,7 @@ pub(super) fn emit_rendered(
     style: Style,
 ) -> io::Result<()> {
     io.stdout.write_all(rendered)?;
+    keep(io, env)?;
     io.summary.note(env, style, &io.env);
     tell(io, env, style)
 }
@@ -260,6 +295,7 @@ pub(super) fn fail_before_named(
     if style.format == OutputFormat::Github {
         let env = envelope::failure(command, "", f.clone(), Parts::default());
         render::render(io.stdout, &env, style)?;
+        keep(io, &env)?;
         io.summary.note(&env, style, &io.env);
         io.stdout.flush()?;
         return Ok(env.exit_status());
@@ -269,6 +305,7 @@ pub(super) fn fail_before_named(
         let env = envelope::failure(command, name, f.clone(), Parts::default());
         status = status.worst(env.exit_status());
         render::render(io.stdout, &env, style)?;
+        keep(io, &env)?;
         io.summary.note(&env, style, &io.env);
         if i == 0 {
             tell_line(io, &env, "", style);

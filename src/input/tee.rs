@@ -11,11 +11,15 @@ use crate::error::{ErrorKind, Failure, Operation};
 
 use super::{FileId, io_reason};
 
-/// `--tee FILE`: every input byte, written through (unbuffered) as it is read.
+/// `--tee FILE`: every input byte, written through (unbuffered) as it is read. Also
+/// `--envelope-file FILE`, the envelopes written beside stdout: a file sojx writes while it
+/// reads others, refused and opened by the same rules.
 #[derive(Debug)]
 pub struct Tee {
     file: File,
     path: PathBuf,
+    /// The flag that named it, for messages.
+    flag: &'static str,
     /// Whether what was written so far ends a line (nothing written counts as ended).
     at_line_start: bool,
 }
@@ -33,11 +37,23 @@ impl Tee {
         inputs: &[PathBuf],
         also_read: &[(&str, PathBuf)],
     ) -> Result<Option<Self>, Failure> {
+        Self::beside("--tee", "tee to another file", path, inputs, also_read)
+    }
+
+    /// The file `flag` names, for a run over `inputs` that also reads `also_read`, by the
+    /// rules of [`Tee::for_inputs`]; `hint` says what to do when it is refused.
+    pub fn beside(
+        flag: &'static str,
+        hint: &'static str,
+        path: Option<&Path>,
+        inputs: &[PathBuf],
+        also_read: &[(&str, PathBuf)],
+    ) -> Result<Option<Self>, Failure> {
         let Some(path) = path else {
             return Ok(None);
         };
         let Some(target) = FileId::of_path(path) else {
-            return Self::create(path).map(Some);
+            return Self::create(flag, path).map(Some);
         };
         let stdin_read = inputs.is_empty() || inputs.iter().any(|i| i.as_os_str() == "-");
         let clash = if stdin_read && FileId::of_std(0).as_ref() == Some(&target) {
@@ -58,40 +74,42 @@ impl Tee {
                 ErrorKind::Usage,
                 Operation::ParseArguments,
                 format!(
-                    "--tee {} is {what}; it would be truncated before it is read",
+                    "{flag} {} is {what}; it would be truncated before it is read",
                     path.display()
                 ),
             )
             .target(path.to_string_lossy().into_owned())
             .retryable(false)
-            .hint("tee to another file"));
+            .hint(hint));
         }
         let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
         let own_output = [1, 2]
             .iter()
             .any(|&s| FileId::of_std(s).as_ref() == Some(&target));
         if regular && !own_output {
-            return Self::create(path).map(Some);
+            return Self::create(flag, path).map(Some);
         }
         match std::fs::OpenOptions::new().append(true).open(path) {
             Ok(file) => Ok(Some(Self {
                 file,
                 path: path.to_path_buf(),
+                flag,
                 at_line_start: true,
             })),
-            Err(e) => Err(cannot_create(path, &e)),
+            Err(e) => Err(cannot_create(flag, path, &e)),
         }
     }
 
-    /// Create (or truncate) FILE; failure is `filesystem`.
-    pub fn create(path: &Path) -> Result<Self, Failure> {
+    /// Create (or truncate) FILE, named by `flag`; failure is `filesystem`.
+    pub fn create(flag: &'static str, path: &Path) -> Result<Self, Failure> {
         match File::create(path) {
             Ok(file) => Ok(Self {
                 file,
                 path: path.to_path_buf(),
+                flag,
                 at_line_start: true,
             }),
-            Err(e) => Err(cannot_create(path, &e)),
+            Err(e) => Err(cannot_create(flag, path, &e)),
         }
     }
 
@@ -107,7 +125,7 @@ impl Tee {
         self.write(text.as_bytes())
     }
 
-    pub(super) fn write(&mut self, bytes: &[u8]) -> Result<(), Failure> {
+    pub fn write(&mut self, bytes: &[u8]) -> Result<(), Failure> {
         if let Some(&last) = bytes.last() {
             self.at_line_start = last == b'\n';
         }
@@ -119,7 +137,8 @@ impl Tee {
                     ErrorKind::Io,
                     Operation::Write,
                     format!(
-                        "writing to --tee {} failed: {}",
+                        "writing to {} {} failed: {}",
+                        self.flag,
                         self.path.display(),
                         io_reason(&e)
                     ),
@@ -165,11 +184,11 @@ impl Watchdog {
     }
 }
 
-fn cannot_create(path: &Path, e: &io::Error) -> Failure {
+fn cannot_create(flag: &str, path: &Path, e: &io::Error) -> Failure {
     Failure::new(
         ErrorKind::Filesystem,
         Operation::Write,
-        format!("cannot create --tee {}: {}", path.display(), io_reason(e)),
+        format!("cannot create {flag} {}: {}", path.display(), io_reason(e)),
     )
     .target(path.to_string_lossy().into_owned())
     .retryable(false)

@@ -237,6 +237,31 @@ fn the_action_installs_a_checked_release_and_runs_sojx_with_its_inputs() {
     let envelope: Value = serde_json::from_str(&o["envelope"]).unwrap();
     assert_eq!(envelope["command"], "run");
     assert_eq!(o["data"], data.to_string());
+
+    // `run` with arguments of its own (an --assert that does not hold): the annotations and
+    // the summary say what the run said, from the same run (they once came from extracting the
+    // agent's output again without those arguments: `sojx ok`, a "✅ ok" row).
+    std::fs::write(dir.join("summary"), "").unwrap();
+    let (out, o) = run(&[
+        schema,
+        ("INPUT_COMMAND", "run"),
+        (
+            "INPUT_ARGS",
+            "--assert '.verdict == \"PASS\"' -- cat examples/claude-review.ndjson",
+        ),
+        ("INPUT_FAIL", "false"),
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(o["exit-code"], "1");
+    assert_eq!(o["error-kind"], "assertion_failed");
+    assert_eq!(o["data"], "");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("::error") && stdout.contains("sojx assertion_failed"));
+    assert!(!stdout.contains("sojx ok"), "{stdout}");
+    let summary = std::fs::read_to_string(dir.join("summary")).unwrap();
+    assert!(summary.contains("### sojx run"), "{summary}");
+    assert!(summary.contains("assertion_failed"), "{summary}");
+    assert!(!summary.contains("✅ ok"), "{summary}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

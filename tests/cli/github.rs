@@ -229,3 +229,125 @@ fn the_job_summary_is_a_table_appended_once_per_run() {
         o.stderr
     );
 }
+
+/// The envelopes of `--envelope-file` (JSON Lines), each checked against the envelope schema.
+fn kept(file: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(file)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let e: serde_json::Value = serde_json::from_str(l).unwrap();
+            crate::common::check_envelope(&e);
+            e
+        })
+        .collect()
+}
+
+/// The envelope without its timestamp, which differs from run to run.
+fn timeless(mut e: serde_json::Value) -> serde_json::Value {
+    e.as_object_mut().unwrap().remove("timestamp");
+    e
+}
+
+#[test]
+fn envelope_file_keeps_the_json_envelopes_whatever_stdout_shows() {
+    let dir = scratch("envelope-file");
+    let file = dir.join("envelopes.jsonl");
+    let failing = dir.join("failing.ndjson");
+    std::fs::write(
+        &failing,
+        "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":false,\"result\":\"no JSON\"}\n",
+    )
+    .unwrap();
+    let good = fixture("claude-code/retry-then-accepted.ndjson");
+    let inputs = [good.to_str().unwrap(), failing.to_str().unwrap()];
+    let schema = ["--schema", "examples/verdict.schema.json"];
+    let args: Vec<&str> = schema
+        .iter()
+        .copied()
+        .chain(["--envelope-file", file.to_str().unwrap()])
+        .chain(inputs)
+        .collect();
+    // The annotations on stdout, the same envelopes as the JSON mode prints in the file.
+    let out = github(&args, None);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stdout.contains("::notice") && out.stdout.contains("::error"));
+    let json = sojx()
+        .arg("extract")
+        .args(schema)
+        .args(inputs)
+        .output()
+        .unwrap();
+    let printed: Vec<serde_json::Value> = String::from_utf8(json.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| timeless(serde_json::from_str(l).unwrap()))
+        .collect();
+    let envs: Vec<serde_json::Value> = kept(&file).into_iter().map(timeless).collect();
+    assert_eq!(envs, printed);
+    assert_eq!(envs[0]["data"]["verdict"], "FAIL");
+    assert_eq!(envs[1]["exit_code"], 1);
+
+    // With -q stdout is empty and the file still has the envelope; `run` keeps its own.
+    let out = sojx()
+        .args(["run", "-q", "--envelope-file", file.to_str().unwrap()])
+        .args(schema)
+        .args(["--", "cat", good.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty());
+    let envs = kept(&file);
+    assert_eq!(envs.len(), 1);
+    assert_eq!(envs[0]["command"], "run");
+    assert_eq!(envs[0]["agent"]["exit_status"], 0);
+
+    // A file sojx reads is refused before it is truncated: an input, the schema, the tee.
+    let before = std::fs::read(&failing).unwrap();
+    for (args, what) in [
+        (
+            vec![
+                "--envelope-file",
+                failing.to_str().unwrap(),
+                failing.to_str().unwrap(),
+            ],
+            "also an input",
+        ),
+        (
+            vec![
+                "--envelope-file",
+                "examples/verdict.schema.json",
+                failing.to_str().unwrap(),
+            ],
+            "the --schema file",
+        ),
+        (
+            vec![
+                "--tee",
+                file.to_str().unwrap(),
+                "--envelope-file",
+                file.to_str().unwrap(),
+                failing.to_str().unwrap(),
+            ],
+            "the --tee file",
+        ),
+    ] {
+        let out = sojx()
+            .arg("extract")
+            .args(schema)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{args:?}");
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(stdout.contains(&format!("is {what}")), "{stdout}");
+        assert!(stdout.contains("\"kind\":\"usage\""), "{stdout}");
+    }
+    assert_eq!(std::fs::read(&failing).unwrap(), before);
+    assert!(
+        !std::fs::read("examples/verdict.schema.json")
+            .unwrap()
+            .is_empty()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -11,7 +11,7 @@ use std::io;
 
 use super::Io;
 use super::extract::Loaded;
-use super::output::{emit, fail_before_named, files_read, style};
+use super::output::{emit, fail_before_named, files_read, open_envelope_file, style};
 use crate::exit::ExitStatus;
 use crate::names::Command;
 use crate::warning::{Warning, WarningKind};
@@ -36,6 +36,15 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     };
     let name = first.program();
     let names = [name.clone()];
+    if let Err(f) = open_envelope_file(
+        io,
+        a.kept.envelope_file.as_deref(),
+        &[],
+        files_read(&a.schema, a.answer.handoff.as_deref()),
+        a.live.tee.as_deref(),
+    ) {
+        return fail_before_named(Command::Run, &names, &f, io, style);
+    }
     // What sojx knows of COMMAND's own flags: by --resume-profile, or by its file name.
     let known = retry::known_profile(&a.retry, &first);
     let from_argv = known.and_then(|p| p.schema_arg(&first.argv));
