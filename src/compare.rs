@@ -299,81 +299,18 @@ struct ItemSource {
 }
 
 pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope {
-    let mut warnings = Vec::new();
-    let mut inputs = Vec::new();
-    let mut failed: Vec<(&str, InputFailure)> = Vec::new();
-    let mut groups: Vec<Group> = Vec::new();
-    let mut by_key: HashMap<String, usize> = HashMap::new();
-    let mut total = 0usize;
+    let mut seen = Seen::default();
     for l in loaded {
-        let data = match &l.result {
-            Ok(d) => d,
-            Err(e) => {
-                failed.push((&l.name, e.clone()));
-                continue;
-            }
-        };
-        let items = exprs.items.run(data);
-        if let Some(err) = items.error {
-            let message = format!("--items `{}` failed: {err}", exprs.items.text);
-            let details = json!({"assertions": [{"expression": exprs.items.text, "values": [], "error": err}]});
-            let wire = json!({"kind": "assertion_failed", "message": message, "details": details});
-            failed.push((
-                &l.name,
-                InputFailure {
-                    named: ErrorKind::AssertionFailed.as_str().to_owned(),
-                    kind: ErrorKind::AssertionFailed,
-                    message,
-                    details: Some(details),
-                    wire,
-                },
-            ));
-            continue;
-        }
-        inputs.push(json!({"input": l.name, "items": items.values.len()}));
-        total += items.values.len();
-        for (index, item) in items.values.iter().enumerate() {
-            let where_ = format!("{} item {index}", l.name);
-            let key = exprs.key.run(item);
-            let key = match (key.error, one(key.values)) {
-                (Some(err), _) => {
-                    warnings.push(skipped(&where_, "--key", &exprs.key.text, &err));
-                    continue;
-                }
-                (None, None) => {
-                    warnings.push(skipped(&where_, "--key", &exprs.key.text, "no value"));
-                    continue;
-                }
-                (None, Some(k)) => k,
-            };
-            let field = exprs.field.run(item);
-            if let Some(err) = field.error {
-                warnings.push(skipped(&where_, "--field", &exprs.field.text, &err));
-                continue;
-            }
-            let value = one(field.values).unwrap_or(Value::Null);
-            let text = value.to_string();
-            let g = *by_key.entry(key.to_string()).or_insert_with(|| {
-                groups.push(Group {
-                    key: key.clone(),
-                    sources: Vec::new(),
-                    values: Vec::new(),
-                    texts: Vec::new(),
-                });
-                groups.len() - 1
-            });
-            let g = &mut groups[g];
-            if !g.texts.contains(&text) {
-                g.texts.push(text);
-                g.values.push(value.clone());
-            }
-            g.sources.push(ItemSource {
-                input: l.name.clone(),
-                index,
-                value,
-            });
-        }
+        seen.input(l, exprs);
     }
+    let Seen {
+        mut warnings,
+        inputs,
+        failed,
+        groups,
+        total,
+        ..
+    } = seen;
     for (name, e) in &failed {
         warnings.push(Warning::new(
             WarningKind::InputFailed,
@@ -401,53 +338,161 @@ pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope 
         ..Parts::default()
     };
     if let Some(first) = contradictions.first() {
-        let values: Vec<String> = first
-            .sources
-            .iter()
-            .map(|s| format!("{} in {}", short(&s.value), s.input))
-            .collect();
-        let f = Failure::new(
-            ErrorKind::AssertionFailed,
-            Operation::Compare,
-            format!(
-                "{} contradiction(s): items with the same {} have different {} (first: key {}: {})",
-                contradictions.len(),
-                exprs.key.text,
-                exprs.field.text,
-                short(&first.key),
-                values.join(", ")
-            ),
-        )
-        .target(exprs.field.text.clone())
-        .hint("error.details.contradictions lists every key, its values and where each came from")
-        .details(Details::Report(body));
+        let f = contradicted(first, contradictions.len(), exprs).details(Details::Report(body));
         return envelope::failure(Command::Compare, input, f, parts);
     }
-    // The input whose failure is worst decides the kind (and so the exit status), whatever the
-    // order of the arguments; the first such input among equals.
-    let worst = failed
-        .iter()
-        .rev()
-        .max_by_key(|(_, e)| crate::exit::ExitStatus::of(Command::Compare, e.kind));
-    if let Some((name, e)) = worst {
-        let msg = &e.message;
-        let mut f = Failure::new(
-            e.kind,
-            Operation::Extract,
-            format!(
-                "{} of {} input(s) could not be compared (first: {name}: {msg})",
-                failed.len(),
-                loaded.len()
-            ),
-        )
-        .target((*name).to_owned())
-        .hint("warnings list every failed input; fix or re-run them and compare again");
-        if let Some(d) = &e.details {
-            f = f.details(Details::Passed(d.clone()));
-        }
+    if let Some(f) = worst_input(&failed, loaded.len()) {
         return envelope::failure(Command::Compare, input, f, parts);
     }
     envelope::success(Command::Compare, input, body, parts)
+}
+
+/// What the inputs held, as they are read one after the other.
+#[derive(Default)]
+struct Seen<'l> {
+    warnings: Vec<Warning>,
+    /// `{input, items}` per input that gave items.
+    inputs: Vec<Value>,
+    failed: Vec<(&'l str, InputFailure)>,
+    /// The items by key, in the order the keys were met.
+    groups: Vec<Group>,
+    by_key: HashMap<String, usize>,
+    /// Items in all.
+    total: usize,
+}
+
+impl<'l> Seen<'l> {
+    /// One input: its items (`--items`), each filed under its key.
+    fn input(&mut self, l: &'l Loaded, exprs: &Exprs) {
+        let data = match &l.result {
+            Ok(d) => d,
+            Err(e) => {
+                self.failed.push((&l.name, e.clone()));
+                return;
+            }
+        };
+        let items = exprs.items.run(data);
+        if let Some(err) = items.error {
+            self.failed.push((&l.name, items_failed(exprs, &err)));
+            return;
+        }
+        self.inputs
+            .push(json!({"input": l.name, "items": items.values.len()}));
+        self.total += items.values.len();
+        for (index, item) in items.values.iter().enumerate() {
+            self.item(&l.name, index, item, exprs);
+        }
+    }
+
+    /// Item `index` of input `name`: its key and field (`--key`, `--field`), or a warning that
+    /// it was left out.
+    fn item(&mut self, name: &str, index: usize, item: &Value, exprs: &Exprs) {
+        let where_ = format!("{name} item {index}");
+        let key = exprs.key.run(item);
+        let key = match (key.error, one(key.values)) {
+            (Some(err), _) => {
+                self.warnings
+                    .push(skipped(&where_, "--key", &exprs.key.text, &err));
+                return;
+            }
+            (None, None) => {
+                self.warnings
+                    .push(skipped(&where_, "--key", &exprs.key.text, "no value"));
+                return;
+            }
+            (None, Some(k)) => k,
+        };
+        let field = exprs.field.run(item);
+        if let Some(err) = field.error {
+            self.warnings
+                .push(skipped(&where_, "--field", &exprs.field.text, &err));
+            return;
+        }
+        let value = one(field.values).unwrap_or(Value::Null);
+        let text = value.to_string();
+        let groups = &mut self.groups;
+        let g = *self.by_key.entry(key.to_string()).or_insert_with(|| {
+            groups.push(Group {
+                key: key.clone(),
+                sources: Vec::new(),
+                values: Vec::new(),
+                texts: Vec::new(),
+            });
+            groups.len() - 1
+        });
+        let g = &mut groups[g];
+        if !g.texts.contains(&text) {
+            g.texts.push(text);
+            g.values.push(value.clone());
+        }
+        g.sources.push(ItemSource {
+            input: name.to_owned(),
+            index,
+            value,
+        });
+    }
+}
+
+/// An input whose `--items` expression failed.
+fn items_failed(exprs: &Exprs, err: &str) -> InputFailure {
+    let message = format!("--items `{}` failed: {err}", exprs.items.text);
+    let details =
+        json!({"assertions": [{"expression": exprs.items.text, "values": [], "error": err}]});
+    let wire = json!({"kind": "assertion_failed", "message": message, "details": details});
+    InputFailure {
+        named: ErrorKind::AssertionFailed.as_str().to_owned(),
+        kind: ErrorKind::AssertionFailed,
+        message,
+        details: Some(details),
+        wire,
+    }
+}
+
+/// The `assertion_failed` of `n` contradictions, the first of which is `first`.
+fn contradicted(first: &Group, n: usize, exprs: &Exprs) -> Failure {
+    let values: Vec<String> = first
+        .sources
+        .iter()
+        .map(|s| format!("{} in {}", short(&s.value), s.input))
+        .collect();
+    Failure::new(
+        ErrorKind::AssertionFailed,
+        Operation::Compare,
+        format!(
+            "{n} contradiction(s): items with the same {} have different {} (first: key {}: {})",
+            exprs.key.text,
+            exprs.field.text,
+            short(&first.key),
+            values.join(", ")
+        ),
+    )
+    .target(exprs.field.text.clone())
+    .hint("error.details.contradictions lists every key, its values and where each came from")
+}
+
+/// The failure of a comparison some of whose `of` inputs failed: the input whose failure is
+/// worst decides the kind (and so the exit status), whatever the order of the arguments; the
+/// first such input among equals.
+fn worst_input(failed: &[(&str, InputFailure)], of: usize) -> Option<Failure> {
+    let (name, e) = failed
+        .iter()
+        .rev()
+        .max_by_key(|(_, e)| crate::exit::ExitStatus::of(Command::Compare, e.kind))?;
+    let f = Failure::new(
+        e.kind,
+        Operation::Extract,
+        format!(
+            "{} of {of} input(s) could not be compared (first: {name}: {})",
+            failed.len(),
+            e.message
+        ),
+    )
+    .target((*name).to_owned())
+    .hint("warnings list every failed input; fix or re-run them and compare again");
+    Some(match &e.details {
+        Some(d) => f.details(Details::Passed(d.clone())),
+        None => f,
+    })
 }
 
 fn skipped(where_: &str, flag: &str, expr: &str, why: &str) -> Warning {
