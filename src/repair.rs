@@ -37,94 +37,126 @@ pub fn repair(text: &str) -> Option<Repaired> {
             ),
         ));
     }
-    let bytes = &text.as_bytes()[start..];
-    let mut out: Vec<u8> = Vec::with_capacity(bytes.len() + 8);
-    let mut stack: Vec<u8> = Vec::new();
-    let mut in_str = false;
-    let mut esc = false;
-    let mut trailing_commas = 0;
-    // Where the last member of the outermost value starts in `out`: just after its opening
-    // bracket, or after the last `,` between its members.
-    let mut member_start = 1;
-    let mut ended_at = None;
-    for (i, &b) in bytes.iter().enumerate() {
-        if in_str {
-            out.push(b);
-            if esc {
-                esc = false;
-            } else if b == b'\\' {
-                esc = true;
-            } else if b == b'"' {
-                in_str = false;
-            }
-            continue;
-        }
-        match b {
-            b'"' => {
-                in_str = true;
-                out.push(b);
-            }
-            b'{' | b'[' => {
-                if stack.len() >= MAX_DEPTH {
-                    return None;
-                }
-                stack.push(b);
-                out.push(b);
-            }
-            b'}' | b']' => {
-                let want = if b == b'}' { b'{' } else { b'[' };
-                if stack.pop() != Some(want) {
-                    return None;
-                }
-                if strip_trailing_comma(&mut out) {
-                    trailing_commas += 1;
-                }
-                out.push(b);
-                if stack.is_empty() {
-                    ended_at = Some(i + 1);
-                    break;
-                }
-            }
-            b',' => {
-                out.push(b);
-                if stack.len() == 1 {
-                    member_start = out.len();
-                }
-            }
-            _ => out.push(b),
-        }
-    }
-    if trailing_commas > 0 {
+    let scan = Scan::of(&text.as_bytes()[start..])?;
+    if scan.trailing_commas > 0 {
         repairs.push((
             WarningKind::TrailingComma,
-            format!("removed {trailing_commas} trailing comma(s)"),
+            format!("removed {} trailing comma(s)", scan.trailing_commas),
         ));
     }
-    if let Some(end) = ended_at {
-        let rest = &text[start + end..];
-        // A value followed by `, "b": 2}` or a stray `}` ended early (an object closed before
-        // its members end): the rest is part of it, not prose to drop.
-        if rest.trim_start().starts_with([',', ':', '}', ']']) {
-            return None;
-        }
-        if !rest.trim().is_empty() {
-            repairs.push((
-                WarningKind::StraySuffix,
-                format!(
-                    "removed {} bytes of text after the JSON value",
-                    rest.trim().len()
-                ),
-            ));
-        }
-        let value: Value = crate::json::from_slice(&out).ok()?;
-        return (!repairs.is_empty()).then_some(Repaired { value, repairs });
+    match scan.ended_at {
+        Some(end) => ended(&text[start + end..], &scan.out, repairs),
+        None => cut_off(&scan, repairs),
     }
+}
 
-    // Cut off. Only complete members of the outermost value are kept: a member whose value was
-    // cut (a string, a number that may have lost digits, a literal, a container never closed:
-    // `"blockers": [`) is dropped whole, never completed into something that may read as a
-    // different answer (`[]`, `12` for `120`). The outermost bracket is then closed.
-    let outer = stack.first().copied()?;
+/// The value's bytes as read up to where it ends (or the text does), trailing commas removed.
+struct Scan {
+    out: Vec<u8>,
+    /// The brackets open at the end (outermost first).
+    stack: Vec<u8>,
+    /// Whether the text ended inside a string.
+    in_str: bool,
+    trailing_commas: usize,
+    /// Where the last member of the outermost value starts in `out`: just after its opening
+    /// bracket, or after the last `,` between its members.
+    member_start: usize,
+    /// Where the value ended in the bytes, when it did.
+    ended_at: Option<usize>,
+}
+
+impl Scan {
+    /// Read `bytes` (from the first bracket) to the end of the value; `None` for brackets that
+    /// do not match, or deeper than [`MAX_DEPTH`].
+    fn of(bytes: &[u8]) -> Option<Self> {
+        let mut s = Self {
+            out: Vec::with_capacity(bytes.len() + 8),
+            stack: Vec::new(),
+            in_str: false,
+            trailing_commas: 0,
+            member_start: 1,
+            ended_at: None,
+        };
+        let mut esc = false;
+        for (i, &b) in bytes.iter().enumerate() {
+            if s.in_str {
+                s.out.push(b);
+                if esc {
+                    esc = false;
+                } else if b == b'\\' {
+                    esc = true;
+                } else if b == b'"' {
+                    s.in_str = false;
+                }
+                continue;
+            }
+            match b {
+                b'"' => {
+                    s.in_str = true;
+                    s.out.push(b);
+                }
+                b'{' | b'[' => {
+                    if s.stack.len() >= MAX_DEPTH {
+                        return None;
+                    }
+                    s.stack.push(b);
+                    s.out.push(b);
+                }
+                b'}' | b']' => {
+                    let want = if b == b'}' { b'{' } else { b'[' };
+                    if s.stack.pop() != Some(want) {
+                        return None;
+                    }
+                    if strip_trailing_comma(&mut s.out) {
+                        s.trailing_commas += 1;
+                    }
+                    s.out.push(b);
+                    if s.stack.is_empty() {
+                        s.ended_at = Some(i + 1);
+                        break;
+                    }
+                }
+                b',' => {
+                    s.out.push(b);
+                    if s.stack.len() == 1 {
+                        s.member_start = s.out.len();
+                    }
+                }
+                _ => s.out.push(b),
+            }
+        }
+        Some(s)
+    }
+}
+
+/// A value that ended, `out`, followed by `rest`: text after it is a stray suffix, unless it
+/// shows that the value ended early.
+fn ended(rest: &str, out: &[u8], mut repairs: Vec<(WarningKind, String)>) -> Option<Repaired> {
+    // A value followed by `, "b": 2}` or a stray `}` ended early (an object closed before its
+    // members end): the rest is part of it, not prose to drop.
+    if rest.trim_start().starts_with([',', ':', '}', ']']) {
+        return None;
+    }
+    if !rest.trim().is_empty() {
+        repairs.push((
+            WarningKind::StraySuffix,
+            format!(
+                "removed {} bytes of text after the JSON value",
+                rest.trim().len()
+            ),
+        ));
+    }
+    let value: Value = crate::json::from_slice(out).ok()?;
+    (!repairs.is_empty()).then_some(Repaired { value, repairs })
+}
+
+/// A value cut off. Only complete members of the outermost value are kept: a member whose
+/// value was cut (a string, a number that may have lost digits, a literal, a container never
+/// closed: `"blockers": [`) is dropped whole, never completed into something that may read as a
+/// different answer (`[]`, `12` for `120`). The outermost bracket is then closed.
+fn cut_off(scan: &Scan, mut repairs: Vec<(WarningKind, String)>) -> Option<Repaired> {
+    let out = &scan.out;
+    let outer = scan.stack.first().copied()?;
     // Only a value cut off at the end is completed: serde_json must stop at the end of the
     // text, not at a break in its middle (`{"a": 1, "b": "x, "c": 2}`, a quote missing).
     let end = out
@@ -136,8 +168,9 @@ pub fn repair(text: &str) -> Option<Repaired> {
         _ => return None,
     }
     let close_outer = if outer == b'{' { b'}' } else { b']' };
-    let tail = &out[member_start.min(out.len())..];
-    let last_complete = stack.len() == 1 && !in_str && !ends_in_number(tail);
+    let member_start = scan.member_start.min(out.len());
+    let tail = &out[member_start..];
+    let last_complete = scan.stack.len() == 1 && !scan.in_str && !ends_in_number(tail);
     if last_complete {
         let mut closed = out.clone();
         let mut attempt = repairs.clone();
@@ -162,7 +195,7 @@ pub fn repair(text: &str) -> Option<Repaired> {
         }
     }
     let dropped = String::from_utf8_lossy(tail).trim().to_owned();
-    let mut kept = out[..member_start.min(out.len())].to_vec();
+    let mut kept = out[..member_start].to_vec();
     strip_trailing_comma(&mut kept);
     kept.push(close_outer);
     let value: Value = crate::json::from_slice(&kept).ok()?;
