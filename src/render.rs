@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::cli::OutputFormat;
 use crate::details::{Details, LintReport, Violation};
 use crate::envelope::{AgentReport, Envelope};
-use crate::error::ErrorKind;
+use crate::error::{ErrorKind, Failure};
 use crate::names::Command;
 use crate::producer::Session;
 use crate::sanitize::sanitize;
@@ -147,91 +147,13 @@ fn paint(color: bool, s: &str, f: fn(&str) -> String) -> String {
 
 /// The human summary: a verdict line, where the value came from, violations, the data.
 fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
-    let input = env.input();
     let who = env
         .producer()
         .map(|p| format!(" ({})", p.id()))
         .unwrap_or_default();
-    if let Some(err) = env.error() {
-        let kind = err.kind.as_str();
-        writeln!(
-            out,
-            "{} {}{who}: {}",
-            paint(color, "✗", |s| s.red().bold().to_string()),
-            sanitize(input),
-            paint(color, kind, |s| s.red().to_string())
-        )?;
-        writeln!(out, "  {}", sanitize(&err.message))?;
-        let validation = err.kind == ErrorKind::ValidationFailed;
-        let details = err.details.as_ref();
-        if validation && let Some(vs) = details.and_then(Details::violations) {
-            for v in vs {
-                writeln!(out, "{}", violation(v, color))?;
-            }
-        }
-        if let Some(report) = details.and_then(Details::report).and_then(LintReport::read) {
-            findings(out, &report, color)?;
-        } else if let Some(Value::Object(d)) = details
-            .filter(|_| !validation)
-            .and_then(|d| serde_json::to_value(d).ok())
-        {
-            let pairs: Vec<String> = d
-                .iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| match v {
-                    Value::String(s) => format!("{k}: {s}"),
-                    _ => format!("{k}: {v}"),
-                })
-                .collect();
-            writeln!(
-                out,
-                "  {}",
-                paint(color, &sanitize(&pairs.join(", ")), |s| s
-                    .dimmed()
-                    .to_string())
-            )?;
-        }
-        if let Some(h) = &err.hint {
-            writeln!(
-                out,
-                "  {} {}",
-                paint(color, "hint:", |s| s.cyan().to_string()),
-                sanitize(h)
-            )?;
-        }
-        if let Some(c) = env.candidate() {
-            writeln!(out, "  candidate:")?;
-            pretty_block(out, c, CANDIDATE_LINES)?;
-        }
-    } else {
-        let kind = env
-            .source()
-            .map_or(env.command().as_str(), |s| s.kind.as_str());
-        let line = env
-            .source()
-            .and_then(|s| s.line)
-            .map(|l| format!(", line {l}"))
-            .unwrap_or_default();
-        let valid = match env.validation() {
-            Some(v) => format!(", valid against {}", sanitize(&v.schema)),
-            None => String::new(),
-        };
-        writeln!(
-            out,
-            "{} {}{who}: {}{line}{valid}",
-            paint(color, "✓", |s| s.green().bold().to_string()),
-            sanitize(input),
-            paint(color, kind, |s| s.green().to_string())
-        )?;
-        match env.data() {
-            Some(d) if env.command() == Command::Lint => {
-                if let Some(report) = LintReport::read(d) {
-                    findings(out, &report, color)?;
-                }
-            }
-            Some(d) => pretty_block(out, d, usize::MAX)?,
-            None => {}
-        }
+    match env.error() {
+        Some(err) => failed(out, env, err, &who, color)?,
+        None => succeeded(out, env, &who, color)?,
     }
     if let Some(s) = env.session() {
         let parts = session_summary(s);
@@ -260,6 +182,101 @@ fn text(out: &mut dyn Write, env: &Envelope, color: bool) -> io::Result<()> {
             w.kind,
             sanitize(&w.message)
         )?;
+    }
+    Ok(())
+}
+
+/// The text summary of a failure: `✗ INPUT (producer): kind`, the message, the violations,
+/// findings or details, the hint and the candidate.
+fn failed(
+    out: &mut dyn Write,
+    env: &Envelope,
+    err: &Failure,
+    who: &str,
+    color: bool,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "{} {}{who}: {}",
+        paint(color, "✗", |s| s.red().bold().to_string()),
+        sanitize(env.input()),
+        paint(color, err.kind.as_str(), |s| s.red().to_string())
+    )?;
+    writeln!(out, "  {}", sanitize(&err.message))?;
+    let validation = err.kind == ErrorKind::ValidationFailed;
+    let details = err.details.as_ref();
+    if validation && let Some(vs) = details.and_then(Details::violations) {
+        for v in vs {
+            writeln!(out, "{}", violation(v, color))?;
+        }
+    }
+    if let Some(report) = details.and_then(Details::report).and_then(LintReport::read) {
+        findings(out, &report, color)?;
+    } else if let Some(Value::Object(d)) = details
+        .filter(|_| !validation)
+        .and_then(|d| serde_json::to_value(d).ok())
+    {
+        let pairs: Vec<String> = d
+            .iter()
+            .filter(|(_, v)| !v.is_null())
+            .map(|(k, v)| match v {
+                Value::String(s) => format!("{k}: {s}"),
+                _ => format!("{k}: {v}"),
+            })
+            .collect();
+        writeln!(
+            out,
+            "  {}",
+            paint(color, &sanitize(&pairs.join(", ")), |s| s
+                .dimmed()
+                .to_string())
+        )?;
+    }
+    if let Some(h) = &err.hint {
+        writeln!(
+            out,
+            "  {} {}",
+            paint(color, "hint:", |s| s.cyan().to_string()),
+            sanitize(h)
+        )?;
+    }
+    if let Some(c) = env.candidate() {
+        writeln!(out, "  candidate:")?;
+        pretty_block(out, c, CANDIDATE_LINES)?;
+    }
+    Ok(())
+}
+
+/// The text summary of a success: `✓ INPUT (producer): kind, line N, valid against S`, then
+/// the data (`lint`: its findings).
+fn succeeded(out: &mut dyn Write, env: &Envelope, who: &str, color: bool) -> io::Result<()> {
+    let kind = env
+        .source()
+        .map_or(env.command().as_str(), |s| s.kind.as_str());
+    let line = env
+        .source()
+        .and_then(|s| s.line)
+        .map(|l| format!(", line {l}"))
+        .unwrap_or_default();
+    let valid = match env.validation() {
+        Some(v) => format!(", valid against {}", sanitize(&v.schema)),
+        None => String::new(),
+    };
+    writeln!(
+        out,
+        "{} {}{who}: {}{line}{valid}",
+        paint(color, "✓", |s| s.green().bold().to_string()),
+        sanitize(env.input()),
+        paint(color, kind, |s| s.green().to_string())
+    )?;
+    match env.data() {
+        Some(d) if env.command() == Command::Lint => {
+            if let Some(report) = LintReport::read(d) {
+                findings(out, &report, color)?;
+            }
+        }
+        Some(d) => pretty_block(out, d, usize::MAX)?,
+        None => {}
     }
     Ok(())
 }
