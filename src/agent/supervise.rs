@@ -90,15 +90,7 @@ pub(crate) fn supervise<T: Send + 'static>(
         .stderr
         .take()
         .is_some_and(|e| pass_stderr(e, tx.clone(), tail.clone()));
-    let (stdout, stopper): (Box<dyn Read + Send>, Option<Stopper>) = match agent.stdout.take() {
-        Some(out) => match child_out(out) {
-            Ok((out, stop)) => (Box::new(out), Some(stop)),
-            // No pipe to stop with (out of file descriptors): read the agent's stdout as is;
-            // only a process that left its group could then hold sojx past the end.
-            Err(out) => (Box::new(out), None),
-        },
-        None => (Box::new(std::io::empty()), None),
-    };
+    let (stdout, stopper) = stdout_of(&mut agent);
     if !watch_exit(group, tx.clone()) {
         // Nothing will say when the leader exits: count it as gone once the work is done.
         let _ = tx.send(Event::Exited);
@@ -112,21 +104,7 @@ pub(crate) fn supervise<T: Send + 'static>(
             let _ = wake.try_send(Event::Signal(sig));
         }),
     });
-    let mut state = State {
-        group,
-        bounds,
-        started: agent.started,
-        stopper,
-        done: None,
-        work_over: false,
-        read_stopped: false,
-        stderr_open,
-        asked_at: None,
-        killed_at: None,
-        exited_at: None,
-        gone_at: None,
-        ended: Ended::ByItself,
-    };
+    let mut state = State::new(group, bounds, agent.started, stopper, stderr_open);
     let result = std::thread::scope(|s| {
         let work_tx = tx.clone();
         let worker = std::thread::Builder::new()
@@ -160,9 +138,32 @@ pub(crate) fn supervise<T: Send + 'static>(
     });
     // No signal is forwarded to the group once its leader may be reaped.
     interrupts.detach();
-    // Reap the leader (the group was killed above, while its id was still reserved).
+    Finished {
+        result,
+        report: reaped(agent, pid, state.ended, &tail),
+        ended: state.ended,
+    }
+}
+
+/// The agent's stdout, to read, and what stops that read when the agent is gone but a process
+/// that left its group still holds the pipe.
+fn stdout_of(agent: &mut Agent) -> (Box<dyn Read + Send>, Option<Stopper>) {
+    match agent.stdout.take() {
+        Some(out) => match child_out(out) {
+            Ok((out, stop)) => (Box::new(out), Some(stop)),
+            // No pipe to stop with (out of file descriptors): read the agent's stdout as is;
+            // only a process that left its group could then hold sojx past the end.
+            Err(out) => (Box::new(out), None),
+        },
+        None => (Box::new(std::io::empty()), None),
+    }
+}
+
+/// Reap the leader (its group was killed, while its id was still reserved) and report how it
+/// ended.
+fn reaped(mut agent: Agent, pid: u32, ended: Ended, tail: &Tail) -> Report {
     let status = agent.child.wait().ok();
-    let report = Report {
+    Report {
         command: std::mem::take(&mut agent.command),
         pid: Some(pid),
         exit_status: status.and_then(|s| s.code()),
@@ -170,7 +171,7 @@ pub(crate) fn supervise<T: Send + 'static>(
             use std::os::unix::process::ExitStatusExt;
             s.signal()
         }),
-        stopped: match state.ended {
+        stopped: match ended {
             Ended::ByItself => None,
             Ended::TimedOut => Some("timeout"),
             Ended::Interrupted(_) => Some("interrupted"),
@@ -179,11 +180,6 @@ pub(crate) fn supervise<T: Send + 'static>(
         stderr_tail: tail.text(),
         stderr_first_error: tail.first_error(),
         exit_class: None,
-    };
-    Finished {
-        result,
-        report,
-        ended: state.ended,
     }
 }
 
@@ -211,6 +207,31 @@ struct State<T> {
 }
 
 impl<T> State<T> {
+    /// Nothing has happened yet to the agent's `group`, started at `started`.
+    fn new(
+        group: Pid,
+        bounds: Bounds,
+        started: Instant,
+        stopper: Option<Stopper>,
+        stderr_open: bool,
+    ) -> Self {
+        Self {
+            group,
+            bounds,
+            started,
+            stopper,
+            done: None,
+            work_over: false,
+            read_stopped: false,
+            stderr_open,
+            asked_at: None,
+            killed_at: None,
+            exited_at: None,
+            gone_at: None,
+            ended: Ended::ByItself,
+        }
+    }
+
     fn run(
         &mut self,
         rx: &mpsc::Receiver<Event<T>>,
