@@ -13,7 +13,6 @@ use std::path::{Path, PathBuf};
 
 use divan::{Bencher, black_box, counter::BytesCount};
 use serde_json::Value;
-use sojx::cli::SchemaArgs;
 use sojx::extract::Options;
 use sojx::framing::{Framer, Item};
 use sojx::input::{CHUNK, LineSplitter, Piece};
@@ -79,13 +78,11 @@ fn lines() -> Vec<&'static [u8]> {
 }
 
 fn schema() -> Schema {
-    let args = SchemaArgs {
+    let settings = schema::Settings {
         schema: Some(path("examples/verdict.schema.json")),
-        draft: None,
-        ignore_formats: false,
-        resource: Vec::new(),
+        ..schema::Settings::default()
     };
-    schema::load(&args).expect("schema").expect("given")
+    schema::load(&settings).expect("schema").expect("given")
 }
 
 fn path(rel: &str) -> String {

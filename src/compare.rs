@@ -17,7 +17,6 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 
-use crate::cli::CompareArgs;
 use crate::details::Details;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
@@ -39,11 +38,13 @@ pub(crate) struct Exprs {
 }
 
 impl Exprs {
-    pub(crate) fn compile(a: &CompareArgs) -> Result<Self, Failure> {
+    /// `--items`, `--key` and `--field`, in that order (the first that does not compile is
+    /// the failure).
+    pub(crate) fn compile(items: &str, key: &str, field: &str) -> Result<Self, Failure> {
         Ok(Self {
-            items: Expr::compile("--items", &a.items)?,
-            key: Expr::compile("--key", &a.key)?,
-            field: Expr::compile("--field", &a.field)?,
+            items: Expr::compile("--items", items)?,
+            key: Expr::compile("--key", key)?,
+            field: Expr::compile("--field", field)?,
         })
     }
 }

@@ -33,6 +33,7 @@ pub(crate) mod markers;
 pub mod names;
 pub(crate) mod pointer;
 pub mod producer;
+pub(crate) mod provider;
 pub(crate) mod render;
 pub mod repair;
 pub(crate) mod sanitize;

@@ -12,17 +12,17 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::cli::{self, Compat, Provider};
 use crate::details::{Details, Refusal};
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::lint::{
     ANNOTATIONS, CLAUDE_CODE, CLAUDE_CODE_DRAFT, KNOWN, Shape, claude_code_takes_draft,
-    external_refs, format_unsupported, is_object_node, needs_object_root, provider_id, shape,
-    unsupported, untyped,
+    external_refs, format_unsupported, is_object_node, needs_object_root, shape, unsupported,
+    untyped,
 };
 use crate::names::Command;
 use crate::pointer::escape;
+use crate::provider::{Compat, Provider, provider_id};
 use crate::schema;
 use crate::warning::{Warning, WarningKind};
 
@@ -450,12 +450,12 @@ fn root_is_object(doc: &Value) -> bool {
 /// refusals (`strict`).
 pub(crate) fn lower(
     loaded: &schema::Loaded,
-    args: &cli::SchemaArgs,
+    settings: &schema::Settings,
     provider: Provider,
     compat: Compat,
 ) -> Result<(Value, Vec<Warning>), Failure> {
-    schema::compile(&loaded.document, &loaded.name, loaded.base.as_deref(), args)?;
-    let draft = crate::lint::draft_of(&loaded.document, args.draft);
+    loaded.compile(settings)?;
+    let draft = crate::lint::draft_of(&loaded.document, settings.draft);
     let mut l = Lowering {
         provider,
         compat,
@@ -469,7 +469,7 @@ pub(crate) fn lower(
     let mut doc = loaded.document.clone();
     let external = external_refs(&doc);
     if !external.is_empty() {
-        doc = schema::dereference(loaded, args)?;
+        doc = schema::dereference(loaded, settings)?;
         for (at, r) in &external {
             l.warnings.push(Warning::new(
                 WarningKind::ExternalRefInlined,
@@ -531,14 +531,18 @@ pub(crate) fn lower(
     .details(Details::Refused(l.refused)))
 }
 
-/// `sojx compile`: one envelope.
-pub(crate) fn run(a: &cli::CompileArgs) -> Envelope {
-    let args = a.refs.schema_args(&a.schema);
-    if let Err(f) = schema::check_options(&args) {
-        return envelope::failure(Command::Compile, &a.schema, f, Parts::default());
+/// `sojx compile SCHEMA`, read with `settings`, lowered for `provider`: one envelope.
+pub(crate) fn run(
+    schema: &str,
+    settings: &schema::Settings,
+    provider: Provider,
+    compat: Compat,
+) -> Envelope {
+    if let Err(f) = schema::check_options(settings) {
+        return envelope::failure(Command::Compile, schema, f, Parts::default());
     }
-    let result = schema::read(&a.schema)
-        .and_then(|loaded| lower(&loaded, &args, a.provider, a.compat).map(|r| (loaded.name, r)));
+    let result = schema::read(schema)
+        .and_then(|loaded| lower(&loaded, settings, provider, compat).map(|r| (loaded.name, r)));
     match result {
         Ok((name, (doc, warnings))) => envelope::success(
             Command::Compile,
@@ -551,7 +555,7 @@ pub(crate) fn run(a: &cli::CompileArgs) -> Envelope {
         ),
         Err(f) => {
             let name = if f.target.is_empty() {
-                a.schema.clone()
+                schema.to_owned()
             } else {
                 f.target.clone()
             };

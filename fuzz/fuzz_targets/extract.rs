@@ -5,11 +5,9 @@
 
 use std::sync::OnceLock;
 
-use clap::Parser;
 use libfuzzer_sys::fuzz_target;
-use sojx::cli::{Cli, Command};
 use sojx::extract::{Options, decide, read};
-use sojx::schema::Schema;
+use sojx::schema::{Schema, Settings};
 
 const SCHEMAS: [&str; 3] = [
     r#"{"type":"object","properties":{"verdict":{"enum":["pass","fail"]},"n":{"type":"integer"}},"required":["verdict"]}"#,
@@ -23,12 +21,12 @@ fn schemas() -> &'static Vec<Schema> {
         SCHEMAS
             .iter()
             .map(|s| {
-                // Parsed like the command line, so new schema flags keep this compiling.
-                let cli = Cli::try_parse_from(["sojx", "extract", "--schema", s]).expect("args");
-                let Command::Extract(sojx::cli::Lazy(a)) = cli.command else {
-                    unreachable!("extract")
+                // As `--schema S` gives it.
+                let settings = Settings {
+                    schema: Some((*s).to_owned()),
+                    ..Settings::default()
                 };
-                sojx::schema::load(&a.schema)
+                sojx::schema::load(&settings)
                     .expect("fuzz schemas compile")
                     .expect("some")
             })

@@ -8,11 +8,14 @@ use clap::builder::Resettable;
 use clap::{ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::producer::Producer;
+use crate::provider::{Compat, LintProvider, Provider};
+use crate::schema::Resource;
 
 mod parse;
 mod run;
+mod values;
 
-pub use parse::{parse_size, parse_tee, parse_timeout};
+pub use parse::{draft_parser, parse_resource, parse_size, parse_tee, parse_timeout};
 use run::RUN_EXAMPLES;
 pub use run::{ResumeProfile, RetryArgs, RetryOn, RunArgs};
 
@@ -167,7 +170,7 @@ pub struct LintArgs {
     /// Check what PROVIDER refuses, as errors. Without it, the schema itself is checked, and
     /// what each provider would say is reported as warnings.
     #[arg(long, value_enum, value_name = "PROVIDER")]
-    pub provider: Option<LintProvider>,
+    pub(crate) provider: Option<LintProvider>,
 
     #[command(flatten)]
     pub refs: RefArgs,
@@ -184,12 +187,12 @@ pub struct CompileArgs {
 
     /// The provider to lower the schema for.
     #[arg(long, value_enum, value_name = "PROVIDER")]
-    pub provider: Provider,
+    pub(crate) provider: Provider,
 
     /// `lossy` drops what the provider does not support, with a warning per drop; `strict`
     /// refuses instead.
     #[arg(long, value_enum, default_value_t = Compat::Lossy, value_name = "MODE")]
-    pub compat: Compat,
+    pub(crate) compat: Compat,
 
     #[command(flatten)]
     pub refs: RefArgs,
@@ -202,58 +205,14 @@ pub struct CompileArgs {
 #[derive(Debug, Args)]
 pub struct RefArgs {
     /// Force the schema's draft instead of reading `$schema` (default 2020-12).
-    #[arg(long, value_enum, value_name = "DRAFT")]
-    pub draft: Option<Draft>,
+    #[arg(long, value_name = "DRAFT", value_parser = draft_parser())]
+    pub draft: Option<jsonschema::Draft>,
 
     /// Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps
     /// every file under it by a plain relative path. Remote references are never fetched, and an
     /// unmapped `$ref` reads a local file only inside the schema file's own directory.
-    #[arg(long, value_name = "URI=FILE")]
-    pub resource: Vec<String>,
-}
-
-impl RefArgs {
-    /// The same options as `--schema S` would give.
-    pub fn schema_args(&self, schema: &str) -> SchemaArgs {
-        SchemaArgs {
-            schema: Some(schema.to_owned()),
-            draft: self.draft,
-            ignore_formats: false,
-            resource: self.resource.clone(),
-        }
-    }
-}
-
-/// Structured-output providers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Provider {
-    /// Claude: tool input schemas, structured outputs (the API).
-    Anthropic,
-    /// OpenAI Structured Outputs, strict mode.
-    Openai,
-    /// Gemini `responseJsonSchema`.
-    Gemini,
-    /// Claude Code `--json-schema`: draft-07, keywords Ajv knows (its validator), object root.
-    ClaudeCode,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LintProvider {
-    Anthropic,
-    Openai,
-    Gemini,
-    /// Claude Code `--json-schema`.
-    ClaudeCode,
-    /// Every provider.
-    All,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Compat {
-    /// Drop what the provider does not support, with a warning per drop.
-    Lossy,
-    /// Refuse a schema that cannot be lowered without loss.
-    Strict,
+    #[arg(long, value_name = "URI=FILE", value_parser = parse_resource)]
+    pub resource: Vec<Resource>,
 }
 
 #[derive(Debug, Args)]
@@ -406,8 +365,8 @@ pub struct SchemaArgs {
     pub schema: Option<String>,
 
     /// Force the schema's draft instead of reading `$schema` (default 2020-12).
-    #[arg(long, value_enum, value_name = "DRAFT")]
-    pub draft: Option<Draft>,
+    #[arg(long, value_name = "DRAFT", value_parser = draft_parser())]
+    pub draft: Option<jsonschema::Draft>,
 
     /// Do not check the `format` keyword (it is checked by default).
     #[arg(long)]
@@ -416,8 +375,8 @@ pub struct SchemaArgs {
     /// Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps
     /// every file under it by a plain relative path. Remote references are never fetched, and an
     /// unmapped `$ref` reads a local file only inside the schema file's own directory.
-    #[arg(long, value_name = "URI=FILE")]
-    pub resource: Vec<String>,
+    #[arg(long, value_name = "URI=FILE", value_parser = parse_resource)]
+    pub resource: Vec<Resource>,
 }
 
 #[derive(Debug, Args)]
@@ -536,20 +495,6 @@ impl ValueEnum for From {
             Some(p) => p.to_possible_value(),
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Draft {
-    #[value(name = "4")]
-    Draft4,
-    #[value(name = "6")]
-    Draft6,
-    #[value(name = "7")]
-    Draft7,
-    #[value(name = "2019-09")]
-    Draft201909,
-    #[value(name = "2020-12")]
-    Draft202012,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -3,9 +3,9 @@
 
 use std::io;
 
-use super::Io;
 use super::extract::extract_options;
 use super::output::{emit, sources, stdin_guard, style};
+use super::{Io, settings};
 use crate::envelope::{self, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::exit::ExitStatus;
@@ -23,11 +23,11 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         emit(io, &env, style)?;
         Ok(env.exit_status())
     };
-    let exprs = match compare::Exprs::compile(a) {
+    let exprs = match compare::Exprs::compile(&a.items, &a.key, &a.field) {
         Ok(e) => e,
         Err(f) => return fail(io, f),
     };
-    let schema = match schema::load(&a.schema) {
+    let schema = match schema::load(&settings::schema(&a.schema)) {
         Ok(s) => s,
         Err(f) => return fail(io, f),
     };

@@ -7,7 +7,7 @@ use super::output::{
     Tally, emit, emit_rendered, fail_before_input, files_read, open_envelope_file, sources,
     stdin_guard, style,
 };
-use super::{Env, Io};
+use super::{Env, Io, settings};
 use crate::exit::ExitStatus;
 use crate::names::Command;
 use crate::{activity, batch, cli, extract, input, jq, markers, render, schema};
@@ -47,7 +47,7 @@ pub(super) struct Loaded {
 impl Loaded {
     /// Load them; a failure is the caller's (`schema_invalid`, `usage`, `filesystem`).
     pub(super) fn load(
-        schema: &cli::SchemaArgs,
+        schema: &schema::Settings,
         answer: &cli::AnswerArgs,
     ) -> Result<Self, crate::error::Failure> {
         Ok(Self {
@@ -101,16 +101,17 @@ impl Loaded {
 
 pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
+    let schema = settings::schema(&a.schema);
     if let Err(f) = open_envelope_file(
         io,
         a.kept.envelope_file.as_deref(),
         &a.files,
-        files_read(&a.schema, a.answer.handoff.as_deref()),
+        files_read(&schema, a.answer.handoff.as_deref()),
         a.live.tee.as_deref(),
     ) {
         return fail_before_input(Command::Extract, &a.files, &f, io, style);
     }
-    let loaded = match Loaded::load(&a.schema, &a.answer) {
+    let loaded = match Loaded::load(&schema, &a.answer) {
         Ok(l) => l,
         Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
     };
@@ -127,7 +128,7 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
     if one_by_one {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
         // order (the tee file is one stream; activity lines must not interleave).
-        let read = files_read(&a.schema, a.answer.handoff.as_deref());
+        let read = files_read(&schema, a.answer.handoff.as_deref());
         let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
             Ok(t) => t,
             Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),

@@ -2,8 +2,8 @@
 
 use std::io;
 
-use super::Io;
 use super::output::{one, style};
+use super::{Io, settings};
 use crate::exit::ExitStatus;
 use crate::{cli, lint};
 
@@ -14,5 +14,6 @@ pub(super) fn run(a: &cli::LintArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> 
         style.format = cli::OutputFormat::Text;
         style.pretty = false;
     }
-    one(io, &lint::run(a), style)
+    let settings = settings::schema_of(&a.schema, &a.refs);
+    one(io, &lint::run(&a.schema, &settings, a.provider), style)
 }

@@ -9,6 +9,7 @@ mod generate;
 mod lint;
 mod output;
 mod run;
+mod settings;
 mod usage;
 mod validate;
 

@@ -6,7 +6,7 @@ use std::io;
 use owo_colors::{OwoColorize, Style as Ansi};
 
 use super::Io;
-use crate::cli::{self, OutputArgs, OutputFormat};
+use crate::cli::{OutputArgs, OutputFormat};
 use crate::color;
 use crate::details::Details;
 use crate::envelope::{self, Envelope, Parts};
@@ -34,17 +34,15 @@ pub(super) fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
 /// The files sojx reads besides its inputs, which `--tee` must not overwrite: the schema, the
 /// `--resource` files, the `--handoff` file, each with its flag.
 pub(super) fn files_read(
-    s: &cli::SchemaArgs,
+    s: &schema::Settings,
     handoff: Option<&std::path::Path>,
 ) -> Vec<(&'static str, std::path::PathBuf)> {
     let mut files = Vec::new();
     if let Some(p) = s.schema.as_deref().and_then(schema::file_of) {
         files.push(("--schema", p));
     }
-    for r in &s.resource {
-        if let Some((_, file)) = r.split_once('=') {
-            files.push(("--resource", file.into()));
-        }
+    for file in s.resources.iter().filter_map(schema::Resource::file) {
+        files.push(("--resource", file.to_path_buf()));
     }
     if let Some(h) = handoff {
         files.push(("--handoff", h.to_path_buf()));

@@ -3,8 +3,8 @@
 
 use std::io;
 
-use super::Io;
 use super::output::{Tally, emit, fail_before_input, files_read, sources, stdin_guard, style};
+use super::{Io, settings};
 use crate::cli::OutputFormat;
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure, Operation};
@@ -16,7 +16,8 @@ use crate::{cli, input, schema, validate};
 
 pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
-    let schema = match schema::load(&a.schema) {
+    let settings = settings::schema(&a.schema);
+    let schema = match schema::load(&settings) {
         Ok(Some(s)) => s,
         Ok(None) => {
             let f = Failure::new(
@@ -33,7 +34,7 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
     if let Some(code) = stdin_guard(Command::Validate, &a.files, io) {
         return Ok(code);
     }
-    let read = files_read(&a.schema, None);
+    let read = files_read(&settings, None);
     let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
         Ok(t) => t,
         Err(f) => return fail_before_input(Command::Validate, &a.files, &f, io, style),

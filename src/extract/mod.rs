@@ -156,15 +156,13 @@ pub(super) mod tests {
     /// `{"verdict": "PASS" | "FAIL"}`, required, as `--schema` inline JSON.
     const SCHEMA: &str = r#"{"type":"object","required":["verdict"],"properties":{"verdict":{"enum":["PASS","FAIL"]}}}"#;
 
-    /// [`SCHEMA`] loaded as the command line loads it.
+    /// [`SCHEMA`] loaded as `--schema SCHEMA` loads it.
     pub(in crate::extract) fn schema() -> Schema {
-        use clap::Parser;
-        let cli = crate::cli::Cli::try_parse_from(["sojx", "extract", "--schema", SCHEMA])
-            .expect("the arguments parse");
-        let crate::cli::Command::Extract(crate::cli::Lazy(a)) = cli.command else {
-            unreachable!("extract was parsed")
+        let settings = crate::schema::Settings {
+            schema: Some(SCHEMA.to_owned()),
+            ..crate::schema::Settings::default()
         };
-        crate::schema::load(&a.schema)
+        crate::schema::load(&settings)
             .expect("the schema compiles")
             .expect("a schema was given")
     }

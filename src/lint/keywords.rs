@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::cli::Provider;
+use crate::provider::Provider;
 
 /// Every keyword of drafts 4 to 2020-12 (core, applicator, validation, format, content,
 /// meta-data vocabularies; <https://json-schema.org/draft/2020-12/json-schema-validation> and the

@@ -18,11 +18,11 @@ use jsonschema::Draft;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::cli::{self, LintProvider, Provider};
 use crate::details::Details;
 use crate::envelope::{self, Envelope, Parts, Validation};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::names::Command;
+use crate::provider::{LintProvider, Provider};
 use crate::schema::{self, Loaded};
 
 mod keywords;
@@ -55,15 +55,6 @@ pub(crate) struct Finding {
     pub fix: String,
 }
 
-pub(crate) fn provider_id(p: Provider) -> &'static str {
-    match p {
-        Provider::Anthropic => "anthropic",
-        Provider::Openai => "openai",
-        Provider::Gemini => "gemini",
-        Provider::ClaudeCode => "claude-code",
-    }
-}
-
 fn providers(p: LintProvider) -> Vec<Provider> {
     match p {
         LintProvider::Anthropic => vec![Provider::Anthropic],
@@ -82,9 +73,9 @@ fn counts(findings: &[Finding]) -> Value {
 }
 
 /// The draft a schema is read with: `--draft`, else its `$schema`, else 2020-12.
-pub(crate) fn draft_of(doc: &Value, forced: Option<cli::Draft>) -> Draft {
+pub(crate) fn draft_of(doc: &Value, forced: Option<Draft>) -> Draft {
     match forced {
-        Some(d) => schema::to_draft(d),
+        Some(d) => d,
         None => match Draft::default().detect(doc) {
             Draft::Unknown => Draft::default(),
             d => d,
@@ -120,13 +111,17 @@ fn meta(doc: &Value, draft: Draft) -> Vec<Finding> {
 }
 
 /// Lint a schema document for the given providers.
-pub(crate) fn lint(loaded: &Loaded, args: &cli::SchemaArgs, which: LintProvider) -> Vec<Finding> {
+pub(crate) fn lint(
+    loaded: &Loaded,
+    settings: &schema::Settings,
+    which: LintProvider,
+) -> Vec<Finding> {
     let doc = &loaded.document;
     let mut l = Lint {
-        findings: meta(doc, draft_of(doc, args.draft)),
+        findings: meta(doc, draft_of(doc, settings.draft)),
     };
     if l.findings.is_empty()
-        && let Err(f) = schema::compile(doc, &loaded.name, loaded.base.as_deref(), args)
+        && let Err(f) = loaded.compile(settings)
     {
         // The compile error's location in the schema, when the library gives one.
         let at = f
@@ -153,17 +148,21 @@ pub(crate) fn lint(loaded: &Loaded, args: &cli::SchemaArgs, which: LintProvider)
     l.findings
 }
 
-/// `sojx lint`: one envelope.
-pub(crate) fn run(a: &cli::LintArgs) -> Envelope {
-    let args = a.refs.schema_args(&a.schema);
-    let loaded = match schema::check_options(&args).and_then(|()| schema::read(&a.schema)) {
+/// `sojx lint SCHEMA`, read with `settings`, for `provider` (`None`: every provider, its
+/// refusals as warnings): one envelope.
+pub(crate) fn run(
+    schema: &str,
+    settings: &schema::Settings,
+    provider: Option<LintProvider>,
+) -> Envelope {
+    let loaded = match schema::check_options(settings).and_then(|()| schema::read(schema)) {
         Ok(l) => l,
-        Err(f) => return envelope::failure(Command::Lint, &a.schema, f, Parts::default()),
+        Err(f) => return envelope::failure(Command::Lint, schema, f, Parts::default()),
     };
-    let mut findings = lint(&loaded, &args, a.provider.unwrap_or(LintProvider::All));
+    let mut findings = lint(&loaded, settings, provider.unwrap_or(LintProvider::All));
     // No provider asked for: only the schema's own problems are errors; what a provider would
     // refuse is a warning (with --provider P it is P's error).
-    if a.provider.is_none() {
+    if provider.is_none() {
         for f in &mut findings {
             if f.provider != "all" && f.severity == Severity::Error {
                 f.severity = Severity::Warning;
@@ -175,7 +174,7 @@ pub(crate) fn run(a: &cli::LintArgs) -> Envelope {
         .filter(|f| f.severity == Severity::Error)
         .count();
     let meta_valid = !findings.iter().any(|f| f.rule == "meta_schema");
-    let draft = schema::draft_name(draft_of(&loaded.document, args.draft));
+    let draft = schema::draft_name(draft_of(&loaded.document, settings.draft));
     let validation = Validation {
         schema: loaded.name.clone(),
         valid: meta_valid,

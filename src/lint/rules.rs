@@ -5,10 +5,10 @@ use serde_json::{Map, Value};
 use super::{
     ANNOTATIONS, CLAUDE_CODE, CLAUDE_CODE_DRAFT, Finding, KNOWN, Severity, children,
     claude_code_takes_draft, did_you_mean, external_refs, format_unsupported, formats, has_type,
-    is_object_node, needs_object_root, provider_id, unsupported, unsupported_regex, untyped, walk,
+    is_object_node, needs_object_root, unsupported, unsupported_regex, untyped, walk,
 };
-use crate::cli::Provider;
 use crate::pointer::escape;
+use crate::provider::{Provider, provider_id};
 
 pub(super) struct Lint {
     pub(super) findings: Vec<Finding>,

@@ -8,12 +8,11 @@ use jsonschema::json::{Json, SerdeJson};
 use serde_json::Value;
 
 use crate::budget;
-use crate::cli::SchemaArgs;
 use crate::details::{Details, Violation};
 use crate::error::Failure;
 
 use super::retrieve::{NotRetrieved, not_retrieved, retriever, retriever_error};
-use super::{Loaded, called, has_scheme, invalid, to_draft};
+use super::{Loaded, Settings, called, has_scheme, invalid};
 
 /// Compile with sojx's fixed options: offline resolution, formats asserted unless
 /// `--ignore-formats`, a bounded regex engine.
@@ -21,9 +20,9 @@ pub fn compile(
     document: &Value,
     name: &str,
     base: Option<&Path>,
-    args: &SchemaArgs,
+    settings: &Settings,
 ) -> Result<Validator, Failure> {
-    compile_with::<SerdeJson>(document, name, base, args, budget::REGEX_LIMITS[0])
+    compile_with::<SerdeJson>(document, name, base, settings, budget::REGEX_LIMITS[0])
 }
 
 /// [`compile`] with `limit` backtracking steps per regex match, for instances in the
@@ -32,11 +31,11 @@ pub(super) fn compile_with<F: Json>(
     document: &Value,
     name: &str,
     base: Option<&Path>,
-    args: &SchemaArgs,
+    settings: &Settings,
     limit: usize,
 ) -> Result<Validator<F>, Failure> {
-    let opts = options::<F>(base, args)?
-        .should_validate_formats(!args.ignore_formats)
+    let opts = options::<F>(base, settings)?
+        .should_validate_formats(!settings.ignore_formats)
         .with_pattern_options(jsonschema::PatternOptions::fancy_regex().backtrack_limit(limit));
     opts.build(document).map_err(|e| {
         let msg = e.to_string();
@@ -86,15 +85,15 @@ pub(super) fn compile_with<F: Json>(
 /// relative references.
 fn options<F: Json>(
     base: Option<&Path>,
-    args: &SchemaArgs,
+    settings: &Settings,
 ) -> Result<
     jsonschema::ValidationOptions<'static, std::sync::Arc<dyn jsonschema::Retrieve>, F>,
     Failure,
 > {
-    let (retriever, uri) = retriever(base, args)?;
+    let (retriever, uri) = retriever(base, settings)?;
     let mut opts = jsonschema::options_for::<F>().with_retriever(retriever);
-    if let Some(d) = args.draft {
-        opts = opts.with_draft(to_draft(d));
+    if let Some(d) = settings.draft {
+        opts = opts.with_draft(d);
     }
     if let Some(uri) = uri {
         opts = opts.with_base_uri(uri);
@@ -104,8 +103,8 @@ fn options<F: Json>(
 
 /// `document` with every `$ref` replaced by what it points to (resolved offline); circular
 /// references stay `$ref`s.
-pub fn dereference(loaded: &Loaded, args: &SchemaArgs) -> Result<Value, Failure> {
-    options::<SerdeJson>(loaded.base.as_deref(), args)?
+pub fn dereference(loaded: &Loaded, settings: &Settings) -> Result<Value, Failure> {
+    options::<SerdeJson>(loaded.base.as_deref(), settings)?
         .dereference(&loaded.document)
         .map_err(|e| {
             retriever_error(&e)

@@ -10,7 +10,6 @@ use jsonschema::json::SerdeJson;
 use serde_json::{Value, json};
 
 use crate::budget::{self, Cost, Graph};
-use crate::cli::SchemaArgs;
 use crate::details::{Details, Violation};
 use crate::envelope::Validation;
 use crate::error::{ErrorKind, Failure, Operation, thousands};
@@ -18,10 +17,12 @@ use crate::error::{ErrorKind, Failure, Operation, thousands};
 mod compile;
 mod draft;
 mod retrieve;
+mod settings;
 pub mod tape;
 
 pub use compile::{compile, dereference};
-pub use draft::{draft_name, to_draft};
+pub use draft::{DRAFTS, draft_name};
+pub use settings::{Resource, Settings};
 
 use compile::compile_with;
 
@@ -39,7 +40,7 @@ pub struct Schema {
     /// The schema indexed for counting a validation's work before it runs.
     graph: Option<Graph>,
     /// How it was given, to compile it again with a smaller backtracking limit.
-    args: SchemaArgs,
+    settings: Settings,
     base: Option<PathBuf>,
     /// How the schema was given (a path, or `<inline>`), for `validation.schema`.
     pub name: String,
@@ -95,7 +96,7 @@ impl Schema {
                 &self.document,
                 &self.name,
                 self.base.as_deref(),
-                &self.args,
+                &self.settings,
                 budget::REGEX_LIMITS[0],
             )
             .ok()
@@ -215,7 +216,7 @@ impl Schema {
                 &self.document,
                 &self.name,
                 self.base.as_deref(),
-                &self.args,
+                &self.settings,
                 limit,
             )
             .ok()
@@ -348,6 +349,13 @@ pub struct Loaded {
     pub base: Option<PathBuf>,
 }
 
+impl Loaded {
+    /// Compile it with `settings`' draft and resources ([`compile`]).
+    pub fn compile(&self, settings: &Settings) -> Result<Validator, Failure> {
+        compile(&self.document, &self.name, self.base.as_deref(), settings)
+    }
+}
+
 /// Read and unwrap a schema given as a path, `@path`, or inline JSON.
 pub fn read(arg: &str) -> Result<Loaded, Failure> {
     let (name, text, base) = match spec(arg) {
@@ -384,13 +392,13 @@ pub fn read(arg: &str) -> Result<Loaded, Failure> {
 /// The caller's side of the schema options, checked before the schema is: every `--resource`
 /// is `URI=FILE` and its FILE can be read (`usage`, `filesystem`). `lint` and `compile` call it
 /// first, so that their own unreadable files are not findings about the schema.
-pub fn check_options(args: &SchemaArgs) -> Result<(), Failure> {
-    retriever(None, args).map(|_| ())
+pub fn check_options(settings: &Settings) -> Result<(), Failure> {
+    retriever(None, settings).map(|_| ())
 }
 
-/// Read, unwrap and compile the schema given by `--schema`, or `None` when there is none.
-pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
-    let Some(arg) = &args.schema else {
+/// Read, unwrap and compile the schema the settings name, or `None` when they name none.
+pub fn load(settings: &Settings) -> Result<Option<Schema>, Failure> {
+    let Some(arg) = &settings.schema else {
         return Ok(None);
     };
     let Loaded {
@@ -398,8 +406,8 @@ pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
         document,
         base,
     } = read(arg)?;
-    let validator = compile(&document, &name, base.as_deref(), args)?;
-    let (retriever, base_uri) = retriever(base.as_deref(), args)?;
+    let validator = compile(&document, &name, base.as_deref(), settings)?;
+    let (retriever, base_uri) = retriever(base.as_deref(), settings)?;
     // A schema that cannot blow up needs no walk: it costs nothing per value (see
     // `budget::walk_needed`).
     let graph = budget::walk_needed(&document)
@@ -410,7 +418,7 @@ pub fn load(args: &SchemaArgs) -> Result<Option<Schema>, Failure> {
         smaller: Default::default(),
         taped: OnceLock::new(),
         graph,
-        args: args.clone(),
+        settings: settings.clone(),
         base,
         name,
         document,
@@ -462,18 +470,16 @@ fn has_scheme(uri: &str) -> bool {
 mod tests {
     use super::*;
 
-    fn args(schema: &str) -> SchemaArgs {
-        SchemaArgs {
+    fn settings(schema: &str) -> Settings {
+        Settings {
             schema: Some(schema.to_owned()),
-            draft: None,
-            ignore_formats: false,
-            resource: Vec::new(),
+            ..Settings::default()
         }
     }
 
     #[test]
     fn inline_schema_and_violations_as_pointers() {
-        let s = load(&args(
+        let s = load(&settings(
             r#"{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}"#,
         ))
         .unwrap()
@@ -487,7 +493,7 @@ mod tests {
 
     #[test]
     fn invalid_schema_is_schema_invalid() {
-        let e = load(&args(r#"{"type": 12}"#)).unwrap_err();
+        let e = load(&settings(r#"{"type": 12}"#)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::SchemaInvalid);
     }
 
@@ -508,16 +514,16 @@ mod tests {
 
     #[test]
     fn formats_are_checked_unless_ignored() {
-        let s = load(&args(r#"{"format":"email"}"#)).unwrap().unwrap();
+        let s = load(&settings(r#"{"format":"email"}"#)).unwrap().unwrap();
         assert!(!s.is_valid(&json!("not an email")));
-        let mut a = args(r#"{"format":"email"}"#);
+        let mut a = settings(r#"{"format":"email"}"#);
         a.ignore_formats = true;
         assert!(load(&a).unwrap().unwrap().is_valid(&json!("not an email")));
     }
 
     #[test]
     fn remote_refs_are_not_fetched() {
-        let e = load(&args(r#"{"$ref":"https://example.com/s.json"}"#)).unwrap_err();
+        let e = load(&settings(r#"{"$ref":"https://example.com/s.json"}"#)).unwrap_err();
         assert_eq!(e.kind, ErrorKind::SchemaInvalid);
         assert!(
             e.hint

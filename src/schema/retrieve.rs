@@ -8,17 +8,16 @@ use std::sync::Arc;
 use jsonschema::{Retrieve, Uri};
 use serde_json::Value;
 
-use super::{called, invalid};
-use crate::cli::SchemaArgs;
+use super::{Resource, Settings, called, invalid};
 use crate::error::{ErrorKind, Failure, Operation};
 
 /// The offline retriever of a schema given as `base` (`None`: inline), and the URI of its file,
 /// the base of relative references.
 pub(super) fn retriever(
     base: Option<&Path>,
-    args: &SchemaArgs,
+    settings: &Settings,
 ) -> Result<(LocalRetriever, Option<String>), Failure> {
-    let resources = parse_resources(&args.resource)?;
+    let resources = usable_resources(&settings.resources)?;
     // The schema file, symlinks resolved: its URI is the base of relative references, and its
     // directory the only tree that a `file:` reference may read.
     let real = base.and_then(|b| std::fs::canonicalize(b).ok());
@@ -157,18 +156,24 @@ fn local_path(uri: &str) -> Option<PathBuf> {
     rest.starts_with('/').then(|| to_path(percent_decode(rest)))
 }
 
-fn parse_resources(specs: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> {
-    specs
+/// The `--resource` mappings, each checked in turn: a text that is not `URI=FILE` is a `usage`
+/// failure, a FILE that cannot be read (or is not a directory for a URI ending in `/`) a
+/// `filesystem` one.
+fn usable_resources(resources: &[Resource]) -> Result<Vec<(String, PathBuf)>, Failure> {
+    resources
         .iter()
-        .map(|s| {
-            let (uri, file) = s.split_once('=').ok_or_else(|| {
-                Failure::new(
-                    ErrorKind::Usage,
-                    Operation::ParseArguments,
-                    format!("--resource {s}: expected URI=FILE"),
-                )
-                .retryable(false)
-            })?;
+        .map(|r| {
+            let (uri, file) = match r {
+                Resource::Map { uri, path } => (uri, path),
+                Resource::Malformed(s) => {
+                    return Err(Failure::new(
+                        ErrorKind::Usage,
+                        Operation::ParseArguments,
+                        format!("--resource {s}: expected URI=FILE"),
+                    )
+                    .retryable(false));
+                }
+            };
             // The caller's file, told as such before any schema is compiled (a `$ref` to it
             // would otherwise blame the schema).
             let dir = uri.ends_with('/');
@@ -187,13 +192,17 @@ fn parse_resources(specs: &[String]) -> Result<Vec<(String, PathBuf)>, Failure> 
                 return Err(Failure::new(
                     ErrorKind::Filesystem,
                     Operation::Read,
-                    format!("cannot read --resource {file}: {}", crate::input::io_reason(&e)),
+                    format!(
+                        "cannot read --resource {}: {}",
+                        file.display(),
+                        crate::input::io_reason(&e)
+                    ),
                 )
-                .target(file.to_owned())
+                .target(file.to_string_lossy().into_owned())
                 .retryable(false)
                 .hint("--resource URI=FILE maps a reference to a local file; URI/=DIR/ maps a directory"));
             }
-            Ok((uri.to_owned(), PathBuf::from(file)))
+            Ok((uri.clone(), file.clone()))
         })
         .collect()
 }

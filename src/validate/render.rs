@@ -182,11 +182,9 @@ mod tests {
     /// verbatim or not.
     #[test]
     fn a_written_envelope_is_the_serialized_one() {
-        let schema = crate::schema::load(&crate::cli::SchemaArgs {
+        let schema = crate::schema::load(&crate::schema::Settings {
             schema: Some("{}".into()),
-            draft: None,
-            ignore_formats: false,
-            resource: Vec::new(),
+            ..crate::schema::Settings::default()
         })
         .unwrap()
         .unwrap();

@@ -1,5 +1,5 @@
 //! The official JSON Schema Test Suite (`../shared/json-schema-test-suite/`) through sojx's own
-//! schema path: every case is loaded with `schema::load` and the `SchemaArgs` a user would pass
+//! schema path: every case is loaded with `schema::load` and the settings a user's flags give
 //! (`--draft`, `--resource http://localhost:1234/=<remotes>/`), then checked with
 //! `Schema::is_valid` and `Schema::violations`, the functions `sojx validate` uses.
 //!
@@ -23,10 +23,10 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use jsonschema::Draft;
 use serde_json::Value;
-use sojx::cli::{Draft, SchemaArgs};
-use sojx::schema;
 use sojx::schema::tape::Tape;
+use sojx::schema::{self, Resource, Settings};
 
 use crate::common::{path_str, run, shared, sojx};
 
@@ -90,13 +90,16 @@ fn run_file(
     let text = std::fs::read_to_string(file).expect("suite file");
     let cases: Vec<Value> = serde_json::from_str(&text).expect("suite file is JSON");
     for case in cases {
-        let args = SchemaArgs {
+        let settings = Settings {
             schema: Some(case["schema"].to_string()),
             draft: Some(draft.1),
             ignore_formats,
-            resource: vec![format!("http://localhost:1234/={remotes}/")],
+            resources: vec![Resource::Map {
+                uri: "http://localhost:1234/".to_owned(),
+                path: format!("{remotes}/").into(),
+            }],
         };
-        let loaded = schema::load(&args);
+        let loaded = schema::load(&settings);
         let desc = case["description"].as_str().unwrap_or("");
         for test in case["tests"].as_array().expect("tests") {
             tally.total += 1;

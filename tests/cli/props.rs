@@ -14,14 +14,13 @@ const SCHEMA: &str =
     r#"{"type":"object","properties":{"verdict":{"enum":["PASS","FAIL"]}},"required":["verdict"]}"#;
 
 fn schema() -> &'static sojx::schema::Schema {
-    use clap::Parser;
     static S: std::sync::OnceLock<sojx::schema::Schema> = std::sync::OnceLock::new();
     S.get_or_init(|| {
-        let cli = sojx::cli::Cli::try_parse_from(["sojx", "extract", "--schema", SCHEMA]).unwrap();
-        let sojx::cli::Command::Extract(sojx::cli::Lazy(a)) = cli.command else {
-            unreachable!()
+        let settings = sojx::schema::Settings {
+            schema: Some(SCHEMA.to_owned()),
+            ..sojx::schema::Settings::default()
         };
-        sojx::schema::load(&a.schema).unwrap().unwrap()
+        sojx::schema::load(&settings).unwrap().unwrap()
     })
 }
 

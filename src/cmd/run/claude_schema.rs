@@ -19,9 +19,9 @@ use crate::warning::{Warning, WarningKind};
 /// Whether Claude Code's check refuses `schema` (the value of its `--json-schema`): a
 /// `claude-code` lint error (the draft, a keyword Ajv does not know). Decided on the schema,
 /// which sojx reads itself, not on the words Claude Code prints when it refuses it.
-pub(super) fn refused(schema: &str, args: &crate::cli::SchemaArgs) -> bool {
+pub(super) fn refused(schema: &str, settings: &crate::schema::Settings) -> bool {
     crate::schema::read(schema).is_ok_and(|l| {
-        crate::lint::lint(&l, args, crate::cli::LintProvider::ClaudeCode)
+        crate::lint::lint(&l, settings, crate::provider::LintProvider::ClaudeCode)
             .iter()
             .any(|f| f.severity == crate::lint::Severity::Error)
     })

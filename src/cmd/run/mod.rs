@@ -36,11 +36,13 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     };
     let name = first.program();
     let names = [name.clone()];
+    // The schema flags as given; with COMMAND's own schema below when there is no --schema.
+    let schema_flags = super::settings::schema(&a.schema);
     if let Err(f) = open_envelope_file(
         io,
         a.kept.envelope_file.as_deref(),
         &[],
-        files_read(&a.schema, a.answer.handoff.as_deref()),
+        files_read(&schema_flags, a.answer.handoff.as_deref()),
         a.live.tee.as_deref(),
     ) {
         return fail_before_named(Command::Run, &names, &f, io, style);
@@ -48,15 +50,15 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     // What sojx knows of COMMAND's own flags: by --resume-profile, or by its file name.
     let known = retry::known_profile(&a.retry, &first);
     let from_argv = known.and_then(|p| p.schema_arg(&first.argv));
-    let schema_args = match (&a.schema.schema, &from_argv) {
-        (None, Some((_, value))) => cli::SchemaArgs {
+    let schema_settings = match (&schema_flags.schema, &from_argv) {
+        (None, Some((_, value))) => crate::schema::Settings {
             schema: Some(value.clone()),
-            ..a.schema.clone()
+            ..schema_flags.clone()
         },
-        _ => a.schema.clone(),
+        _ => schema_flags.clone(),
     };
-    let setup = Loaded::load(&schema_args, &a.answer).and_then(|mut l| {
-        if let (None, Some((flag, _))) = (&a.schema.schema, &from_argv) {
+    let setup = Loaded::load(&schema_settings, &a.answer).and_then(|mut l| {
+        if let (None, Some((flag, _))) = (&schema_flags.schema, &from_argv) {
             l.schema_from(&format!("{name} {flag}"));
         }
         let retry = retry::Plan::new(&a.retry, l.schema().map(|s| &s.document), &io.env)?;
@@ -66,7 +68,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         Ok(x) => x,
         Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
     };
-    let mismatch = match (&a.schema.schema, &from_argv, loaded.schema()) {
+    let mismatch = match (&schema_flags.schema, &from_argv, loaded.schema()) {
         // The agent's flag holding `sojx compile -r --provider claude-code` of --schema (the
         // documented recipe) is the same schema in Claude Code's terms, not a mismatch.
         (Some(_), Some((flag, value)), Some(s)) => crate::schema::read(value)
@@ -75,9 +77,9 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             .filter(|given| {
                 crate::lower::lower(
                     &s.loaded(),
-                    &a.schema,
-                    crate::cli::Provider::ClaudeCode,
-                    crate::cli::Compat::Lossy,
+                    &schema_flags,
+                    crate::provider::Provider::ClaudeCode,
+                    crate::provider::Compat::Lossy,
                 )
                 .map_or(true, |(compiled, _)| compiled != given.document)
             })
@@ -99,7 +101,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             crate::sanitize::sanitize(&name)
         );
     }
-    let read = files_read(&a.schema, a.answer.handoff.as_deref());
+    let read = files_read(&schema_flags, a.answer.handoff.as_deref());
     // The agent may read sojx's stdin: the tee must not be that file either.
     let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read) {
         Ok(t) => t,
@@ -136,7 +138,17 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             }
         }
         let started = std::time::Instant::now();
-        let env = attempt(a, &spec, &name, &opts, tee.as_mut(), io, color, &interrupts);
+        let env = attempt(
+            a,
+            &schema_flags,
+            &spec,
+            &name,
+            &opts,
+            tee.as_mut(),
+            io,
+            color,
+            &interrupts,
+        );
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         attempts.push(Attempt::of(n, &env, plan.via(), ms));
         let Some(next) = plan.next(&first, &env, n) else {
@@ -188,10 +200,12 @@ fn not_started(spec: &crate::agent::Spec, name: &str) -> crate::envelope::Envelo
 }
 
 /// One attempt: start the agent as `spec` says and own it until it is gone; its envelope.
+/// `schema_flags` are the settings of the schema flags as given.
 #[cfg(unix)]
 #[allow(clippy::too_many_arguments)]
 fn attempt(
     a: &cli::RunArgs,
+    schema_flags: &crate::schema::Settings,
     spec: &crate::agent::Spec,
     name: &str,
     opts: &crate::extract::Options<'_>,
@@ -267,7 +281,7 @@ fn attempt(
     let refused = || {
         profile
             .and_then(|p| p.schema_arg(&spec.argv))
-            .is_some_and(|(_, schema)| claude_schema::refused(&schema, &a.schema))
+            .is_some_and(|(_, schema)| claude_schema::refused(&schema, schema_flags))
     };
     claude_schema::tell(env, &seen, refused)
 }

@@ -1,0 +1,48 @@
+//! Flags whose values are the engine's own types: clap's `ValueEnum` for each is here, so that
+//! the modules that define them know nothing of clap. Each value's name and its help line, as
+//! `--help`, the completions and the man page show it.
+
+use clap::ValueEnum;
+use clap::builder::PossibleValue;
+
+use crate::provider::{Compat, LintProvider, Provider, provider_id};
+
+/// `ValueEnum` for an enum of unit variants: each variant, its name, and its help line if any,
+/// in the order `--help` lists them.
+macro_rules! value_enum {
+    ($ty:ty { $( $variant:path => $name:expr $(, $help:literal)? ; )* }) => {
+        impl ValueEnum for $ty {
+            fn value_variants<'a>() -> &'a [Self] {
+                &[$($variant),*]
+            }
+
+            fn to_possible_value(&self) -> Option<PossibleValue> {
+                Some(match self {
+                    $( $variant => PossibleValue::new($name) $(.help($help))?, )*
+                })
+            }
+        }
+    };
+}
+
+value_enum!(Provider {
+    Provider::Anthropic => provider_id(Provider::Anthropic),
+        "Claude: tool input schemas, structured outputs (the API)";
+    Provider::Openai => provider_id(Provider::Openai), "OpenAI Structured Outputs, strict mode";
+    Provider::Gemini => provider_id(Provider::Gemini), "Gemini `responseJsonSchema`";
+    Provider::ClaudeCode => provider_id(Provider::ClaudeCode),
+        "Claude Code `--json-schema`: draft-07, keywords Ajv knows (its validator), object root";
+});
+
+value_enum!(LintProvider {
+    LintProvider::Anthropic => provider_id(Provider::Anthropic);
+    LintProvider::Openai => provider_id(Provider::Openai);
+    LintProvider::Gemini => provider_id(Provider::Gemini);
+    LintProvider::ClaudeCode => provider_id(Provider::ClaudeCode), "Claude Code `--json-schema`";
+    LintProvider::All => "all", "Every provider";
+});
+
+value_enum!(Compat {
+    Compat::Lossy => "lossy", "Drop what the provider does not support, with a warning per drop";
+    Compat::Strict => "strict", "Refuse a schema that cannot be lowered without loss";
+});
