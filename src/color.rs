@@ -3,7 +3,14 @@
 //! `CLICOLOR_FORCE` (set and not `0`) or `FORCE_COLOR` (non-empty: always), then auto: the
 //! stream is a terminal and `TERM` is not `dumb`.
 
-use crate::cli::ColorWhen;
+/// When to color (`--color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ColorWhen {
+    /// When the stream is a terminal and the environment does not say otherwise.
+    Auto,
+    Always,
+    Never,
+}
 
 /// The environment variables that decide color, read once by the command layer
 /// ([`crate::cmd::Env::capture`]).

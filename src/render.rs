@@ -6,13 +6,23 @@ use std::io::{self, Write};
 use owo_colors::OwoColorize;
 use serde_json::Value;
 
-use crate::cli::OutputFormat;
 use crate::details::{Details, LintReport, Violation};
 use crate::envelope::{AgentReport, Envelope};
 use crate::error::{ErrorKind, Failure};
 use crate::names::Command;
 use crate::producer::Session;
 use crate::sanitize::sanitize;
+
+/// What is printed for an envelope (`--output-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OutputFormat {
+    /// One JSON envelope per input (JSON Lines).
+    Json,
+    /// A short human summary.
+    Text,
+    /// GitHub Actions workflow commands, and the job summary's table.
+    Github,
+}
 
 /// How envelopes are printed.
 #[derive(Debug, Clone, Copy)]

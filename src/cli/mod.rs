@@ -7,8 +7,10 @@ use std::time::Duration;
 use clap::builder::Resettable;
 use clap::{ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
+use crate::color::ColorWhen;
 use crate::producer::Producer;
 use crate::provider::{Compat, LintProvider, Provider};
+use crate::render::OutputFormat;
 use crate::schema::Resource;
 
 mod parse;
@@ -384,7 +386,7 @@ pub struct OutputArgs {
     /// `json` (the default) prints the envelope; `text` prints a short summary for people (the
     /// default of `lint` on a terminal); `github`, GitHub Actions annotations.
     #[arg(long, value_enum, value_name = "FORMAT")]
-    pub output_format: Option<OutputFormat>,
+    pub(crate) output_format: Option<OutputFormat>,
 
     /// Pretty-print the envelope (the default when stdout is a terminal).
     #[arg(long)]
@@ -402,7 +404,7 @@ pub struct OutputArgs {
 
     /// When to use colors on stderr and in `--output-format text`.
     #[arg(long, value_enum, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
-    pub color: ColorWhen,
+    pub(crate) color: ColorWhen,
 }
 
 #[derive(Debug, Args)]
@@ -495,25 +497,4 @@ impl ValueEnum for From {
             Some(p) => p.to_possible_value(),
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
-    /// One JSON envelope per input (JSON Lines).
-    Json,
-    /// A short human summary.
-    Text,
-    /// GitHub Actions workflow commands: an annotation per violation, warning or failure; and,
-    /// when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary.
-    Github,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ColorWhen {
-    /// Color when the stream is a terminal and `NO_COLOR` is not set.
-    Auto,
-    /// Always color (text output and stderr; JSON is never colored).
-    Always,
-    /// Never color.
-    Never,
 }

@@ -5,7 +5,9 @@
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
 
+use crate::color::ColorWhen;
 use crate::provider::{Compat, LintProvider, Provider, provider_id};
+use crate::render::OutputFormat;
 
 /// `ValueEnum` for an enum of unit variants: each variant, its name, and its help line if any,
 /// in the order `--help` lists them.
@@ -45,4 +47,17 @@ value_enum!(LintProvider {
 value_enum!(Compat {
     Compat::Lossy => "lossy", "Drop what the provider does not support, with a warning per drop";
     Compat::Strict => "strict", "Refuse a schema that cannot be lowered without loss";
+});
+
+value_enum!(OutputFormat {
+    OutputFormat::Json => "json", "One JSON envelope per input (JSON Lines)";
+    OutputFormat::Text => "text", "A short human summary";
+    OutputFormat::Github => "github",
+        "GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary";
+});
+
+value_enum!(ColorWhen {
+    ColorWhen::Auto => "auto", "Color when the stream is a terminal and `NO_COLOR` is not set";
+    ColorWhen::Always => "always", "Always color (text output and stderr; JSON is never colored)";
+    ColorWhen::Never => "never", "Never color";
 });

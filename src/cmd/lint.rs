@@ -11,7 +11,7 @@ pub(super) fn run(a: &cli::LintArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> 
     let mut style = style(&a.output, io);
     // A person at a terminal gets the short report, not the envelope.
     if a.output.output_format.is_none() && io.stdout_is_tty && !style.raw && !a.output.pretty {
-        style.format = cli::OutputFormat::Text;
+        style.format = crate::render::OutputFormat::Text;
         style.pretty = false;
     }
     let settings = settings::schema_of(&a.schema, &a.refs);

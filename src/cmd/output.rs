@@ -6,7 +6,7 @@ use std::io;
 use owo_colors::{OwoColorize, Style as Ansi};
 
 use super::Io;
-use crate::cli::{OutputArgs, OutputFormat};
+use crate::cli::OutputArgs;
 use crate::color;
 use crate::details::Details;
 use crate::envelope::{self, Envelope, Parts};
@@ -14,7 +14,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
 use crate::input::Source;
 use crate::names::Command;
-use crate::render::{self, Style};
+use crate::render::{self, OutputFormat, Style};
 use crate::{github, sanitize, schema};
 
 pub(super) fn style(o: &OutputArgs, io: &Io<'_>) -> Style {

@@ -5,12 +5,14 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use super::Io;
-use crate::cli::{self, OutputFormat};
+use crate::cli;
 use crate::color;
+use crate::color::ColorWhen;
 use crate::envelope::{self, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::exit::ExitStatus;
 use crate::names::Command;
+use crate::render::OutputFormat;
 use crate::render::{self, Style};
 
 /// `--help` / `--version` print and exit 0; usage errors print clap's message on stderr and a
@@ -133,7 +135,7 @@ fn asks_silence(args: &[OsString]) -> bool {
 /// parses the arguments again, leniently (what it cannot parse is ignored, the last `--color`
 /// wins), without the help and version flags that stopped it. Clap stops at an argument it does
 /// not know, so a `--color` after one is not seen.
-fn color_flag(args: &[OsString]) -> cli::ColorWhen {
+fn color_flag(args: &[OsString]) -> ColorWhen {
     use clap::CommandFactory;
     let stops = ["-h", "--help", "-V", "--version"];
     let args = args
@@ -147,7 +149,7 @@ fn color_flag(args: &[OsString]) -> cli::ColorWhen {
         .ok()
         .and_then(|m| {
             let (_, sub) = m.subcommand()?;
-            sub.try_get_one::<cli::ColorWhen>("color").ok()?.copied()
+            sub.try_get_one::<ColorWhen>("color").ok()?.copied()
         })
-        .unwrap_or(cli::ColorWhen::Auto)
+        .unwrap_or(ColorWhen::Auto)
 }

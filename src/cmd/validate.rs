@@ -5,12 +5,11 @@ use std::io;
 
 use super::output::{Tally, emit, fail_before_input, files_read, sources, stdin_guard, style};
 use super::{Io, settings};
-use crate::cli::OutputFormat;
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::exit::ExitStatus;
 use crate::names::Command;
-use crate::render::Style;
+use crate::render::{OutputFormat, Style};
 use crate::validate::ValidDocs;
 use crate::{cli, input, schema, validate};
 
