@@ -22,7 +22,6 @@ pub mod error;
 pub mod exit;
 pub mod extract;
 pub mod framing;
-pub(crate) mod generate;
 pub(crate) mod github;
 pub mod input;
 pub(crate) mod jq;

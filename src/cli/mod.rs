@@ -477,24 +477,3 @@ pub struct From(pub Option<Producer>);
 impl From {
     pub const AUTO: Self = Self(None);
 }
-
-impl ValueEnum for From {
-    fn value_variants<'a>() -> &'a [Self] {
-        static ALL: std::sync::LazyLock<Vec<From>> = std::sync::LazyLock::new(|| {
-            std::iter::once(From::AUTO)
-                .chain(Producer::ALL.iter().map(|&p| From(Some(p))))
-                .collect()
-        });
-        &ALL
-    }
-
-    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
-        match self.0 {
-            None => Some(
-                clap::builder::PossibleValue::new("auto")
-                    .help("Detect the producer from the content"),
-            ),
-            Some(p) => p.to_possible_value(),
-        }
-    }
-}

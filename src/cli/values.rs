@@ -5,7 +5,9 @@
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
 
+use super::From;
 use crate::color::ColorWhen;
+use crate::producer::Producer;
 use crate::provider::{Compat, LintProvider, Provider, provider_id};
 use crate::render::OutputFormat;
 
@@ -61,3 +63,55 @@ value_enum!(ColorWhen {
     ColorWhen::Always => "always", "Always color (text output and stderr; JSON is never colored)";
     ColorWhen::Never => "never", "Never color";
 });
+
+impl ValueEnum for From {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::LazyLock<Vec<From>> = std::sync::LazyLock::new(|| {
+            std::iter::once(From::AUTO)
+                .chain(Producer::ALL.iter().map(|&p| From(Some(p))))
+                .collect()
+        });
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match self.0 {
+            None => PossibleValue::new("auto").help("Detect the producer from the content"),
+            Some(p) => PossibleValue::new(p.id()).help(help_line(p.doc())),
+        })
+    }
+}
+
+/// A doc comment's text as clap's derive makes it a value's help: trimmed, without its final
+/// period.
+fn help_line(doc: &str) -> &str {
+    let doc = doc.trim();
+    match doc.strip_suffix('.') {
+        Some(line) if !line.ends_with('.') => line,
+        _ => doc,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn from_names_every_producer_by_its_id() {
+        assert_eq!(From::from_str("auto", false), Ok(From::AUTO));
+        for &p in Producer::ALL {
+            assert_eq!(From::from_str(p.id(), false), Ok(From(Some(p))));
+        }
+        assert_eq!(From::value_variants().len(), Producer::ALL.len() + 1);
+    }
+
+    #[test]
+    fn help_lines_lose_one_final_period() {
+        assert_eq!(
+            help_line(" `codex exec --json` events."),
+            "`codex exec --json` events"
+        );
+        assert_eq!(help_line(" And so on..."), "And so on...");
+        assert_eq!(help_line("No period"), "No period");
+    }
+}
