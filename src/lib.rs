@@ -7,7 +7,6 @@
 //! docs/ARCHITECTURE.md draws the whole.
 
 pub(crate) mod activity;
-#[cfg(unix)]
 pub(crate) mod agent;
 mod batch;
 pub mod brackets;

@@ -3,13 +3,21 @@
 //! (`pipes`), bounded by `--timeout` and `--kill-after`, SIGINT/SIGTERM/SIGHUP forwarded to
 //! its group, and how it ended told ([`Report`]) (`supervise`). Nothing here decides what the
 //! output means: the caller's work does, on a thread of its own.
+//!
+//! Process groups and signals are unix's: elsewhere only the resume profiles and the retries'
+//! rules are built, for `run`'s settings (`sojx run` itself says it needs unix).
+#![cfg_attr(not(unix), allow(dead_code, unused_imports))]
 
+#[cfg(unix)]
 mod conclude;
+#[cfg(unix)]
 mod pipes;
 mod resume;
 mod retry;
+#[cfg(unix)]
 mod signals;
 mod stderr;
+#[cfg(unix)]
 mod supervise;
 
 use std::ffi::OsString;
@@ -21,10 +29,15 @@ use crate::envelope::AgentReport;
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::input::io_reason;
 
+#[cfg(unix)]
 pub(crate) use conclude::{conclude, interrupted};
 pub(crate) use resume::Profile;
-pub(crate) use retry::{Extra, Parts as Feedback, Values, retries, split_template};
+#[cfg(unix)]
+pub(crate) use retry::split_template;
+pub(crate) use retry::{Extra, Parts as Feedback, Values, retries};
+#[cfg(unix)]
 pub(crate) use signals::Interrupts;
+#[cfg(unix)]
 pub(crate) use supervise::{Bounds, Ended, supervise};
 
 /// What the threads of a supervised run tell the loop that waits for them.

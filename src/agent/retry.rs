@@ -181,6 +181,7 @@ pub(crate) fn substitute(s: &str, pairs: &[(&str, &str)]) -> String {
 
 /// `--retry-command TEMPLATE` split like a shell line, once, when the run starts: `None` when
 /// it does not split (an unclosed quote) or is empty.
+#[cfg(unix)]
 pub(crate) fn split_template(template: &str) -> Option<Vec<String>> {
     shlex::split(template).filter(|v| !v.is_empty())
 }
@@ -326,6 +327,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn placeholders_are_replaced_per_argument_never_through_a_shell() {
         let words = split_template("agent --resume '{session_id}' -p {feedback}").unwrap();
         let v = Values {

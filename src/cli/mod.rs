@@ -19,7 +19,8 @@ mod values;
 
 pub use parse::{draft_parser, parse_resource, parse_size, parse_tee, parse_timeout};
 use run::RUN_EXAMPLES;
-pub use run::{ResumeProfile, RetryArgs, RetryOn, RunArgs};
+pub(crate) use run::ResumeProfile;
+pub use run::{RetryArgs, RunArgs};
 
 const EXTRACT_EXAMPLES: &str = "\
 Examples:

@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::{AnswerArgs, KeptArgs, LimitArgs, LiveArgs, OutputArgs, SchemaArgs, parse_timeout};
+use crate::agent::{Extra, Profile};
 
 pub(super) const RUN_EXAMPLES: &str = "\
 Examples:
@@ -66,12 +67,12 @@ pub struct RetryArgs {
     /// Also retry these failures (comma-separated). A failure the producer marks as not
     /// retryable (authentication, billing, permission) never is.
     #[arg(long, value_enum, value_delimiter = ',', value_name = "KINDS")]
-    pub retry_on: Vec<RetryOn>,
+    pub(crate) retry_on: Vec<Extra>,
 
     /// Resume the agent's session this way with the feedback as the prompt, or `none` to run
     /// COMMAND again. Default: chosen by COMMAND's file name and confirmed by the producer.
     #[arg(long, value_enum, value_name = "PROFILE")]
-    pub resume_profile: Option<ResumeProfile>,
+    pub(crate) resume_profile: Option<ResumeProfile>,
 
     /// The argv of every retry, split like a shell line once; {session_id}, {feedback},
     /// {feedback_file}, {attempt}, {schema_file} and {previous_output_file} are replaced in
@@ -84,35 +85,10 @@ pub struct RetryArgs {
     pub feedback_template: Option<String>,
 }
 
-/// Failures `run --retry-on` adds to the retried ones.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum RetryOn {
-    /// `--timeout` passed.
-    Timeout,
-    /// The stream ended without its terminal marker.
-    Truncated,
-    /// The agent reported an error, or exited non-zero without an answer.
-    #[value(name = "agent_error")]
-    AgentError,
-}
-
-/// The agents `run` can resume (`--resume-profile`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ResumeProfile {
-    /// Claude Code: `claude -p --resume ID`.
-    Claude,
-    /// Codex: `codex exec resume ID`.
-    Codex,
-    /// Gemini CLI: `gemini --resume ID`.
-    Gemini,
-    /// Qwen Code: `qwen --resume ID`.
-    Qwen,
-    /// opencode: `opencode run --session ID`.
-    Opencode,
-    /// Amp: `amp threads continue ID`.
-    Amp,
-    /// Cursor: `cursor-agent -p --resume ID`.
-    CursorAgent,
-    /// Never resume: run COMMAND again, the feedback in its environment.
-    None,
+/// `--resume-profile`: resume the session with this profile, or never (`none`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ResumeProfile {
+    Use(Profile),
+    /// Run COMMAND again, the feedback in its environment.
+    Never,
 }

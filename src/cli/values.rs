@@ -5,7 +5,8 @@
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
 
-use super::From;
+use super::{From, ResumeProfile};
+use crate::agent::{Extra, Profile};
 use crate::color::ColorWhen;
 use crate::producer::Producer;
 use crate::provider::{Compat, LintProvider, Provider, provider_id};
@@ -64,6 +65,40 @@ value_enum!(ColorWhen {
     ColorWhen::Never => "never", "Never color";
 });
 
+value_enum!(Extra {
+    Extra::Timeout => "timeout", "`--timeout` passed";
+    Extra::Truncated => "truncated", "The stream ended without its terminal marker";
+    Extra::AgentError => "agent_error",
+        "The agent reported an error, or exited non-zero without an answer";
+});
+
+impl ValueEnum for ResumeProfile {
+    fn value_variants<'a>() -> &'a [Self] {
+        static ALL: std::sync::LazyLock<Vec<ResumeProfile>> = std::sync::LazyLock::new(|| {
+            (Profile::ALL.iter().map(|&p| ResumeProfile::Use(p)))
+                .chain(std::iter::once(ResumeProfile::Never))
+                .collect()
+        });
+        &ALL
+    }
+
+    fn to_possible_value(&self) -> Option<PossibleValue> {
+        Some(match *self {
+            Self::Use(p) => PossibleValue::new(p.name()).help(match p {
+                Profile::Claude => "Claude Code: `claude -p --resume ID`",
+                Profile::Codex => "Codex: `codex exec resume ID`",
+                Profile::Gemini => "Gemini CLI: `gemini --resume ID`",
+                Profile::Qwen => "Qwen Code: `qwen --resume ID`",
+                Profile::Opencode => "opencode: `opencode run --session ID`",
+                Profile::Amp => "Amp: `amp threads continue ID`",
+                Profile::CursorAgent => "Cursor: `cursor-agent -p --resume ID`",
+            }),
+            Self::Never => PossibleValue::new("none")
+                .help("Never resume: run COMMAND again, the feedback in its environment"),
+        })
+    }
+}
+
 impl ValueEnum for From {
     fn value_variants<'a>() -> &'a [Self] {
         static ALL: std::sync::LazyLock<Vec<From>> = std::sync::LazyLock::new(|| {
@@ -103,6 +138,24 @@ mod tests {
             assert_eq!(From::from_str(p.id(), false), Ok(From(Some(p))));
         }
         assert_eq!(From::value_variants().len(), Producer::ALL.len() + 1);
+    }
+
+    #[test]
+    fn resume_profiles_are_named_as_the_profiles_and_none() {
+        for &p in Profile::ALL {
+            assert_eq!(
+                ResumeProfile::from_str(p.name(), false),
+                Ok(ResumeProfile::Use(p))
+            );
+        }
+        assert_eq!(
+            ResumeProfile::from_str("none", false),
+            Ok(ResumeProfile::Never)
+        );
+        assert_eq!(
+            ResumeProfile::value_variants().len(),
+            Profile::ALL.len() + 1
+        );
     }
 
     #[test]

@@ -30,6 +30,17 @@ mod carry;
 use carry::{Arity, Carried};
 
 impl Profile {
+    /// Every profile, in `--resume-profile`'s order.
+    pub(crate) const ALL: &'static [Self] = &[
+        Self::Claude,
+        Self::Codex,
+        Self::Gemini,
+        Self::Qwen,
+        Self::Opencode,
+        Self::Amp,
+        Self::CursorAgent,
+    ];
+
     /// The profile for COMMAND, by its file name (`/usr/local/bin/claude` is `claude`).
     pub(crate) fn for_program(program: &OsStr) -> Option<Self> {
         let name = Path::new(program).file_name()?.to_str()?;

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::super::Env;
 use crate::agent::{Extra, Feedback, Profile, Spec, Stdin, Values, retries, split_template};
-use crate::cli::{ResumeProfile, RetryArgs, RetryOn};
+use crate::cli::{ResumeProfile, RetryArgs};
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure, Operation};
 
@@ -85,19 +85,11 @@ impl Plan {
         }
         Ok(Self {
             max: args.max_attempts,
-            extra: args
-                .retry_on
-                .iter()
-                .map(|r| match r {
-                    RetryOn::Timeout => Extra::Timeout,
-                    RetryOn::Truncated => Extra::Truncated,
-                    RetryOn::AgentError => Extra::AgentError,
-                })
-                .collect(),
+            extra: args.retry_on.clone(),
             choice: match args.resume_profile {
                 None => Choice::Auto,
-                Some(ResumeProfile::None) => Choice::Never,
-                Some(p) => Choice::Forced(profile(p)),
+                Some(ResumeProfile::Never) => Choice::Never,
+                Some(ResumeProfile::Use(p)) => Choice::Forced(p),
             },
             command,
             template,
@@ -206,23 +198,10 @@ impl Plan {
 /// which only keeps sojx from resuming).
 pub(super) fn known_profile(args: &RetryArgs, first: &Spec) -> Option<Profile> {
     match args.resume_profile {
-        Some(ResumeProfile::None) | None => {
+        Some(ResumeProfile::Use(p)) => Some(p),
+        Some(ResumeProfile::Never) | None => {
             first.argv.first().and_then(|p| Profile::for_program(p))
         }
-        Some(p) => Some(profile(p)),
-    }
-}
-
-fn profile(p: ResumeProfile) -> Profile {
-    match p {
-        ResumeProfile::Claude => Profile::Claude,
-        ResumeProfile::Codex => Profile::Codex,
-        ResumeProfile::Gemini => Profile::Gemini,
-        ResumeProfile::Qwen => Profile::Qwen,
-        ResumeProfile::Opencode => Profile::Opencode,
-        ResumeProfile::Amp => Profile::Amp,
-        // `None` is told apart before; Cursor is the last.
-        ResumeProfile::CursorAgent | ResumeProfile::None => Profile::CursorAgent,
     }
 }
 
