@@ -1,6 +1,7 @@
 //! The invariants docs/ARCHITECTURE.md states about the source tree, checked: no source file
 //! over 600 lines, no import cycle between top-level modules, the environment read only in
-//! `src/cmd/`, and nothing printed to the process's streams with the print macros.
+//! `src/cmd/`, clap and `crate::cli` known only in `src/cli/` and `src/cmd/`, and nothing
+//! printed to the process's streams with the print macros.
 
 use std::path::{Path, PathBuf};
 
@@ -74,6 +75,28 @@ fn only_the_command_layer_reads_the_environment() {
     assert!(
         found.is_empty(),
         "read it in cmd::Env::capture and pass it down:\n{}",
+        found.join("\n")
+    );
+}
+
+/// Below the command layer nothing knows clap: `cmd/` turns what `cli/` parsed into each
+/// module's settings (docs/ARCHITECTURE.md, "The settings layer"). Comments count too.
+#[test]
+fn only_the_command_layer_knows_the_command_line() {
+    let mut found = Vec::new();
+    for (rel, text, _) in code() {
+        if rel.starts_with("cli/") || rel.starts_with("cmd/") || rel == "main.rs" {
+            continue;
+        }
+        for (i, l) in text.lines().enumerate() {
+            if l.contains("clap") || modules_named(l).iter().any(|m| m == "cli") {
+                found.push(format!("src/{rel}:{}: {}", i + 1, l.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "give the module settings of its own, built in src/cmd/, instead:\n{}",
         found.join("\n")
     );
 }
