@@ -310,7 +310,7 @@ fn tell_retry(
 /// Not on this platform: process groups and signals are unix's.
 #[cfg(not(unix))]
 pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
-    use crate::error::{ErrorKind, Failure};
+    use crate::error::{ErrorKind, Failure, Operation};
     let style = style(&a.output, io);
     let f = Failure::new(
         ErrorKind::Usage,
