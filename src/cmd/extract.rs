@@ -62,12 +62,14 @@ impl Loaded {
     }
 
     /// The schema, when `--schema` gave one.
+    #[cfg(unix)]
     pub(super) fn schema(&self) -> Option<&schema::Schema> {
         self.schema.as_ref()
     }
 
     /// Say where the schema came from in `validation.schema` (`run`: COMMAND's own flag):
     /// `<inline> (claude --json-schema)`.
+    #[cfg(unix)]
     pub(super) fn schema_from(&mut self, flag: &str) {
         if let Some(s) = &mut self.schema {
             s.name = format!("{} ({flag})", s.name);

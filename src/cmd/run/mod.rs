@@ -11,17 +11,18 @@ use std::io;
 
 use super::Io;
 use super::extract::Loaded;
-use super::output::{emit, fail_before_named, files_read, open_envelope_file, style};
+use super::output::{emit, fail_before_named, files_read, style};
 use crate::exit::ExitStatus;
 use crate::names::Command;
-use crate::warning::{Warning, WarningKind};
 use crate::{activity, cli};
 
 #[cfg(unix)]
 pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
+    use super::output::open_envelope_file;
     use crate::agent::{self, Spec, Stdin};
     use crate::envelope::Attempt;
     use crate::input;
+    use crate::warning::{Warning, WarningKind};
 
     let style = style(&a.output, io);
     let first = Spec {
