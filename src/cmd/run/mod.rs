@@ -22,7 +22,6 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     use crate::agent::{self, Spec, Stdin};
     use crate::envelope::Attempt;
     use crate::input;
-    use crate::warning::{Warning, WarningKind};
 
     let style = style(&a.output, io);
     let first = Spec {
@@ -69,32 +68,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         Ok(x) => x,
         Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
     };
-    let mismatch = match (&schema_flags.schema, &from_argv, loaded.schema()) {
-        // The agent's flag holding `sojx compile -r --provider claude-code` of --schema (the
-        // documented recipe) is the same schema in Claude Code's terms, not a mismatch.
-        (Some(_), Some((flag, value)), Some(s)) => crate::schema::read(value)
-            .ok()
-            .filter(|given| given.document != s.document)
-            .filter(|given| {
-                crate::lower::lower(
-                    &s.loaded(),
-                    &schema_flags,
-                    crate::provider::Provider::ClaudeCode,
-                    crate::provider::Compat::Lossy,
-                )
-                .map_or(true, |(compiled, _)| compiled != given.document)
-            })
-            .map(|_| {
-                Warning::new(
-                    WarningKind::SchemaMismatch,
-                    format!(
-                        "--schema {} differs from the schema {name} was given ({flag}); the answer is validated against --schema",
-                        s.name
-                    ),
-                )
-            }),
-        _ => None,
-    };
+    let mismatch = schema_mismatch(&schema_flags, from_argv.as_ref(), &loaded, &name);
     if let Some(flags) = known.and_then(|p| p.missing_stream_flags(&first.argv)) {
         let _ = writeln!(
             io.stderr,
@@ -139,17 +113,15 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             }
         }
         let started = std::time::Instant::now();
-        let env = attempt(
+        let shared = Shared {
             a,
-            &schema_flags,
-            &spec,
-            &name,
-            &opts,
-            tee.as_mut(),
-            io,
+            schema_flags: &schema_flags,
+            name: &name,
+            opts: &opts,
             color,
-            &interrupts,
-        );
+            interrupts: &interrupts,
+        };
+        let env = attempt(&shared, &spec, tee.as_mut(), io);
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         attempts.push(Attempt::of(n, &env, plan.via(), ms));
         let Some(next) = plan.next(&first, &env, n) else {
@@ -200,25 +172,79 @@ fn not_started(spec: &crate::agent::Spec, name: &str) -> crate::envelope::Envelo
         .with_agent(crate::agent::Report::not_started(spec).to_report())
 }
 
-/// One attempt: start the agent as `spec` says and own it until it is gone; its envelope.
-/// `schema_flags` are the settings of the schema flags as given.
+/// The warning when `--schema` and the schema COMMAND gives the agent (`from_argv`: its flag
+/// and value) differ. The agent's flag holding `sojx compile -r --provider claude-code` of
+/// --schema (the documented recipe) is the same schema in Claude Code's terms, not a mismatch.
 #[cfg(unix)]
-#[allow(clippy::too_many_arguments)]
-fn attempt(
-    a: &cli::RunArgs,
+fn schema_mismatch(
     schema_flags: &crate::schema::Settings,
-    spec: &crate::agent::Spec,
+    from_argv: Option<&(&'static str, String)>,
+    loaded: &Loaded,
     name: &str,
-    opts: &crate::extract::Options<'_>,
+) -> Option<crate::warning::Warning> {
+    use crate::warning::{Warning, WarningKind};
+    let (Some(_), Some((flag, value)), Some(s)) =
+        (&schema_flags.schema, from_argv, loaded.schema())
+    else {
+        return None;
+    };
+    crate::schema::read(value)
+        .ok()
+        .filter(|given| given.document != s.document)
+        .filter(|given| {
+            crate::lower::lower(
+                &s.loaded(),
+                schema_flags,
+                crate::provider::Provider::ClaudeCode,
+                crate::provider::Compat::Lossy,
+            )
+            .map_or(true, |(compiled, _)| compiled != given.document)
+        })
+        .map(|_| {
+            Warning::new(
+                WarningKind::SchemaMismatch,
+                format!(
+                    "--schema {} differs from the schema {name} was given ({flag}); the answer is validated against --schema",
+                    s.name
+                ),
+            )
+        })
+}
+
+/// What every attempt of one run shares.
+#[cfg(unix)]
+struct Shared<'r, 'o> {
+    a: &'r cli::RunArgs,
+    /// The settings of the schema flags as given.
+    schema_flags: &'r crate::schema::Settings,
+    /// COMMAND's program, the envelope's input.
+    name: &'r str,
+    opts: &'r crate::extract::Options<'o>,
+    color: bool,
+    interrupts: &'r crate::agent::Interrupts,
+}
+
+/// One attempt: start the agent as `spec` says and own it until it is gone; its envelope.
+#[cfg(unix)]
+fn attempt(
+    shared: &Shared<'_, '_>,
+    spec: &crate::agent::Spec,
     mut tee: Option<&mut crate::input::Tee>,
     io: &mut Io<'_>,
-    color: bool,
-    interrupts: &crate::agent::Interrupts,
 ) -> crate::envelope::Envelope {
     use crate::agent::{self, Bounds};
     use crate::envelope::{self, Envelope, Parts};
     use crate::error::{ErrorKind, Failure, Operation};
     use crate::extract;
+
+    let Shared {
+        a,
+        schema_flags,
+        name,
+        opts,
+        color,
+        interrupts,
+    } = *shared;
 
     let started = match agent::spawn(spec) {
         Ok(s) => s,
