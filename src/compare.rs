@@ -21,7 +21,7 @@ use crate::details::Details;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::extract;
-use crate::input::{Ahead, Ended, LineSink, Piece, Plan, Source, read_lines};
+use crate::input::{Ended, LineSink, Piece, Plan, ReadAhead, Source, read_lines};
 use crate::jq::{Expr, short};
 use crate::names::Command;
 use crate::producer::LineFacts;
@@ -132,7 +132,7 @@ pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Loaded> 
         max_line: opts.max_line_bytes,
         size: source.size(),
         timeout: None,
-        ahead: Ahead::Off,
+        ahead: ReadAhead::Never,
     };
     match read_lines(reader, plan, None, &mut sink) {
         Ended::End => {}

@@ -36,7 +36,6 @@ pub use read::{Reading, read};
 
 pub use crate::input::ReadAhead;
 
-use crate::input::Ahead;
 use read::read_live;
 
 /// Options of one `extract` run, shared by every input.
@@ -127,8 +126,7 @@ fn from_reader(
     opts: &Options<'_>,
     live: &mut Live<'_>,
 ) -> Envelope {
-    let ahead = Ahead::choose(opts.read_ahead, size);
-    let (outcome, warnings) = match read_live(reader, size, opts, live, ahead) {
+    let (outcome, warnings) = match read_live(reader, size, opts, live) {
         Ok(r) => r,
         Err(Stopped { failure, producer }) => {
             let parts = Parts {

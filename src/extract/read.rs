@@ -9,7 +9,7 @@ use crate::activity::Activity;
 use crate::details::{self, Details, TimeoutRead};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::Framer;
-use crate::input::{Ahead, Ended, LineSink, Piece, Plan, read_lines};
+use crate::input::{Ended, LineSink, Piece, Plan, ReadAhead, read_lines};
 use crate::producer::{self, LastError, LineFacts, Outcome, Producer, Verdict};
 use crate::warning::{Warning, WarningKind};
 
@@ -26,7 +26,7 @@ pub fn read(
         max_line: opts.max_line_bytes,
         size: None,
         timeout: None,
-        ahead: Ahead::Off,
+        ahead: ReadAhead::Never,
     };
     match read_lines(Box::new(reader), plan, None, &mut reading) {
         Ended::End => Ok(reading.finish()),
@@ -37,14 +37,13 @@ pub fn read(
 }
 
 /// [`read`] with live side effects; a timeout stops reading with what was seen so far.
-/// `ahead`: how the input is read (ahead only with the fast path, which it speeds up);
-/// `size`: the input's size when known (it sets the size of the reads).
+/// `size`: the input's size when known (it sets the size of the reads, and whether the input
+/// is read ahead: as `opts.read_ahead` says, and only with the fast path, which it speeds up).
 pub(super) fn read_live(
     reader: Box<dyn Read + Send>,
     size: Option<u64>,
     opts: &Options<'_>,
     live: &mut Live<'_>,
-    ahead: Ahead,
 ) -> Result<(Outcome, Vec<Warning>), Stopped> {
     // Reading, and the --activity writes made while reading, must end by the deadline even
     // when stderr blocks; what follows (validation, --assert) has its own budgets.
@@ -56,9 +55,9 @@ pub(super) fn read_live(
         size,
         timeout: live.timeout,
         ahead: if reading.router.fast_path {
-            ahead
+            opts.read_ahead
         } else {
-            Ahead::Off
+            ReadAhead::Never
         },
     };
     let mut sink = Reported {

@@ -22,7 +22,7 @@ use ahead::{FactsPolicy, LinePump, NextBatch};
 use pump::{Next, Pump};
 
 pub use pump::{SMALL_CHUNK, chunk_for, read_failure, read_some};
-pub use read::{Ahead, Ended, LineSink, Plan, READ_AHEAD_MIN, ReadAhead, read_lines};
+pub use read::{Ended, LineSink, Plan, READ_AHEAD_MIN, ReadAhead, read_lines};
 pub use source::{FileId, MAX_FILE_BYTES, Source, io_reason, read_capped, read_regular};
 pub use split::{LineSplitter, Piece, Span, memchr};
 pub use tee::{Tee, WATCHDOG_GRACE, Watchdog};

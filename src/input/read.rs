@@ -17,38 +17,30 @@ use super::{FactsPolicy, LinePump, LineSplitter, Next, NextBatch, Piece, Pump, T
 /// than it saves.
 pub const READ_AHEAD_MIN: u64 = 1 << 20;
 
-/// Whether inputs may be read ahead, on a second thread (decided by the command layer).
+/// Whether an input is read ahead, on a second thread (decided by the command layer).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadAhead {
-    /// Never (`SOJX_READ_AHEAD=0`, or inputs already read in parallel).
+    /// Read and split in the caller's thread (`SOJX_READ_AHEAD=0`, inputs already read in
+    /// parallel, or a sink that gains nothing from it).
     Never,
-    /// Files of at least [`READ_AHEAD_MIN`] bytes and pipes.
+    /// Files of at least [`READ_AHEAD_MIN`] bytes and pipes: read, split and pre-scanned on a
+    /// second thread, which shares the pre-scan with the caller so that neither thread waits
+    /// for the other.
     Auto,
-    /// Every input, pre-scanning every line (`SOJX_READ_AHEAD=1`, for tests that compare the
-    /// ways of reading).
+    /// Every input, pre-scanning every line on the second thread (`SOJX_READ_AHEAD=1`, for
+    /// tests that compare the ways of reading).
     EveryLine,
 }
 
-/// How one input is read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ahead {
-    /// Read and split in the caller's thread.
-    Off,
-    /// Read, split and pre-scan on a second thread, sharing the scan with the caller so that
-    /// neither thread waits for the other.
-    Balanced,
-    /// Pre-scan every line on the second thread.
-    EveryLine,
-}
-
-impl Ahead {
-    /// For an input of `size` bytes (`None`: a pipe), as `plan` says.
-    pub fn choose(plan: ReadAhead, size: Option<u64>) -> Self {
-        match plan {
-            ReadAhead::Never => Self::Off,
-            ReadAhead::EveryLine => Self::EveryLine,
-            ReadAhead::Auto if size.is_none_or(|n| n >= READ_AHEAD_MIN) => Self::Balanced,
-            ReadAhead::Auto => Self::Off,
+impl ReadAhead {
+    /// Whether an input of `size` bytes (`None`: a pipe) is read ahead, and if so whether the
+    /// pre-scan is shared with the caller (`true`) or done for every line on the reading
+    /// thread (`false`).
+    fn balanced(self, size: Option<u64>) -> Option<bool> {
+        match self {
+            Self::Never => None,
+            Self::EveryLine => Some(false),
+            Self::Auto => size.is_none_or(|n| n >= READ_AHEAD_MIN).then_some(true),
         }
     }
 }
@@ -62,7 +54,7 @@ pub struct Plan {
     pub size: Option<u64>,
     /// `--timeout`: the input must end within it, from the start of the read.
     pub timeout: Option<Duration>,
-    pub ahead: Ahead,
+    pub ahead: ReadAhead,
 }
 
 /// What the read loop hands lines to.
@@ -116,10 +108,10 @@ pub fn read_lines(
     mut tee: Option<&mut Tee>,
     sink: &mut dyn LineSink,
 ) -> Ended {
-    if plan.ahead != Ahead::Off {
+    if let Some(balanced) = plan.ahead.balanced(plan.size) {
         let facts = FactsPolicy {
             on: Arc::new(AtomicBool::new(true)),
-            balanced: plan.ahead == Ahead::Balanced,
+            balanced,
         };
         let tee = tee.as_deref_mut();
         match LinePump::new(reader, plan.max_line, facts.clone(), plan.timeout, tee) {
@@ -205,7 +197,7 @@ mod tests {
         }
     }
 
-    fn read_all(data: &'static [u8], ahead: Ahead, timeout: Option<Duration>) -> Vec<String> {
+    fn read_all(data: &'static [u8], ahead: ReadAhead, timeout: Option<Duration>) -> Vec<String> {
         let plan = Plan {
             max_line: 8,
             size: None,
@@ -225,7 +217,7 @@ mod tests {
     fn every_way_of_reading_hands_out_the_same_lines() {
         let data = "\u{feff}a\r\nbb\n0123456789\n\nlast".as_bytes();
         let want = ["1:a", "2:bb", "3:<too long>", "4:", "5:last"];
-        for ahead in [Ahead::Off, Ahead::Balanced, Ahead::EveryLine] {
+        for ahead in [ReadAhead::Never, ReadAhead::Auto, ReadAhead::EveryLine] {
             for timeout in [None, Some(Duration::from_secs(60))] {
                 assert_eq!(
                     read_all(data, ahead, timeout),
@@ -249,7 +241,7 @@ mod tests {
             max_line: 8,
             size: None,
             timeout: None,
-            ahead: Ahead::Off,
+            ahead: ReadAhead::Never,
         };
         let ended = read_lines(Box::new(&b"a\nb\n"[..]), plan, None, &mut Stop);
         assert!(matches!(ended, Ended::Stopped));
@@ -258,13 +250,10 @@ mod tests {
     #[test]
     fn small_files_are_not_read_ahead() {
         let min = READ_AHEAD_MIN;
-        assert_eq!(Ahead::choose(ReadAhead::Auto, Some(min - 1)), Ahead::Off);
-        assert_eq!(Ahead::choose(ReadAhead::Auto, Some(min)), Ahead::Balanced);
-        assert_eq!(Ahead::choose(ReadAhead::Auto, None), Ahead::Balanced);
-        assert_eq!(Ahead::choose(ReadAhead::Never, None), Ahead::Off);
-        assert_eq!(
-            Ahead::choose(ReadAhead::EveryLine, Some(0)),
-            Ahead::EveryLine
-        );
+        assert_eq!(ReadAhead::Auto.balanced(Some(min - 1)), None);
+        assert_eq!(ReadAhead::Auto.balanced(Some(min)), Some(true));
+        assert_eq!(ReadAhead::Auto.balanced(None), Some(true));
+        assert_eq!(ReadAhead::Never.balanced(None), None);
+        assert_eq!(ReadAhead::EveryLine.balanced(Some(0)), Some(false));
     }
 }

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::details::{Details, Timeout, TimeoutRead};
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
-use crate::input::{Ahead, Ended, LineSink, Piece, Plan, Source, Tee, read_lines};
+use crate::input::{Ended, LineSink, Piece, Plan, ReadAhead, Source, Tee, read_lines};
 use crate::names::Command;
 use crate::producer::{LineFacts, SourceKind};
 use crate::schema::Schema;
@@ -151,7 +151,7 @@ pub(crate) fn run_live(
         max_line: opts.max_line_bytes,
         size,
         timeout: opts.timeout,
-        ahead: Ahead::Off,
+        ahead: ReadAhead::Never,
     };
     let mut count = 0;
     // The cores are counted only for a file that may use them.
