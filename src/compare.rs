@@ -24,7 +24,6 @@ use crate::extract;
 use crate::input::{Ended, LineSink, Piece, Plan, ReadAhead, Source, read_lines};
 use crate::jq::{Expr, short};
 use crate::names::Command;
-use crate::producer::LineFacts;
 use crate::warning::{Warning, WarningKind};
 
 /// The longest `input` name before it is summarized as `<N inputs>`.
@@ -170,8 +169,11 @@ struct Watch<'o> {
     max: usize,
 }
 
+/// Read in place, without a pre-scan: the extraction is handed lines without facts.
 impl LineSink for Watch<'_> {
-    fn line(&mut self, piece: Piece<'_>, facts: Option<LineFacts>) {
+    type Facts = ();
+
+    fn line(&mut self, piece: Piece<'_>, _facts: Option<()>) {
         match &piece {
             Piece::Line { no, bytes } => {
                 let blank = std::str::from_utf8(bytes).is_ok_and(|t| t.trim().is_empty());
@@ -215,7 +217,7 @@ impl LineSink for Watch<'_> {
                 self.envelopes = None;
             }
         }
-        self.reading.line(piece, facts);
+        self.reading.line(piece, None);
     }
 }
 

@@ -254,6 +254,11 @@ impl Source {
             repaired: false,
         }
     }
+
+    /// A document that is itself the value, on `line` (`validate`'s).
+    pub fn document(line: u64) -> Self {
+        Self::new(SourceKind::Document, Some(line))
+    }
 }
 
 /// `run`'s `agent`: the agent process and how it ended (`exit_status` or `signal`, never

@@ -9,7 +9,7 @@ use crate::activity::Activity;
 use crate::details::{self, Details, TimeoutRead};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::Framer;
-use crate::input::{Ended, LineSink, Piece, Plan, ReadAhead, read_lines};
+use crate::input::{Ended, LineSink, Piece, Plan, PreScan, ReadAhead, read_lines};
 use crate::producer::{self, LastError, LineFacts, Outcome, Producer, Verdict};
 use crate::warning::{Warning, WarningKind};
 
@@ -84,6 +84,12 @@ struct Reported<'r, 'o, 'a> {
 }
 
 impl LineSink for Reported<'_, '_, '_> {
+    type Facts = LineFacts;
+
+    fn pre_scan(&self) -> Option<PreScan<LineFacts>> {
+        self.reading.pre_scan()
+    }
+
     fn line(&mut self, piece: Piece<'_>, facts: Option<LineFacts>) {
         self.reading.line(piece, facts);
     }
@@ -94,7 +100,7 @@ impl LineSink for Reported<'_, '_, '_> {
         ControlFlow::Continue(())
     }
 
-    fn wants_facts(&self) -> bool {
+    fn wants_facts(&mut self) -> bool {
         self.reading.wants_facts()
     }
 }
@@ -158,6 +164,13 @@ pub struct Reading<'o> {
 }
 
 impl LineSink for Reading<'_> {
+    type Facts = LineFacts;
+
+    /// The fast path's raw-byte scan, run ahead ([`LineFacts`]).
+    fn pre_scan(&self) -> Option<PreScan<LineFacts>> {
+        Some(LineFacts::of)
+    }
+
     fn line(&mut self, piece: Piece<'_>, facts: Option<LineFacts>) {
         if let Piece::Line { no, bytes } = piece
             && let Some(attempt) = attempt_mark(bytes)
@@ -170,7 +183,7 @@ impl LineSink for Reading<'_> {
     }
 
     /// Facts only help an extractor that reads them.
-    fn wants_facts(&self) -> bool {
+    fn wants_facts(&mut self) -> bool {
         self.router
             .extractor
             .as_ref()

@@ -1,5 +1,6 @@
-//! One input split into lines ahead, on a reading thread ([`LinePump`]), so that the fast path's
-//! raw-byte scan of a long stream runs in parallel with the parsing of the lines that matter.
+//! One input split into lines ahead, on a reading thread ([`LinePump`]), so that the sink's
+//! pre-scan of a long stream (the fast path's raw-byte scan, for `extract`) runs in parallel
+//! with the parsing of the lines that matter.
 
 use std::io::{self, Read};
 use std::sync::Arc;
@@ -9,29 +10,29 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use crate::error::Failure;
-use crate::producer::LineFacts;
 
 use super::pump::{TimedOut, read_failure, read_some, recv};
-use super::{CHUNK, LineSplitter, Piece, Span, Tee};
+use super::{CHUNK, LineSplitter, Piece, PreScan, Span, Tee};
 
 /// Batches in flight between a [`LinePump`]'s thread and the pipeline: enough for the balance
 /// of [`QUEUED_FOR_FACTS`], few enough to keep memory flat (each holds one read).
 const BATCHES_IN_FLIGHT: usize = 6;
 
-/// One input split into lines ahead, on a reading thread: it reads, splits and computes each
-/// line's [`LineFacts`] while the pipeline works on earlier lines, so that on a long stream the
-/// fast path's raw-byte scan runs in parallel with the parsing of the lines that matter. The
+/// One input split into lines ahead, on a reading thread: it reads, splits and pre-scans each
+/// line (facts of type `F`, from the sink's [`PreScan`]) while the pipeline works on earlier
+/// lines, so that on a long stream the scan runs in parallel with the parsing of the lines that
+/// matter. The
 /// lines, their numbers and the bytes copied to the tee are exactly those of [`Pump`](super::pump::Pump) with a
 /// [`LineSplitter`]; only where the work happens differs.
-pub(super) struct LinePump<'t> {
-    rx: Receiver<io::Result<Batch>>,
+pub(super) struct LinePump<'t, F> {
+    rx: Receiver<io::Result<Batch<F>>>,
     /// Batches handed back for reuse, so the steady state allocates nothing.
-    back: Sender<Batch>,
+    back: Sender<Batch<F>>,
     /// Batches sent and not yet received.
     queued: Arc<AtomicUsize>,
     /// The reading thread, joined once its channel closes.
     thread: Option<JoinHandle<()>>,
-    current: Option<Batch>,
+    current: Option<Batch<F>>,
     deadline: Option<Instant>,
     tee: Option<&'t mut Tee>,
     /// Bytes read so far.
@@ -42,47 +43,58 @@ pub(super) struct LinePump<'t> {
 
 /// What [`LinePump::next_batch`] gave.
 #[derive(Debug)]
-pub(super) enum NextBatch<'a> {
-    Lines(&'a Batch),
+pub(super) enum NextBatch<'a, F> {
+    Lines(&'a Batch<F>),
     End,
     Failed(Box<Failure>),
     TimedOut,
 }
 
-/// The lines completed by one read.
-#[derive(Debug, Default)]
-pub(super) struct Batch {
+/// The lines completed by one read, each with its facts when they were computed.
+#[derive(Debug)]
+pub(super) struct Batch<F> {
     /// The read's buffer; its first `len` bytes are what was read.
     buf: Vec<u8>,
     len: usize,
     /// The lines that began in an earlier read.
     spill: Vec<u8>,
-    lines: Vec<Line>,
+    lines: Vec<Line<F>>,
+}
+
+impl<F> Default for Batch<F> {
+    fn default() -> Self {
+        Self {
+            buf: Vec::new(),
+            len: 0,
+            spill: Vec::new(),
+            lines: Vec::new(),
+        }
+    }
 }
 
 #[derive(Debug)]
-enum Line {
+enum Line<F> {
     Whole {
         no: u64,
         /// In `spill` rather than in the read's bytes.
         spilled: bool,
         start: usize,
         end: usize,
-        facts: Option<LineFacts>,
+        facts: Option<F>,
     },
     TooLong {
         no: u64,
     },
 }
 
-impl Batch {
+impl<F: Copy> Batch<F> {
     /// The bytes of the read, as read.
     pub(super) fn read(&self) -> &[u8] {
         &self.buf[..self.len]
     }
 
     /// The lines, in order, each with its facts when they were computed.
-    pub(super) fn pieces(&self) -> impl Iterator<Item = (Piece<'_>, Option<LineFacts>)> {
+    pub(super) fn pieces(&self) -> impl Iterator<Item = (Piece<'_>, Option<F>)> {
         self.lines.iter().map(|l| match *l {
             Line::Whole {
                 no,
@@ -106,8 +118,8 @@ impl Batch {
     }
 
     /// Record a line of `read`, or one the splitter assembled across reads (taken, not copied,
-    /// so that a long line is held once).
-    fn record(&mut self, read: &[u8], span: Span<'_>, facts_on: bool) {
+    /// so that a long line is held once), pre-scanned by `scan` when given.
+    fn record(&mut self, read: &[u8], span: Span<'_>, scan: Option<PreScan<F>>) {
         let (no, spilled, start, bytes) = match span {
             Span::Piece(Piece::TooLong { no }) => {
                 self.lines.push(Line::TooLong { no });
@@ -135,7 +147,7 @@ impl Batch {
                 (no, true, start, &self.spill[start..])
             }
         };
-        let facts = facts_on.then(|| LineFacts::of(bytes));
+        let facts = scan.map(|scan| scan(bytes));
         let end = start + bytes.len();
         self.lines.push(Line::Whole {
             no,
@@ -147,30 +159,32 @@ impl Batch {
     }
 }
 
-/// Which lines a [`LinePump`]'s thread computes [`LineFacts`] for.
+/// Which lines a [`LinePump`]'s thread pre-scans, and how.
 #[derive(Debug, Clone)]
-pub(super) struct FactsPolicy {
-    /// Facts are computed while this is set (the pipeline clears it when its extractor does
-    /// not read them).
+pub(super) struct FactsPolicy<F> {
+    /// The sink's pre-scan, if it has one.
+    pub scan: Option<PreScan<F>>,
+    /// Facts are computed while this is set (the pipeline clears it when the sink no longer
+    /// reads them).
     pub on: Arc<AtomicBool>,
     /// Only for batches read while the pipeline has work waiting ([`QUEUED_FOR_FACTS`]);
     /// otherwise for every line.
     pub balanced: bool,
 }
 
-impl<'t> LinePump<'t> {
+impl<'t, F: Copy + Send + 'static> LinePump<'t, F> {
     /// Read `reader` on a new thread, splitting lines at `max_line` bytes as [`LineSplitter`]
     /// does, with facts as `facts` says. With `timeout`, the input must end within it (from
     /// now). When no thread can be started, the reader is handed back (read it in place).
     pub(super) fn new(
         reader: Box<dyn Read + Send>,
         max_line: usize,
-        facts: FactsPolicy,
+        facts: FactsPolicy<F>,
         timeout: Option<Duration>,
         tee: Option<&'t mut Tee>,
     ) -> Result<Self, Box<dyn Read + Send>> {
         let (tx, rx) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
-        let (back, back_rx) = mpsc::channel::<Batch>();
+        let (back, back_rx) = mpsc::channel::<Batch<F>>();
         let queued = Arc::new(AtomicUsize::new(0));
         let shared = Shared {
             max_line,
@@ -207,7 +221,7 @@ impl<'t> LinePump<'t> {
 
     /// The next batch of lines (its read already copied to the tee), the end, a failure, or
     /// the deadline.
-    pub(super) fn next_batch(&mut self) -> NextBatch<'_> {
+    pub(super) fn next_batch(&mut self) -> NextBatch<'_, F> {
         if let Some(done) = self.current.take() {
             // The reading thread may have ended; then the batch is dropped here.
             let _ = self.back.send(done);
@@ -240,9 +254,9 @@ impl<'t> LinePump<'t> {
 }
 
 /// What the reading thread of a [`LinePump`] shares with it.
-struct Shared {
+struct Shared<F> {
     max_line: usize,
-    facts: FactsPolicy,
+    facts: FactsPolicy<F>,
     /// Batches sent and not yet received.
     queued: Arc<AtomicUsize>,
 }
@@ -254,11 +268,11 @@ const QUEUED_FOR_FACTS: usize = 2;
 
 /// The reading thread of a [`LinePump`]: read, split, send, until the end (the channel closing)
 /// or an error.
-fn split_ahead(
+fn split_ahead<F: Copy>(
     mut reader: Box<dyn Read + Send>,
-    shared: &Shared,
-    tx: &SyncSender<io::Result<Batch>>,
-    back: &Receiver<Batch>,
+    shared: &Shared<F>,
+    tx: &SyncSender<io::Result<Batch<F>>>,
+    back: &Receiver<Batch<F>>,
 ) {
     let mut splitter = LineSplitter::new(shared.max_line);
     let send = |batch| {
@@ -278,10 +292,11 @@ fn split_ahead(
         let on = shared.facts.on.load(Ordering::Relaxed)
             && (!shared.facts.balanced
                 || shared.queued.load(Ordering::Relaxed) >= QUEUED_FOR_FACTS);
+        let scan = shared.facts.scan.filter(|_| on);
         match read_some(reader.as_mut(), &mut batch.buf) {
             Ok(0) => {
                 batch.len = 0;
-                splitter.finish_spans(&mut |p| batch.record(&[], p, on));
+                splitter.finish_spans(&mut |p| batch.record(&[], p, scan));
                 if !batch.lines.is_empty() {
                     send(batch);
                 }
@@ -291,7 +306,7 @@ fn split_ahead(
                 batch.len = n;
                 // The splitter reads the buffer while `record` fills the other fields.
                 let buf = std::mem::take(&mut batch.buf);
-                splitter.push_spans(&buf[..n], &mut |p| batch.record(&buf[..n], p, on));
+                splitter.push_spans(&buf[..n], &mut |p| batch.record(&buf[..n], p, scan));
                 batch.buf = buf;
                 if !send(batch) {
                     return;
@@ -332,7 +347,9 @@ mod tests {
             rest = after;
         }
         let reader = super::super::Pieces::new(cuts);
+        // A stand-in pre-scan: the line's length.
         let facts = FactsPolicy {
+            scan: Some(<[u8]>::len),
             on: Arc::new(AtomicBool::new(true)),
             balanced: false,
         };
@@ -346,7 +363,7 @@ mod tests {
                     read.extend_from_slice(b.read());
                     for (p, f) in b.pieces() {
                         if let (Piece::Line { bytes, .. }, Some(f)) = (&p, f) {
-                            assert_eq!(f, LineFacts::of(bytes));
+                            assert_eq!(f, bytes.len());
                         }
                         pieces.push(format!("{p:?}"));
                     }

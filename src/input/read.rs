@@ -1,6 +1,7 @@
 //! The read loop every command uses: one input → chunks (read in place, or split ahead on a
 //! second thread) → lines, copied to `--tee` as read and bounded by `--timeout`, handed to a
-//! [`LineSink`]. What the lines mean (producer events, documents, envelopes) is the sink's.
+//! [`LineSink`]. What the lines mean (an agent's events, documents, envelopes) is the sink's,
+//! and so is the pre-scan of each line ([`PreScan`]) that reading ahead runs on its thread.
 
 use std::io::Read;
 use std::ops::ControlFlow;
@@ -9,7 +10,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use crate::error::{ErrorKind, Failure, Operation};
-use crate::producer::LineFacts;
 
 use super::{FactsPolicy, LinePump, LineSplitter, Next, NextBatch, Piece, Pump, Tee};
 
@@ -57,11 +57,25 @@ pub struct Plan {
     pub ahead: ReadAhead,
 }
 
+/// A sink's pre-scan: what a line's bytes alone say to the sink, computed on the reading thread
+/// while the sink works on earlier lines, when the input is read ahead. The sink must come to
+/// the same result with the facts as without them (it is handed lines without facts too).
+pub type PreScan<F> = fn(&[u8]) -> F;
+
 /// What the read loop hands lines to.
 pub trait LineSink {
+    /// What the sink's [`PreScan`] says of a line; `()` for a sink without one.
+    type Facts: Copy + Send + std::fmt::Debug + 'static;
+
+    /// The pre-scan the reading thread runs on each line when the input is read ahead; `None`
+    /// (the default): the lines are only split ahead.
+    fn pre_scan(&self) -> Option<PreScan<Self::Facts>> {
+        None
+    }
+
     /// One line (the first without its byte order mark, none with its newline) or a line past
-    /// the limit, in order; `facts` when the reading thread computed them.
-    fn line(&mut self, piece: Piece<'_>, facts: Option<LineFacts>);
+    /// the limit, in order; `facts` when the reading thread pre-scanned it.
+    fn line(&mut self, piece: Piece<'_>, facts: Option<Self::Facts>);
 
     /// The lines of one read were handed out: a point to report progress. `Break` stops
     /// reading ([`Ended::Stopped`]).
@@ -69,9 +83,9 @@ pub trait LineSink {
         ControlFlow::Continue(())
     }
 
-    /// Whether [`LineFacts`] still help (asked after each read ahead; once `false`, the reading
-    /// thread stops computing them).
-    fn wants_facts(&self) -> bool {
+    /// Whether the pre-scan still helps (asked after each read ahead; once `false`, the reading
+    /// thread stops running it).
+    fn wants_facts(&mut self) -> bool {
         true
     }
 }
@@ -101,15 +115,17 @@ impl Ended {
     }
 }
 
-/// Read `reader` to its end as `plan` says, handing every line to `sink`.
-pub fn read_lines(
+/// Read `reader` to its end as `plan` says, handing every line to `sink` (with its facts when
+/// read ahead, from the sink's pre-scan).
+pub fn read_lines<F: Copy + Send + std::fmt::Debug + 'static>(
     mut reader: Box<dyn Read + Send>,
     plan: Plan,
     mut tee: Option<&mut Tee>,
-    sink: &mut dyn LineSink,
+    sink: &mut dyn LineSink<Facts = F>,
 ) -> Ended {
     if let Some(balanced) = plan.ahead.balanced(plan.size) {
         let facts = FactsPolicy {
+            scan: sink.pre_scan(),
             on: Arc::new(AtomicBool::new(true)),
             balanced,
         };
@@ -144,9 +160,13 @@ pub fn read_lines(
     Ended::End
 }
 
-/// [`read_lines`] with the lines split on a second thread; `facts_on` is its switch for
-/// computing [`LineFacts`].
-fn ahead(mut pump: LinePump<'_>, facts_on: &AtomicBool, sink: &mut dyn LineSink) -> Ended {
+/// [`read_lines`] with the lines split on a second thread; `facts_on` is its switch for the
+/// pre-scan.
+fn ahead<F: Copy + Send + std::fmt::Debug + 'static>(
+    mut pump: LinePump<'_, F>,
+    facts_on: &AtomicBool,
+    sink: &mut dyn LineSink<Facts = F>,
+) -> Ended {
     loop {
         match pump.next_batch() {
             NextBatch::Lines(batch) => {
@@ -184,7 +204,9 @@ mod tests {
     }
 
     impl LineSink for Collect {
-        fn line(&mut self, piece: Piece<'_>, _facts: Option<LineFacts>) {
+        type Facts = ();
+
+        fn line(&mut self, piece: Piece<'_>, _facts: Option<()>) {
             self.lines.push(match piece {
                 Piece::Line { no, bytes } => format!("{no}:{}", String::from_utf8_lossy(bytes)),
                 Piece::TooLong { no } => format!("{no}:<too long>"),
@@ -232,7 +254,8 @@ mod tests {
     fn the_sink_can_stop_reading() {
         struct Stop;
         impl LineSink for Stop {
-            fn line(&mut self, _: Piece<'_>, _: Option<LineFacts>) {}
+            type Facts = ();
+            fn line(&mut self, _: Piece<'_>, _: Option<()>) {}
             fn read_done(&mut self) -> ControlFlow<()> {
                 ControlFlow::Break(())
             }

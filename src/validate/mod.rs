@@ -21,7 +21,6 @@ use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::input::{Ended, LineSink, Piece, Plan, ReadAhead, Source, Tee, read_lines};
 use crate::names::Command;
-use crate::producer::{LineFacts, SourceKind};
 use crate::schema::Schema;
 use crate::warning::Warning;
 
@@ -101,7 +100,9 @@ impl Serial<'_, '_> {
 }
 
 impl LineSink for Serial<'_, '_> {
-    fn line(&mut self, piece: Piece<'_>, _facts: Option<LineFacts>) {
+    type Facts = ();
+
+    fn line(&mut self, piece: Piece<'_>, _facts: Option<()>) {
         self.collect.take(piece);
     }
 
@@ -274,7 +275,7 @@ fn envelope_of(name: &str, schema: &Schema, doc: Doc<'_>) -> Envelope {
                 name,
                 f,
                 Parts {
-                    source: Some(envelope::Source::new(SourceKind::Document, Some(line))),
+                    source: Some(envelope::Source::document(line)),
                     ..Parts::default()
                 },
             )
@@ -289,7 +290,7 @@ fn document(
     value: Value,
     warnings: Vec<Warning>,
 ) -> Envelope {
-    let source = Some(envelope::Source::new(SourceKind::Document, Some(line)));
+    let source = Some(envelope::Source::document(line));
     let violations = match schema.violations(&value) {
         Ok(v) => v,
         Err(f) => {

@@ -30,7 +30,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 
 use crate::input::{Ended, LineSink, Piece, Plan, Tee, read_lines};
-use crate::producer::LineFacts;
 
 use super::Out;
 use super::batch::{Batch, Collect, Done, Work, deliver};
@@ -226,7 +225,9 @@ impl Ship {
 }
 
 impl LineSink for Ship {
-    fn line(&mut self, piece: Piece<'_>, _facts: Option<LineFacts>) {
+    type Facts = ();
+
+    fn line(&mut self, piece: Piece<'_>, _facts: Option<()>) {
         if self.stopped {
             return;
         }

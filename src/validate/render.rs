@@ -14,7 +14,6 @@ use serde_json::Value;
 
 use crate::envelope::{self, Parts, Source};
 use crate::names::Command;
-use crate::producer::SourceKind;
 use crate::schema::Schema;
 
 /// The text of a valid document's envelope around its timestamp, line and data.
@@ -42,7 +41,7 @@ impl Template {
             input,
             Value::Null,
             Parts {
-                source: Some(Source::new(SourceKind::Document, Some(0))),
+                source: Some(Source::document(0)),
                 validation: Some(schema.report(true)),
                 ..Parts::default()
             },
@@ -217,7 +216,7 @@ mod tests {
                     input,
                     value,
                     Parts {
-                        source: Some(Source::new(SourceKind::Document, Some(42))),
+                        source: Some(Source::document(42)),
                         validation: Some(schema.report(true)),
                         ..Parts::default()
                     },
