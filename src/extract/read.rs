@@ -182,12 +182,12 @@ impl LineSink for Reading<'_> {
         feed_piece(piece, facts, &mut self.framer, &mut self.router, max);
     }
 
-    /// Facts only help an extractor that reads them.
+    /// Facts only help an extractor with a fast path (or one still to be detected).
     fn wants_facts(&mut self) -> bool {
         self.router
             .extractor
-            .as_ref()
-            .is_none_or(|ex| ex.reads_facts())
+            .as_deref_mut()
+            .is_none_or(|ex| ex.fast_path().is_some())
     }
 }
 

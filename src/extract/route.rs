@@ -119,11 +119,14 @@ impl Router {
     /// recognized (so `--from` mismatch and detection are settled) and between framed items;
     /// a skipped line is counted as a recognized value without being parsed.
     pub(super) fn fast(&mut self, framer: &Framer, raw: &[u8], facts: Option<LineFacts>) -> Fast {
-        let fast = match &self.extractor {
-            Some(ex) if self.fast_path && self.recognized > 0 && framer.between_items() => {
-                ex.fast(raw, facts)
-            }
-            _ => Fast::Parse,
+        let fast = if self.fast_path
+            && self.recognized > 0
+            && framer.between_items()
+            && let Some(fast) = self.extractor.as_deref_mut().and_then(Extractor::fast_path)
+        {
+            fast.fast(raw, facts)
+        } else {
+            Fast::Parse
         };
         if fast == Fast::Skip {
             self.recognized += 1;
@@ -135,13 +138,13 @@ impl Router {
     /// is valid UTF-8, when known). Not with `--activity` (which describes the parsed value)
     /// or past `--max-answer-bytes` (where nothing more is fed).
     pub(super) fn lean(&mut self, no: u64, raw: &[u8], utf8: Option<bool>) -> bool {
-        let Some(ex) = &mut self.extractor else {
+        let Some(ex) = self.extractor.as_deref_mut() else {
             return false;
         };
         if self.activity
             || self.answer_over.is_some()
             || !utf8.unwrap_or_else(|| crate::framing::utf8_ok(raw))
-            || !ex.feed_lean(no, raw)
+            || !ex.fast_path().is_some_and(|fast| fast.feed_lean(no, raw))
         {
             return false;
         }

@@ -9,6 +9,7 @@ mod anthropic;
 mod claude;
 mod codex;
 mod detect;
+mod fast;
 mod gemini;
 mod id;
 mod last_error;
@@ -30,6 +31,7 @@ use crate::names::wire_enum;
 use crate::warning::Warning;
 
 pub use detect::{detect, detect_output, event_type, run_identity};
+pub use fast::{Fast, FastPath, LineFacts};
 pub(crate) use gemini::FATAL as GEMINI_FATAL;
 pub use id::{Family, Producer};
 pub use last_error::LastError;
@@ -204,58 +206,14 @@ pub trait Extractor: Send {
     fn describe(&self, _item: &Item) -> Option<(EventKind, String)> {
         None
     }
-    /// The fast path: how the caller may take the raw input line (one line that starts a JSON
-    /// object) instead of parsing it into a value, from its bytes or from `facts` computed
-    /// ahead on another thread (the answer must be the same either way). [`Fast::Skip`] only
-    /// when `feed` is certain to recognize the line without changing the outcome or
-    /// `describe`'s output; it must hold for any key order and any line the framer would read
-    /// as one item. When in doubt, [`Fast::Parse`].
-    fn fast(&self, _raw: &[u8], _facts: Option<LineFacts>) -> Fast {
-        Fast::Parse
-    }
-    /// [`Fast::Lean`]: take the line from its bytes, exactly as `feed` would take its parsed
-    /// value, without building the value; `false` (and nothing changed) when it cannot, and
-    /// the line is then parsed. Only for valid UTF-8 lines, and never with `--activity`.
-    fn feed_lean(&mut self, _line: u64, _raw: &[u8]) -> bool {
-        false
-    }
     /// The last error or retry event seen so far, for a `timeout` to name.
     fn last_error(&self) -> Option<LastError> {
         None
     }
-    /// Whether [`LineFacts`] help this extractor (the read-ahead thread stops computing them
-    /// when they do not).
-    fn reads_facts(&self) -> bool {
-        false
-    }
-}
-
-/// How the fast path takes a raw line ([`Extractor::fast`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Fast {
-    /// The line cannot matter: count it as a recognized value without reading it.
-    Skip,
-    /// Offer it to [`Extractor::feed_lean`] first.
-    Lean,
-    /// Parse it.
-    Parse,
-}
-
-/// What a line's raw bytes alone say for the fast path, computed by the read-ahead thread
-/// (`LinePump`, in `input/ahead.rs`) while the pipeline works on earlier lines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LineFacts {
-    /// The Claude Code family's class of the line.
-    pub(crate) claude: claude::LineClass,
-    /// Whether the line is valid UTF-8; computed only when the line may be skipped.
-    pub utf8: Option<bool>,
-}
-
-impl LineFacts {
-    pub fn of(raw: &[u8]) -> Self {
-        let claude = claude::LineClass::of(raw);
-        let utf8 = (!claude.always_parsed()).then(|| crate::framing::utf8_ok(raw));
-        Self { claude, utf8 }
+    /// The extractor's fast path, if it has one: lines it takes without their parsed value
+    /// (the caller still parses every line for an extractor without one).
+    fn fast_path(&mut self) -> Option<&mut dyn FastPath> {
+        None
     }
 }
 

@@ -1,4 +1,4 @@
-//! The fast path (lines skipped before parsing, `Extractor::fast`) gives byte-identical
+//! The fast path (lines skipped before parsing, `FastPath::fast`) gives byte-identical
 //! envelopes to the full parse (`SOJX_NO_FAST_PATH=1`), timestamps aside, whichever way the
 //! input is read: in the pipeline's thread (`SOJX_READ_AHEAD=0`), or split and pre-scanned on a
 //! second thread for every line (`SOJX_READ_AHEAD=1`) or shared between the threads (the

@@ -19,8 +19,9 @@ use serde_json::{Map, Value};
 
 use super::EventKind as Kind;
 use super::{
-    Extractor, LastError, Outcome, Producer, Session, SourceKind, Usage, Verdict, agent_details,
-    agent_error, content_text, detail, field, num, snippet, str_at, truncated_after,
+    Extractor, Fast, FastPath, LastError, LineFacts, Outcome, Producer, Session, SourceKind, Usage,
+    Verdict, agent_details, agent_error, content_text, detail, field, num, snippet, str_at,
+    truncated_after,
 };
 use crate::framing::Item;
 use crate::warning::{Warning, WarningKind};
@@ -293,23 +294,8 @@ impl Extractor for Claude {
         }
     }
 
-    fn fast(&self, raw: &[u8], facts: Option<super::LineFacts>) -> super::Fast {
-        let class = facts.map_or_else(|| LineClass::of(raw), |f| f.claude);
-        if class.inert(self.evidence.is_some(), self.model.is_some()) {
-            super::Fast::Skip
-        } else if class.lean() {
-            super::Fast::Lean
-        } else {
-            super::Fast::Parse
-        }
-    }
-
-    fn feed_lean(&mut self, line: u64, raw: &[u8]) -> bool {
-        self.lean(line, raw)
-    }
-
-    fn reads_facts(&self) -> bool {
-        true
+    fn fast_path(&mut self) -> Option<&mut dyn FastPath> {
+        Some(self)
     }
 
     fn describe(&self, item: &Item) -> Option<(Kind, String)> {
@@ -525,6 +511,24 @@ impl Extractor for Claude {
             session,
             warnings,
         }
+    }
+}
+
+/// Inert lines skipped, and the lines `lean.rs` reads taken from their bytes.
+impl FastPath for Claude {
+    fn fast(&self, raw: &[u8], facts: Option<LineFacts>) -> Fast {
+        let class = facts.map_or_else(|| LineClass::of(raw), |f| f.claude);
+        if class.inert(self.evidence.is_some(), self.model.is_some()) {
+            Fast::Skip
+        } else if class.lean() {
+            Fast::Lean
+        } else {
+            Fast::Parse
+        }
+    }
+
+    fn feed_lean(&mut self, line: u64, raw: &[u8]) -> bool {
+        self.lean(line, raw)
     }
 }
 

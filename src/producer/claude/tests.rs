@@ -1,7 +1,7 @@
 //! The Claude Code extractor's own tests.
 
 use crate::framing::Item;
-use crate::producer::{Extractor, Producer, Verdict};
+use crate::producer::{Extractor, FastPath, Producer, Verdict};
 use serde_json::{Value, json};
 
 fn answer(events: &[Value]) -> (Value, u64) {
