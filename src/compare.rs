@@ -21,7 +21,7 @@ use crate::details::Details;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::extract;
-use crate::input::{Ended, LineSink, Piece, Plan, ReadAhead, Source, read_lines};
+use crate::input::{LineSink, Piece, ReadAhead, ReadEnd, ReadPlan, Source, read_lines};
 use crate::jq::{Expr, short};
 use crate::names::Command;
 use crate::warning::{Warning, WarningKind};
@@ -49,7 +49,7 @@ impl Exprs {
 }
 
 /// One input's outcome: its data, or its failure.
-pub(crate) struct Loaded {
+pub(crate) struct Input {
     name: String,
     result: Result<Value, InputFailure>,
 }
@@ -106,7 +106,7 @@ pub(crate) fn input_name(names: &[String]) -> String {
 }
 
 /// Read one FILE: printed envelopes give their `data`; anything else is extracted.
-pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Loaded> {
+pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Input> {
     let name = source.name();
     let failed = |f: Failure| {
         let env = envelope::failure(
@@ -127,15 +127,15 @@ pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Loaded> 
         envelopes: Some(Vec::new()),
         max: opts.max_line_bytes,
     };
-    let plan = Plan {
+    let plan = ReadPlan {
         max_line: opts.max_line_bytes,
         size: source.size(),
         timeout: None,
         ahead: ReadAhead::Never,
     };
     match read_lines(reader, plan, None, &mut sink) {
-        Ended::End => {}
-        Ended::Failed(f) => return failed(*f),
+        ReadEnd::End => {}
+        ReadEnd::Failed(f) => return failed(*f),
         other => return failed(other.unexpected()),
     }
     if let Some(envs) = sink.envelopes() {
@@ -235,15 +235,15 @@ impl Watch<'_> {
 }
 
 /// One of sojx's own envelopes, as [`from_envelope`] reads a printed one.
-fn from_own(name: String, env: Envelope) -> Loaded {
+fn from_own(name: String, env: Envelope) -> Input {
     let result = match env.error() {
         Some(f) => Err(InputFailure::of(f)),
         None => Ok(env.into_data().unwrap_or(Value::Null)),
     };
-    Loaded { name, result }
+    Input { name, result }
 }
 
-fn from_envelope(name: String, env: &Value) -> Loaded {
+fn from_envelope(name: String, env: &Value) -> Input {
     let result = match (env.get("data"), env.get("error")) {
         (Some(d), None) => Ok(d.clone()),
         (_, Some(Value::Object(e))) => Err(InputFailure::read(e.clone())),
@@ -255,7 +255,7 @@ fn from_envelope(name: String, env: &Value) -> Loaded {
             ),
         ]))),
     };
-    Loaded { name, result }
+    Input { name, result }
 }
 
 /// A sojx envelope: an object with the common fields.
@@ -301,7 +301,7 @@ struct ItemSource {
     value: Value,
 }
 
-pub(crate) fn report(input: &str, loaded: &[Loaded], exprs: &Exprs) -> Envelope {
+pub(crate) fn report(input: &str, loaded: &[Input], exprs: &Exprs) -> Envelope {
     let mut seen = Seen::default();
     for l in loaded {
         seen.input(l, exprs);
@@ -366,7 +366,7 @@ struct Seen<'l> {
 
 impl<'l> Seen<'l> {
     /// One input: its items (`--items`), each filed under its key.
-    fn input(&mut self, l: &'l Loaded, exprs: &Exprs) {
+    fn input(&mut self, l: &'l Input, exprs: &Exprs) {
         let data = match &l.result {
             Ok(d) => d,
             Err(e) => {

@@ -449,7 +449,7 @@ fn root_is_object(doc: &Value) -> bool {
 /// Lower a schema document for a provider: the compiled schema and its warnings, or the
 /// refusals (`strict`).
 pub(crate) fn lower(
-    loaded: &schema::Loaded,
+    loaded: &schema::SchemaDoc,
     settings: &schema::Settings,
     provider: Provider,
     compat: Compat,

@@ -9,7 +9,7 @@
 //!   with a warning;
 //! - otherwise the output's verdict.
 
-use super::{Ended, Report, signal_name};
+use super::{AgentEnd, Report, signal_name};
 use crate::details::{AgentExit, Details, OutputOutcome, Timeout, TimeoutRead};
 use crate::envelope::{self, Envelope};
 use crate::error::{ErrorKind, Failure, Operation};
@@ -18,11 +18,11 @@ use crate::warning::{Warning, WarningKind};
 
 /// The run's envelope: `env` (what the output came to), `report` (how the agent ended) and
 /// `ended` (whether sojx stopped it).
-pub(crate) fn conclude(env: Envelope, report: &Report, ended: Ended) -> Envelope {
+pub(crate) fn conclude(env: Envelope, report: &Report, ended: AgentEnd) -> Envelope {
     let env = env.as_command(Command::Run);
     let input = env.input().to_owned();
     let env = match ended {
-        Ended::Interrupted(sig) => interrupted(
+        AgentEnd::Interrupted(sig) => interrupted(
             env,
             sig,
             &format!(
@@ -30,25 +30,25 @@ pub(crate) fn conclude(env: Envelope, report: &Report, ended: Ended) -> Envelope
                 report.how()
             ),
         ),
-        Ended::TimedOut if env.error().is_none() => env.with_warning(Warning::new(
+        AgentEnd::TimedOut if env.error().is_none() => env.with_warning(Warning::new(
             WarningKind::AgentLingered,
             format!(
                 "the agent gave its answer but had not exited when --timeout passed; sojx stopped it, and it {}",
                 report.how()
             ),
         )),
-        Ended::TimedOut => stderr_said(env, report),
-        Ended::ByItself if report.succeeded() => env,
-        Ended::ByItself if env.error().is_none() => env.with_warning(Warning::new(
+        AgentEnd::TimedOut => stderr_said(env, report),
+        AgentEnd::ByItself if report.succeeded() => env,
+        AgentEnd::ByItself if env.error().is_none() => env.with_warning(Warning::new(
             WarningKind::AgentFailed,
             format!("the agent {} after giving a valid answer", report.how()),
         )),
         // The output's failure is the agent's side (not sojx's own, `io` or `internal`) and the
         // producer did not say why itself (Claude Code's `result` with `is_error`, …).
-        Ended::ByItself if env.error_kind().is_some_and(answer_side) => {
+        AgentEnd::ByItself if env.error_kind().is_some_and(answer_side) => {
             agent_failed(env, report, &input)
         }
-        Ended::ByItself => env,
+        AgentEnd::ByItself => env,
     };
     env.with_agent(report.to_report())
 }
@@ -218,7 +218,7 @@ mod tests {
         let e = conclude(
             empty(),
             &report(Some(1), None, "Error: Invalid API key\n"),
-            Ended::ByItself,
+            AgentEnd::ByItself,
         );
         let f = e.error().unwrap();
         assert_eq!(f.kind, ErrorKind::AgentError);
@@ -242,7 +242,7 @@ mod tests {
                 .retryable(false),
             Parts::default(),
         );
-        let e = conclude(io, &report(None, Some(13), ""), Ended::ByItself);
+        let e = conclude(io, &report(None, Some(13), ""), AgentEnd::ByItself);
         assert_eq!(e.error_kind(), Some(ErrorKind::Io));
         assert_eq!(e.exit_status(), ExitStatus::Error);
         // A producer's "not retryable" survives the agent's failing exit.
@@ -252,20 +252,24 @@ mod tests {
             Failure::new(ErrorKind::Truncated, Operation::Extract, "cut").retryable(false),
             Parts::default(),
         );
-        let e = conclude(cut, &report(Some(1), None, ""), Ended::ByItself);
+        let e = conclude(cut, &report(Some(1), None, ""), AgentEnd::ByItself);
         assert_eq!(e.error_kind(), Some(ErrorKind::AgentError));
         assert!(!e.error().unwrap().retryable);
     }
 
     #[test]
     fn an_agent_that_exited_zero_keeps_the_outputs_verdict() {
-        let e = conclude(empty(), &report(Some(0), None, ""), Ended::ByItself);
+        let e = conclude(empty(), &report(Some(0), None, ""), AgentEnd::ByItself);
         assert_eq!(e.error_kind(), Some(ErrorKind::EmptyInput));
     }
 
     #[test]
     fn an_interrupted_run_exits_128_plus_the_signal() {
-        let e = conclude(empty(), &report(None, Some(15), ""), Ended::Interrupted(15));
+        let e = conclude(
+            empty(),
+            &report(None, Some(15), ""),
+            AgentEnd::Interrupted(15),
+        );
         assert_eq!(e.error_kind(), Some(ErrorKind::Interrupted));
         assert_eq!(e.exit_status().code(), 143);
         assert!(e.error().unwrap().message.contains("SIGTERM"));
@@ -274,7 +278,7 @@ mod tests {
     #[test]
     fn a_valid_answer_stays_valid_with_a_warning() {
         let ok = envelope::success(Command::Extract, "agent", json!({"a": 1}), Parts::default());
-        let e = conclude(ok, &report(Some(2), None, ""), Ended::ByItself);
+        let e = conclude(ok, &report(Some(2), None, ""), AgentEnd::ByItself);
         assert!(e.error().is_none());
         assert_eq!(e.warnings()[0].kind, WarningKind::AgentFailed);
     }

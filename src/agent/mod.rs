@@ -38,7 +38,7 @@ pub(crate) use retry::{Extra, Parts as Feedback, Values, retries};
 #[cfg(unix)]
 pub(crate) use signals::Interrupts;
 #[cfg(unix)]
-pub(crate) use supervise::{Bounds, Ended, supervise};
+pub(crate) use supervise::{AgentEnd, Bounds, supervise};
 
 /// What the threads of a supervised run tell the loop that waits for them.
 pub(crate) enum Event<T> {

@@ -50,7 +50,7 @@ pub(crate) struct Bounds {
 
 /// Why the loop ended the agent's group early, if it did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ended {
+pub(crate) enum AgentEnd {
     /// The agent ended on its own (or its leftovers were killed after it exited).
     ByItself,
     /// `--timeout` passed.
@@ -65,7 +65,7 @@ pub(crate) struct Finished<T> {
     /// killed then).
     pub(crate) result: Option<T>,
     pub(crate) report: Report,
-    pub(crate) ended: Ended,
+    pub(crate) ended: AgentEnd,
 }
 
 /// Run `work` over the agent's stdout while the loop owns the agent, as the module says.
@@ -161,7 +161,7 @@ fn stdout_of(agent: &mut Agent) -> (Box<dyn Read + Send>, Option<Stopper>) {
 
 /// Reap the leader (its group was killed, while its id was still reserved) and report how it
 /// ended.
-fn reaped(mut agent: Agent, pid: u32, ended: Ended, tail: &Tail) -> Report {
+fn reaped(mut agent: Agent, pid: u32, ended: AgentEnd, tail: &Tail) -> Report {
     let status = agent.child.wait().ok();
     Report {
         command: std::mem::take(&mut agent.command),
@@ -172,9 +172,9 @@ fn reaped(mut agent: Agent, pid: u32, ended: Ended, tail: &Tail) -> Report {
             s.signal()
         }),
         stopped: match ended {
-            Ended::ByItself => None,
-            Ended::TimedOut => Some("timeout"),
-            Ended::Interrupted(_) => Some("interrupted"),
+            AgentEnd::ByItself => None,
+            AgentEnd::TimedOut => Some("timeout"),
+            AgentEnd::Interrupted(_) => Some("interrupted"),
         },
         duration_ms: u64::try_from(agent.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         stderr_tail: tail.text(),
@@ -203,7 +203,7 @@ struct State<T> {
     exited_at: Option<Instant>,
     /// When the work was done and the leader had exited: the group is killed then.
     gone_at: Option<Instant>,
-    ended: Ended,
+    ended: AgentEnd,
 }
 
 impl<T> State<T> {
@@ -228,7 +228,7 @@ impl<T> State<T> {
             killed_at: None,
             exited_at: None,
             gone_at: None,
-            ended: Ended::ByItself,
+            ended: AgentEnd::ByItself,
         }
     }
 
@@ -243,7 +243,7 @@ impl<T> State<T> {
         loop {
             if let (Some(sig), false) = (
                 interrupts.got(),
-                matches!(self.ended, Ended::Interrupted(_)),
+                matches!(self.ended, AgentEnd::Interrupted(_)),
             ) {
                 // Forwarded by the signal thread; its wake-up may have found the queue full.
                 self.interrupted(sig, None);
@@ -268,7 +268,7 @@ impl<T> State<T> {
                 Ok(Event::Activity(a)) => on_activity(err, &a),
                 Ok(Event::Done(result)) => {
                     if timed_out(&result) && self.asked_at.is_none() {
-                        self.ended = Ended::TimedOut;
+                        self.ended = AgentEnd::TimedOut;
                         self.ask_to_stop(Signal::TERM);
                     }
                     self.done = Some(result);
@@ -295,8 +295,8 @@ impl<T> State<T> {
     /// sojx got `sig`: the run ends as interrupted. The signal thread forwarded it to the
     /// group already; `forward` sends it again (when the attempt was attached after it came).
     fn interrupted(&mut self, sig: i32, forward: Option<Signal>) {
-        if !matches!(self.ended, Ended::Interrupted(_)) {
-            self.ended = Ended::Interrupted(sig);
+        if !matches!(self.ended, AgentEnd::Interrupted(_)) {
+            self.ended = AgentEnd::Interrupted(sig);
         }
         if let Some(s) = forward {
             let _ = kill_process_group(self.group, s);
@@ -321,7 +321,7 @@ impl<T> State<T> {
             && self.asked_at.is_none()
             && self.stop_time().is_some_and(|d| now >= d)
         {
-            self.ended = Ended::TimedOut;
+            self.ended = AgentEnd::TimedOut;
             self.ask_to_stop(Signal::TERM);
         }
         if self.killed_at.is_none()

@@ -38,13 +38,13 @@ pub(super) fn extract_options<'a>(
 
 /// What `extract` and `run` read before any input: the schema, the `--assert` expressions and
 /// the `--handoff` file.
-pub(super) struct Loaded {
+pub(super) struct Prepared {
     schema: Option<schema::Schema>,
     assertions: jq::Assertions,
     handoff: Option<serde_json::Value>,
 }
 
-impl Loaded {
+impl Prepared {
     /// Load them; a failure is the caller's (`schema_invalid`, `usage`, `filesystem`).
     pub(super) fn load(
         schema: &schema::Settings,
@@ -113,7 +113,7 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
     ) {
         return fail_before_input(Command::Extract, &a.files, &f, io, style);
     }
-    let loaded = match Loaded::load(&schema, &a.answer) {
+    let loaded = match Prepared::load(&schema, &a.answer) {
         Ok(l) => l,
         Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
     };

@@ -9,7 +9,7 @@ use crate::activity::Activity;
 use crate::details::{self, Details, TimeoutRead};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::Framer;
-use crate::input::{Ended, LineSink, Piece, Plan, PreScan, ReadAhead, read_lines};
+use crate::input::{LineSink, Piece, PreScan, ReadAhead, ReadEnd, ReadPlan, read_lines};
 use crate::producer::{self, LastError, LineFacts, Outcome, Producer, Verdict};
 use crate::warning::{Warning, WarningKind};
 
@@ -22,15 +22,15 @@ pub fn read(
     opts: &Options<'_>,
 ) -> Result<(Outcome, Vec<Warning>), Failure> {
     let mut reading = Reading::new(opts);
-    let plan = Plan {
+    let plan = ReadPlan {
         max_line: opts.max_line_bytes,
         size: None,
         timeout: None,
         ahead: ReadAhead::Never,
     };
     match read_lines(Box::new(reader), plan, None, &mut reading) {
-        Ended::End => Ok(reading.finish()),
-        Ended::Failed(f) => Err(*f),
+        ReadEnd::End => Ok(reading.finish()),
+        ReadEnd::Failed(f) => Err(*f),
         // Neither happens without a deadline and with a sink that never stops; named anyway.
         other => Err(other.unexpected()),
     }
@@ -50,7 +50,7 @@ pub(super) fn read_live(
     let _watchdog = crate::input::Watchdog::arm(live.timeout);
     let mut reading = Reading::new(opts);
     reading.router.activity = live.activity.is_some();
-    let plan = Plan {
+    let plan = ReadPlan {
         max_line: opts.max_line_bytes,
         size,
         timeout: live.timeout,
@@ -65,14 +65,14 @@ pub(super) fn read_live(
         activity: &mut live.activity,
     };
     let failure = match read_lines(reader, plan, live.tee.as_deref_mut(), &mut sink) {
-        Ended::End => {
+        ReadEnd::End => {
             reading.end_of_input();
             report(&mut reading.router.events, &mut live.activity);
             return Ok(reading.finish());
         }
-        Ended::Failed(f) => *f,
-        Ended::TimedOut { bytes, lines } => timed_out(&reading, bytes, lines, live.timeout),
-        other @ Ended::Stopped => other.unexpected(),
+        ReadEnd::Failed(f) => *f,
+        ReadEnd::TimedOut { bytes, lines } => timed_out(&reading, bytes, lines, live.timeout),
+        other @ ReadEnd::Stopped => other.unexpected(),
     };
     Err(reading.stopped(failure))
 }

@@ -7,7 +7,7 @@
 //! UTF-8 means for them.
 //!
 //! - `source`: [`Source`] (a file or standard input), files read whole, [`FileId`];
-//! - `read`: [`read_lines`], its [`Plan`] and the [`LineSink`] it hands lines to (with the
+//! - `read`: [`read_lines`], its [`ReadPlan`] and the [`LineSink`] it hands lines to (with the
 //!   facts of the sink's own [`PreScan`], when read ahead);
 //! - `split`: bytes → lines; `pump`: chunks, in place or on a deadline thread; `ahead`: lines
 //!   split ahead on a reading thread; `tee`: `--tee` and the watchdog.
@@ -23,7 +23,7 @@ use ahead::{FactsPolicy, LinePump, NextBatch};
 use pump::{Next, Pump};
 
 pub use pump::{SMALL_CHUNK, chunk_for, read_failure, read_some};
-pub use read::{Ended, LineSink, Plan, PreScan, READ_AHEAD_MIN, ReadAhead, read_lines};
+pub use read::{LineSink, PreScan, READ_AHEAD_MIN, ReadAhead, ReadEnd, ReadPlan, read_lines};
 pub use source::{FileId, MAX_FILE_BYTES, Source, io_reason, read_capped, read_regular};
 pub use split::{LineSplitter, Piece, Span, memchr};
 pub use tee::{Tee, WATCHDOG_GRACE, Watchdog};

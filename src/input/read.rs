@@ -47,7 +47,7 @@ impl ReadAhead {
 
 /// How one input is read: the line limit, the deadline, and whether ahead.
 #[derive(Debug, Clone, Copy)]
-pub struct Plan {
+pub struct ReadPlan {
     /// `--max-line-bytes`: a longer line is handed out as [`Piece::TooLong`], never held.
     pub max_line: usize,
     /// The input's size when known (it sets the size of the reads).
@@ -78,7 +78,7 @@ pub trait LineSink {
     fn line(&mut self, piece: Piece<'_>, facts: Option<Self::Facts>);
 
     /// The lines of one read were handed out: a point to report progress. `Break` stops
-    /// reading ([`Ended::Stopped`]).
+    /// reading ([`ReadEnd::Stopped`]).
     fn read_done(&mut self) -> ControlFlow<()> {
         ControlFlow::Continue(())
     }
@@ -92,7 +92,7 @@ pub trait LineSink {
 
 /// How reading ended.
 #[derive(Debug)]
-pub enum Ended {
+pub enum ReadEnd {
     /// The input ended; every line was handed out.
     End,
     /// Reading the input, or writing the tee, failed.
@@ -103,7 +103,7 @@ pub enum Ended {
     Stopped,
 }
 
-impl Ended {
+impl ReadEnd {
     /// The failure for an ending the caller's plan and sink rule out (a timeout without a
     /// deadline, a stop the sink never asks for): sojx's bug, reported, never a panic.
     pub fn unexpected(&self) -> Failure {
@@ -119,10 +119,10 @@ impl Ended {
 /// read ahead, from the sink's pre-scan).
 pub fn read_lines<F: Copy + Send + std::fmt::Debug + 'static>(
     mut reader: Box<dyn Read + Send>,
-    plan: Plan,
+    plan: ReadPlan,
     mut tee: Option<&mut Tee>,
     sink: &mut dyn LineSink<Facts = F>,
-) -> Ended {
+) -> ReadEnd {
     if let Some(balanced) = plan.ahead.balanced(plan.size) {
         let facts = FactsPolicy {
             scan: sink.pre_scan(),
@@ -143,13 +143,13 @@ pub fn read_lines<F: Copy + Send + std::fmt::Debug + 'static>(
             Next::Data(bytes) => {
                 splitter.push(bytes, &mut |p| sink.line(p, None));
                 if sink.read_done().is_break() {
-                    return Ended::Stopped;
+                    return ReadEnd::Stopped;
                 }
             }
             Next::End => break,
-            Next::Failed(f) => return Ended::Failed(f),
+            Next::Failed(f) => return ReadEnd::Failed(f),
             Next::TimedOut => {
-                return Ended::TimedOut {
+                return ReadEnd::TimedOut {
                     bytes: pump.bytes,
                     lines: splitter.lines(),
                 };
@@ -157,7 +157,7 @@ pub fn read_lines<F: Copy + Send + std::fmt::Debug + 'static>(
         }
     }
     splitter.finish(&mut |p| sink.line(p, None));
-    Ended::End
+    ReadEnd::End
 }
 
 /// [`read_lines`] with the lines split on a second thread; `facts_on` is its switch for the
@@ -166,7 +166,7 @@ fn ahead<F: Copy + Send + std::fmt::Debug + 'static>(
     mut pump: LinePump<'_, F>,
     facts_on: &AtomicBool,
     sink: &mut dyn LineSink<Facts = F>,
-) -> Ended {
+) -> ReadEnd {
     loop {
         match pump.next_batch() {
             NextBatch::Lines(batch) => {
@@ -177,13 +177,13 @@ fn ahead<F: Copy + Send + std::fmt::Debug + 'static>(
                     facts_on.store(false, Ordering::Relaxed);
                 }
                 if sink.read_done().is_break() {
-                    return Ended::Stopped;
+                    return ReadEnd::Stopped;
                 }
             }
-            NextBatch::End => return Ended::End,
-            NextBatch::Failed(f) => return Ended::Failed(f),
+            NextBatch::End => return ReadEnd::End,
+            NextBatch::Failed(f) => return ReadEnd::Failed(f),
             NextBatch::TimedOut => {
-                return Ended::TimedOut {
+                return ReadEnd::TimedOut {
                     bytes: pump.bytes,
                     lines: pump.lines,
                 };
@@ -220,7 +220,7 @@ mod tests {
     }
 
     fn read_all(data: &'static [u8], ahead: ReadAhead, timeout: Option<Duration>) -> Vec<String> {
-        let plan = Plan {
+        let plan = ReadPlan {
             max_line: 8,
             size: None,
             timeout,
@@ -228,7 +228,7 @@ mod tests {
         };
         let mut sink = Collect::default();
         let ended = read_lines(Box::new(data), plan, None, &mut sink);
-        assert!(matches!(ended, Ended::End), "{ended:?}");
+        assert!(matches!(ended, ReadEnd::End), "{ended:?}");
         assert!(sink.reads >= 1);
         sink.lines
     }
@@ -260,14 +260,14 @@ mod tests {
                 ControlFlow::Break(())
             }
         }
-        let plan = Plan {
+        let plan = ReadPlan {
             max_line: 8,
             size: None,
             timeout: None,
             ahead: ReadAhead::Never,
         };
         let ended = read_lines(Box::new(&b"a\nb\n"[..]), plan, None, &mut Stop);
-        assert!(matches!(ended, Ended::Stopped));
+        assert!(matches!(ended, ReadEnd::Stopped));
     }
 
     #[test]

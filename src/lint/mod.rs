@@ -23,7 +23,7 @@ use crate::envelope::{self, Envelope, Parts, Validation};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::names::Command;
 use crate::provider::{LintProvider, Provider};
-use crate::schema::{self, Loaded};
+use crate::schema::{self, SchemaDoc};
 
 mod keywords;
 mod rules;
@@ -112,7 +112,7 @@ fn meta(doc: &Value, draft: Draft) -> Vec<Finding> {
 
 /// Lint a schema document for the given providers.
 pub(crate) fn lint(
-    loaded: &Loaded,
+    loaded: &SchemaDoc,
     settings: &schema::Settings,
     which: LintProvider,
 ) -> Vec<Finding> {

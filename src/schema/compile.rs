@@ -12,7 +12,7 @@ use crate::details::{Details, Violation};
 use crate::error::Failure;
 
 use super::retrieve::{NotRetrieved, not_retrieved, retriever, retriever_error};
-use super::{Loaded, Settings, called, has_scheme, invalid};
+use super::{SchemaDoc, Settings, called, has_scheme, invalid};
 
 /// Compile with sojx's fixed options: offline resolution, formats asserted unless
 /// `--ignore-formats`, a bounded regex engine.
@@ -103,7 +103,7 @@ fn options<F: Json>(
 
 /// `document` with every `$ref` replaced by what it points to (resolved offline); circular
 /// references stay `$ref`s.
-pub fn dereference(loaded: &Loaded, settings: &Settings) -> Result<Value, Failure> {
+pub fn dereference(loaded: &SchemaDoc, settings: &Settings) -> Result<Value, Failure> {
     options::<SerdeJson>(loaded.base.as_deref(), settings)?
         .dereference(&loaded.document)
         .map_err(|e| {

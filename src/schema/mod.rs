@@ -50,8 +50,8 @@ pub struct Schema {
 
 impl Schema {
     /// The document as it was read, to lower or compile again without reading it again.
-    pub fn loaded(&self) -> Loaded {
-        Loaded {
+    pub fn loaded(&self) -> SchemaDoc {
+        SchemaDoc {
             name: self.name.clone(),
             document: self.document.clone(),
             base: self.base.clone(),
@@ -340,7 +340,7 @@ pub fn file_of(arg: &str) -> Option<PathBuf> {
 
 /// A schema document as read, before compiling.
 #[derive(Debug, Clone)]
-pub struct Loaded {
+pub struct SchemaDoc {
     /// How the schema was given (a path, or `<inline>`).
     pub name: String,
     /// The document, wrappers removed.
@@ -349,7 +349,7 @@ pub struct Loaded {
     pub base: Option<PathBuf>,
 }
 
-impl Loaded {
+impl SchemaDoc {
     /// Compile it with `settings`' draft and resources ([`compile`]).
     pub fn compile(&self, settings: &Settings) -> Result<Validator, Failure> {
         compile(&self.document, &self.name, self.base.as_deref(), settings)
@@ -357,7 +357,7 @@ impl Loaded {
 }
 
 /// Read and unwrap a schema given as a path, `@path`, or inline JSON.
-pub fn read(arg: &str) -> Result<Loaded, Failure> {
+pub fn read(arg: &str) -> Result<SchemaDoc, Failure> {
     let (name, text, base) = match spec(arg) {
         Spec::Inline(t) => (INLINE_NAME.to_owned(), t, None),
         Spec::File(p) => {
@@ -382,7 +382,7 @@ pub fn read(arg: &str) -> Result<Loaded, Failure> {
         invalid(&name, format!("{} is not JSON: {e}", called(&name)))
             .hint("a schema is a path, @path, or inline JSON")
     })?;
-    Ok(Loaded {
+    Ok(SchemaDoc {
         name,
         document: unwrap(doc),
         base,
@@ -401,7 +401,7 @@ pub fn load(settings: &Settings) -> Result<Option<Schema>, Failure> {
     let Some(arg) = &settings.schema else {
         return Ok(None);
     };
-    let Loaded {
+    let SchemaDoc {
         name,
         document,
         base,

@@ -19,7 +19,7 @@ use serde_json::Value;
 use crate::details::{Details, Timeout, TimeoutRead};
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
-use crate::input::{Ended, LineSink, Piece, Plan, ReadAhead, Source, Tee, read_lines};
+use crate::input::{LineSink, Piece, ReadAhead, ReadEnd, ReadPlan, Source, Tee, read_lines};
 use crate::names::Command;
 use crate::schema::Schema;
 use crate::warning::Warning;
@@ -148,7 +148,7 @@ pub(crate) fn run_live(
         max_line_bytes: opts.max_line_bytes,
     };
     let size = source.size();
-    let plan = Plan {
+    let plan = ReadPlan {
         max_line: opts.max_line_bytes,
         size,
         timeout: opts.timeout,
@@ -192,9 +192,9 @@ pub(crate) fn run_live(
         }
     };
     let f = match ended {
-        Ended::End => None,
-        Ended::Failed(f) => Some(*f),
-        Ended::TimedOut { bytes, lines } => {
+        ReadEnd::End => None,
+        ReadEnd::Failed(f) => Some(*f),
+        ReadEnd::TimedOut { bytes, lines } => {
             let secs = opts.timeout.map_or(0.0, |t| t.as_secs_f64());
             Some(
                 Failure::new(
@@ -212,7 +212,7 @@ pub(crate) fn run_live(
             )
         }
         // Writing an envelope failed (and said so).
-        Ended::Stopped => return Ok(()),
+        ReadEnd::Stopped => return Ok(()),
     };
     if let Some(f) = f {
         return out.envelope(envelope::failure(

@@ -29,7 +29,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 
-use crate::input::{Ended, LineSink, Piece, Plan, Tee, read_lines};
+use crate::input::{LineSink, Piece, ReadEnd, ReadPlan, Tee, read_lines};
 
 use super::Out;
 use super::batch::{Batch, Collect, Done, Work, deliver};
@@ -61,7 +61,7 @@ enum Worked {
 pub(super) enum Ran<'t> {
     /// The input was read: how reading ended and, when a batch spilled, the framer that took
     /// over (the caller finishes it).
-    Read(Ended, Option<Documents>),
+    Read(ReadEnd, Option<Documents>),
     /// No thread could be started (a limit on processes or threads): the input, untouched, for
     /// the caller to read in its own thread.
     NoThread(Box<dyn Read + Send>, Option<&'t mut Tee>),
@@ -70,7 +70,7 @@ pub(super) enum Ran<'t> {
 /// Read `reader`, validate on `jobs` worker threads, and hand the results to `out` in order.
 pub(super) fn run<'t>(
     reader: Box<dyn Read + Send>,
-    plan: Plan,
+    plan: ReadPlan,
     tee: Option<&'t mut Tee>,
     work: &Work<'_>,
     jobs: usize,
@@ -133,7 +133,7 @@ pub(super) fn run<'t>(
                     .name("sojx-read".into())
                     .spawn_scoped(scope, move || {
                         let Ok((reader, tee)) = input_rx.recv() else {
-                            return Ended::End;
+                            return ReadEnd::End;
                         };
                         let mut ship = Ship {
                             collect: Collect::default(),

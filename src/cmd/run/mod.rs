@@ -10,7 +10,7 @@ mod retry;
 use std::io;
 
 use super::Io;
-use super::extract::Loaded;
+use super::extract::Prepared;
 use super::output::{emit, fail_before_named, files_read, style};
 use crate::exit::ExitStatus;
 use crate::names::Command;
@@ -57,11 +57,11 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         },
         _ => schema_flags.clone(),
     };
-    let setup = Loaded::load(&schema_settings, &a.answer).and_then(|mut l| {
+    let setup = Prepared::load(&schema_settings, &a.answer).and_then(|mut l| {
         if let (None, Some((flag, _))) = (&schema_flags.schema, &from_argv) {
             l.schema_from(&format!("{name} {flag}"));
         }
-        let retry = retry::Plan::new(&a.retry, l.schema().map(|s| &s.document), &io.env)?;
+        let retry = retry::RetryPlan::new(&a.retry, l.schema().map(|s| &s.document), &io.env)?;
         Ok((l, retry))
     });
     let (loaded, mut plan) = match setup {
@@ -179,7 +179,7 @@ fn not_started(spec: &crate::agent::Spec, name: &str) -> crate::envelope::Envelo
 fn schema_mismatch(
     schema_flags: &crate::schema::Settings,
     from_argv: Option<&(&'static str, String)>,
-    loaded: &Loaded,
+    loaded: &Prepared,
     name: &str,
 ) -> Option<crate::warning::Warning> {
     use crate::warning::{Warning, WarningKind};
@@ -350,6 +350,6 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         .first()
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default()];
-    let _ = (activity::event, files_read, emit, Loaded::load);
+    let _ = (activity::event, files_read, emit, Prepared::load);
     fail_before_named(Command::Run, &names, &f, io, style)
 }

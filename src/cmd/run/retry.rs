@@ -30,7 +30,7 @@ enum Choice {
 }
 
 /// The attempts of one run.
-pub(super) struct Plan {
+pub(super) struct RetryPlan {
     max: u32,
     extra: Vec<Extra>,
     choice: Choice,
@@ -46,7 +46,7 @@ pub(super) struct Plan {
     via: String,
 }
 
-impl Plan {
+impl RetryPlan {
     pub(super) fn new(
         args: &RetryArgs,
         schema: Option<&Value>,
