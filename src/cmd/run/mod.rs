@@ -20,7 +20,6 @@ use crate::{activity, cli};
 pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     use super::output::open_envelope_file;
     use crate::agent::{self, Spec, Stdin};
-    use crate::envelope::Attempt;
     use crate::input;
 
     let style = style(&a.output, io);
@@ -86,56 +85,15 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let color = style.stderr_color;
     // Caught before the first agent starts, for the whole run.
     let interrupts = agent::Interrupts::catch();
-    let mut spec = first.clone();
-    let mut attempts = Vec::new();
-    let mut n = 1;
-    let mut last: Option<crate::envelope::Envelope> = None;
-    let env = loop {
-        spec.env = plan.variables();
-        if let Some(sig) = interrupts.got() {
-            // Between two attempts (or before the first): no further agent starts.
-            let base = last.take().unwrap_or_else(|| not_started(&spec, &name));
-            break agent::interrupted(base, sig, "before the next attempt started");
-        }
-        if n > 1
-            && let Some(t) = tee.as_mut()
-        {
-            // Each attempt's bytes follow a line of sojx's own (docs/run.md).
-            let mark = serde_json::json!({"type": "sojx_attempt", "attempt": n});
-            if let Err(f) = t.mark(&mark.to_string()) {
-                let parts = crate::envelope::Parts::default();
-                let env = crate::envelope::failure(Command::Run, &name, f, parts);
-                // The agent that ran last is the one to tell of.
-                break match last.as_ref().and_then(|l| l.agent()) {
-                    Some(a) => env.with_agent(a.clone()),
-                    None => env,
-                };
-            }
-        }
-        let started = std::time::Instant::now();
-        let shared = Shared {
-            a,
-            schema_flags: &schema_flags,
-            name: &name,
-            opts: &opts,
-            color,
-            interrupts: &interrupts,
-        };
-        let env = attempt(&shared, &spec, tee.as_mut(), io);
-        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        attempts.push(Attempt::of(n, &env, plan.via(), ms));
-        let Some(next) = plan.next(&first, &env, n) else {
-            break env;
-        };
-        tell_retry(io, &name, n, plan.max_attempts(), &env, &next.how, color);
-        spec = Spec {
-            argv: next.argv,
-            stdin: next.stdin,
-            env: Vec::new(),
-        };
-        n += 1;
-        last = Some(env);
+    let shared = Shared {
+        a,
+        schema_flags: &schema_flags,
+        name: &name,
+        opts: &opts,
+        color,
+        interrupts: &interrupts,
     };
+    let (env, attempts) = attempts(&shared, &first, &mut plan, tee.as_mut(), io);
     // A signal after the last attempt ended still asks sojx to stop: the shell is told so.
     let env = match interrupts.got() {
         Some(sig) if env.error_kind() != Some(crate::error::ErrorKind::Interrupted) => {
@@ -157,6 +115,74 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     }
     emit(io, &env, style)?;
     Ok(env.exit_status())
+}
+
+/// The attempts of one run, as `plan` says: the first as `first`, each next one made from the
+/// one before; the envelope of the last one, and one entry per attempt.
+#[cfg(unix)]
+fn attempts(
+    shared: &Shared<'_, '_>,
+    first: &crate::agent::Spec,
+    plan: &mut retry::RetryPlan,
+    mut tee: Option<&mut crate::input::Tee>,
+    io: &mut Io<'_>,
+) -> (crate::envelope::Envelope, Vec<crate::envelope::Attempt>) {
+    use crate::agent::{self, Spec};
+    use crate::envelope::Attempt;
+
+    let mut spec = first.clone();
+    let mut attempts = Vec::new();
+    let mut n = 1;
+    let mut last: Option<crate::envelope::Envelope> = None;
+    let env = loop {
+        spec.env = plan.variables();
+        if let Some(sig) = shared.interrupts.got() {
+            // Between two attempts (or before the first): no further agent starts.
+            let base = last
+                .take()
+                .unwrap_or_else(|| not_started(&spec, shared.name));
+            break agent::interrupted(base, sig, "before the next attempt started");
+        }
+        if n > 1
+            && let Some(t) = tee.as_mut()
+        {
+            // Each attempt's bytes follow a line of sojx's own (docs/run.md).
+            let mark = serde_json::json!({"type": "sojx_attempt", "attempt": n});
+            if let Err(f) = t.mark(&mark.to_string()) {
+                let parts = crate::envelope::Parts::default();
+                let env = crate::envelope::failure(Command::Run, shared.name, f, parts);
+                // The agent that ran last is the one to tell of.
+                break match last.as_ref().and_then(|l| l.agent()) {
+                    Some(a) => env.with_agent(a.clone()),
+                    None => env,
+                };
+            }
+        }
+        let started = std::time::Instant::now();
+        let env = attempt(shared, &spec, tee.as_deref_mut(), io);
+        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        attempts.push(Attempt::of(n, &env, plan.via(), ms));
+        let Some(next) = plan.next(first, &env, n) else {
+            break env;
+        };
+        tell_retry(
+            io,
+            shared.name,
+            n,
+            plan.max_attempts(),
+            &env,
+            &next.how,
+            shared.color,
+        );
+        spec = Spec {
+            argv: next.argv,
+            stdin: next.stdin,
+            env: Vec::new(),
+        };
+        n += 1;
+        last = Some(env);
+    };
+    (env, attempts)
 }
 
 /// The envelope of an attempt that did not start.
