@@ -24,20 +24,28 @@ fi
 envelope="$tmp/sojx-envelope.json"
 rm -f "$envelope"
 args+=(--envelope-file "$envelope")
+# An output format given in 'args' (before `--`) is the user's: not given twice.
+own_format=false
+for a in "${extra[@]}"; do
+  [ "$a" = -- ] && break
+  case "$a" in --output-format | --output-format=* | -q | --quiet) own_format=true ;; esac
+done
 if [ "${INPUT_SUMMARY:-true}" = true ]; then
   # Its stdout is workflow commands (the annotations), for the runner to read.
-  args+=(--output-format github)
+  [ "$own_format" = true ] || args+=(--output-format github)
+  out=/dev/stdout
 else
-  args+=(--quiet)
+  # The envelope is printed from its file below.
+  out=/dev/null
 fi
 case "${INPUT_COMMAND:-extract}" in
   extract)
     [ -n "${INPUT_INPUT:-}" ] || { echo "::error::sojx: the input 'input' names no file"; exit 3; }
-    sojx extract "${args[@]}" "${extra[@]}" "$INPUT_INPUT"
+    sojx extract "${args[@]}" "${extra[@]}" "$INPUT_INPUT" > "$out"
     status=$?
     ;;
   run)
-    sojx run "${args[@]}" "${extra[@]}"
+    sojx run "${args[@]}" "${extra[@]}" > "$out"
     status=$?
     ;;
   *)

@@ -130,7 +130,9 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
     if one_by_one {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
         // order (the tee file is one stream; activity lines must not interleave).
-        let read = files_read(&schema, a.answer.handoff.as_deref());
+        let mut read = files_read(&schema, a.answer.handoff.as_deref());
+        // The envelope file exists by now: the tee must not be it.
+        read.extend(a.kept.envelope_file.clone().map(|p| ("--envelope-file", p)));
         let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
             Ok(t) => t,
             Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),

@@ -289,11 +289,17 @@ pub(super) fn fail_before_named(
     io: &mut Io<'_>,
     style: Style,
 ) -> io::Result<ExitStatus> {
-    // GitHub annotations are not envelopes: one, blaming no input file.
+    // GitHub annotations are not envelopes: one, blaming no input file. The envelope file
+    // still gets one envelope per input, as in the JSON mode.
     if style.format == OutputFormat::Github {
+        for name in names {
+            keep(
+                io,
+                &envelope::failure(command, name, f.clone(), Parts::default()),
+            )?;
+        }
         let env = envelope::failure(command, "", f.clone(), Parts::default());
         render::render(io.stdout, &env, style)?;
-        keep(io, &env)?;
         io.summary.note(&env, style, &io.env);
         io.stdout.flush()?;
         return Ok(env.exit_status());

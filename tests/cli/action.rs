@@ -262,6 +262,34 @@ fn the_action_installs_a_checked_release_and_runs_sojx_with_its_inputs() {
     assert!(summary.contains("### sojx run"), "{summary}");
     assert!(summary.contains("assertion_failed"), "{summary}");
     assert!(!summary.contains("✅ ok"), "{summary}");
+
+    // An output format in `args` is the user's (not given twice: a usage error), with the
+    // summary or without; the outputs are the same.
+    for (summary, args) in [("false", "-q"), ("true", "--output-format json")] {
+        let (out, o) = run(&[
+            schema,
+            ("INPUT_INPUT", "examples/claude-review.ndjson"),
+            ("INPUT_SUMMARY", summary),
+            ("INPUT_ARGS", args),
+        ]);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(o["data"], data.to_string(), "{args}");
+    }
+    // A failure before any input is read (a missing schema) names the input in `envelope`,
+    // as it does without annotations.
+    let (out, o) = run(&[
+        ("INPUT_SCHEMA", "missing.schema.json"),
+        ("INPUT_INPUT", "examples/claude-review.ndjson"),
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let envelope: Value = serde_json::from_str(&o["envelope"]).unwrap();
+    assert_eq!(envelope["input"], "examples/claude-review.ndjson");
+    assert_eq!(o["error-kind"], "filesystem");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

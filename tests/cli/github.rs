@@ -344,6 +344,38 @@ fn envelope_file_keeps_the_json_envelopes_whatever_stdout_shows() {
         assert!(stdout.contains("\"kind\":\"usage\""), "{stdout}");
     }
     assert_eq!(std::fs::read(&failing).unwrap(), before);
+    // A new file named by both --tee and --envelope-file is refused, not written twice.
+    let both = dir.join("both.out");
+    let out = sojx()
+        .arg("extract")
+        .args([
+            "--tee",
+            both.to_str().unwrap(),
+            "--envelope-file",
+            both.to_str().unwrap(),
+        ])
+        .arg(good.to_str().unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is the --envelope-file file"));
+    // With annotations, a failure before any input is read still writes one envelope per
+    // input to the file.
+    let out = github(
+        &[
+            "--schema",
+            "missing.schema.json",
+            "--envelope-file",
+            file.to_str().unwrap(),
+            good.to_str().unwrap(),
+            failing.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(out.code, 3);
+    let envs = kept(&file);
+    assert_eq!(envs.len(), 2);
+    assert_eq!(envs[1]["input"], failing.to_str().unwrap());
     assert!(
         !std::fs::read("examples/verdict.schema.json")
             .unwrap()

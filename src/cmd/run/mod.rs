@@ -75,7 +75,9 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             crate::sanitize::sanitize(&name)
         );
     }
-    let read = files_read(&schema_flags, a.answer.handoff.as_deref());
+    let mut read = files_read(&schema_flags, a.answer.handoff.as_deref());
+    // The envelope file exists by now: the tee must not be it.
+    read.extend(a.kept.envelope_file.clone().map(|p| ("--envelope-file", p)));
     // The agent may read sojx's stdin: the tee must not be that file either.
     let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read) {
         Ok(t) => t,
@@ -376,6 +378,19 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         .first()
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_default()];
-    let _ = (activity::event, files_read, emit, Prepared::load);
+    let _ = (activity::event, emit, Prepared::load);
+    // The envelope file (the GitHub Action reads it) says so too.
+    if let Err(f) = super::output::open_envelope_file(
+        io,
+        a.kept.envelope_file.as_deref(),
+        &[],
+        files_read(
+            &super::settings::schema(&a.schema),
+            a.answer.handoff.as_deref(),
+        ),
+        a.live.tee.as_deref(),
+    ) {
+        return fail_before_named(Command::Run, &names, &f, io, style);
+    }
     fail_before_named(Command::Run, &names, &f, io, style)
 }
