@@ -98,10 +98,7 @@ fn agent_failed(env: Envelope, report: &Report, input: &str) -> Envelope {
             .map(str::to_owned)
             .collect(),
         exit_status: report.exit_status,
-        signal: report
-            .signal
-            .filter(|_| report.exit_status.is_none())
-            .map(signal_name),
+        signal: report.killed_by(),
         output: outcome(&env),
         exit_class: report.exit_class.map(|(class, _)| class),
     };

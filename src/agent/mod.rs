@@ -258,16 +258,21 @@ impl Report {
         stderr::last_line(&self.stderr_tail).or(self.stderr_first_error.as_deref())
     }
 
+    /// The name of the signal that ended it, when it did not exit (`exit_status` or
+    /// `signal`, never both).
+    pub(crate) fn killed_by(&self) -> Option<String> {
+        self.signal
+            .filter(|_| self.exit_status.is_none())
+            .map(signal_name)
+    }
+
     /// The envelope's `agent`: `exit_status` or `signal`, never both.
     pub(crate) fn to_report(&self) -> AgentReport {
         AgentReport {
             command: self.command.clone(),
             pid: self.pid,
             exit_status: self.exit_status,
-            signal: self
-                .signal
-                .filter(|_| self.exit_status.is_none())
-                .map(signal_name),
+            signal: self.killed_by(),
             stopped: self.stopped,
             duration_ms: self.duration_ms,
             stderr_tail: self.stderr_tail.clone(),

@@ -104,15 +104,17 @@ impl Prepared {
 pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
     let schema = settings::schema(&a.schema);
-    if let Err(f) = open_envelope_file(
+    // The files sojx reads, and the envelope file: what the tee must not be.
+    let read = match open_envelope_file(
         io,
         a.kept.envelope_file.as_deref(),
         &a.files,
         files_read(&schema, a.answer.handoff.as_deref()),
         a.live.tee.as_deref(),
     ) {
-        return fail_before_input(Command::Extract, &a.files, &f, io, style);
-    }
+        Ok(read) => read,
+        Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
+    };
     let loaded = match Prepared::load(&schema, &a.answer) {
         Ok(l) => l,
         Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
@@ -130,9 +132,6 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
     if one_by_one {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
         // order (the tee file is one stream; activity lines must not interleave).
-        let mut read = files_read(&schema, a.answer.handoff.as_deref());
-        // The envelope file exists by now: the tee must not be it.
-        read.extend(a.kept.envelope_file.clone().map(|p| ("--envelope-file", p)));
         let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
             Ok(t) => t,
             Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),

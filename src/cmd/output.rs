@@ -83,27 +83,28 @@ pub(super) fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<
     tell(io, env, style)
 }
 
-/// `--envelope-file FILE` for a run over `inputs` (none: the agent's output) that reads
-/// `also_read` and tees to `tee`: opened before anything is read, so that every envelope of the
-/// run reaches it, refused by `--tee`'s rules (not an input, nor a file sojx reads).
+/// `--envelope-file FILE` for a run over `inputs` (none: the agent's output) that reads the
+/// files of `read` and tees to `tee`: opened before anything is read, so that every envelope of
+/// the run reaches it, refused by `--tee`'s rules (not an input, nor a file sojx reads, nor the
+/// tee). Returns `read` with FILE added: what the tee, opened next, must not be.
 pub(super) fn open_envelope_file(
     io: &mut Io<'_>,
     path: Option<&std::path::Path>,
     inputs: &[std::path::PathBuf],
-    mut also_read: Vec<(&'static str, std::path::PathBuf)>,
+    mut read: Vec<(&'static str, std::path::PathBuf)>,
     tee: Option<&std::path::Path>,
-) -> Result<(), Failure> {
-    if let Some(t) = tee {
-        also_read.push(("--tee", t.to_path_buf()));
-    }
+) -> Result<Vec<(&'static str, std::path::PathBuf)>, Failure> {
+    let tee = tee.map(|t| ("--tee", t.to_path_buf()));
+    let avoid: Vec<_> = read.iter().cloned().chain(tee).collect();
     io.envelopes = crate::input::Tee::beside(
         "--envelope-file",
         "write the envelopes to another file",
         path,
         inputs,
-        &also_read,
+        &avoid,
     )?;
-    Ok(())
+    read.extend(path.map(|p| ("--envelope-file", p.to_path_buf())));
+    Ok(read)
 }
 
 /// `--envelope-file`: the envelope as one line of JSON, whatever stdout shows.

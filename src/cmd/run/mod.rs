@@ -37,15 +37,17 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let names = [name.clone()];
     // The schema flags as given; with COMMAND's own schema below when there is no --schema.
     let schema_flags = super::settings::schema(&a.schema);
-    if let Err(f) = open_envelope_file(
+    // The files sojx reads, and the envelope file: what the tee must not be.
+    let read = match open_envelope_file(
         io,
         a.kept.envelope_file.as_deref(),
         &[],
         files_read(&schema_flags, a.answer.handoff.as_deref()),
         a.live.tee.as_deref(),
     ) {
-        return fail_before_named(Command::Run, &names, &f, io, style);
-    }
+        Ok(read) => read,
+        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
+    };
     // What sojx knows of COMMAND's own flags: by --resume-profile, or by its file name.
     let known = retry::known_profile(&a.retry, &first);
     let from_argv = known.and_then(|p| p.schema_arg(&first.argv));
@@ -75,9 +77,6 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             crate::sanitize::sanitize(&name)
         );
     }
-    let mut read = files_read(&schema_flags, a.answer.handoff.as_deref());
-    // The envelope file exists by now: the tee must not be it.
-    read.extend(a.kept.envelope_file.clone().map(|p| ("--envelope-file", p)));
     // The agent may read sojx's stdin: the tee must not be that file either.
     let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read) {
         Ok(t) => t,
