@@ -94,29 +94,7 @@ pub(super) fn run<'t>(
             let started = thread::Builder::new()
                 .name("sojx-validate".into())
                 .spawn_scoped(scope, move || {
-                    let mut clock = Clock::default();
-                    loop {
-                        let next = job_rx.lock().unwrap_or_else(PoisonError::into_inner).recv();
-                        let Ok((seq, batch)) = next else { break };
-                        let worked = if spilled.load(Ordering::Relaxed) {
-                            Worked::Skipped
-                        } else {
-                            let validated = std::panic::catch_unwind(AssertUnwindSafe(|| {
-                                let mut docs = Documents::new(work.max_line_bytes);
-                                let mut done = Vec::new();
-                                work.frame(&batch, 0, &mut docs, &mut clock, &mut done);
-                                (done, docs.open_since())
-                            }));
-                            match validated {
-                                Ok((done, None)) => Worked::Clean(done),
-                                Ok((done, Some(from))) => Worked::Spilled { done, from },
-                                Err(panic) => Worked::Panicked(panic),
-                            }
-                        };
-                        if done_tx.send((seq, batch, worked)).is_err() {
-                            break;
-                        }
-                    }
+                    validate_batches(work, job_rx, spilled, &done_tx)
                 });
             if started.is_err() {
                 break;
@@ -135,16 +113,7 @@ pub(super) fn run<'t>(
                         let Ok((reader, tee)) = input_rx.recv() else {
                             return ReadEnd::End;
                         };
-                        let mut ship = Ship {
-                            collect: Collect::default(),
-                            seq: 0,
-                            jobs: job_tx,
-                            tokens: token_rx,
-                            stopped: false,
-                        };
-                        let ended = read_lines(reader, plan, tee, &mut ship);
-                        let _ = ship.ship();
-                        ended
+                        read_batches(reader, plan, tee, job_tx, token_rx)
                     })
                     .ok()
             })
@@ -155,32 +124,12 @@ pub(super) fn run<'t>(
         if let Err(mpsc::SendError((reader, tee))) = input_tx.send((reader, tee)) {
             return Ok(Ran::NoThread(reader, tee));
         }
-        let mut waiting = BTreeMap::new();
-        let mut next = 0;
-        let mut serial: Option<Documents> = None;
-        let mut clock = Clock::default();
-        let mut done = Vec::new();
+        let mut order = InOrder::new(work, &spilled);
         let mut written = Ok(());
         'results: for (seq, batch, worked) in &done_rx {
-            waiting.insert(seq, (batch, worked));
-            while let Some((batch, worked)) = waiting.remove(&next) {
-                next += 1;
-                match worked {
-                    Worked::Panicked(panic) => std::panic::resume_unwind(panic),
-                    Worked::Clean(d) if serial.is_none() => done = d,
-                    Worked::Spilled { done: d, from } if serial.is_none() => {
-                        done = d;
-                        spilled.store(true, Ordering::Relaxed);
-                        let docs = serial.insert(Documents::new(work.max_line_bytes));
-                        work.frame(&batch, from, docs, &mut clock, &mut done);
-                    }
-                    _ => {
-                        let docs =
-                            serial.get_or_insert_with(|| Documents::new(work.max_line_bytes));
-                        work.frame(&batch, 0, docs, &mut clock, &mut done);
-                    }
-                }
-                written = deliver(&mut done, out, count);
+            order.waiting.insert(seq, (batch, worked));
+            while let Some(done) = order.next_done() {
+                written = deliver(done, out, count);
                 if written.is_err() {
                     break 'results;
                 }
@@ -194,8 +143,119 @@ pub(super) fn run<'t>(
             Ok(ended) => ended,
             Err(panic) => std::panic::resume_unwind(panic),
         };
-        written.map(|()| Ran::Read(ended, serial))
+        written.map(|()| Ran::Read(ended, order.serial))
     })
+}
+
+/// A worker thread: validate the batches it is given until the channel closes or nobody
+/// listens to its results.
+fn validate_batches(
+    work: &Work<'_>,
+    jobs: &Mutex<Receiver<(u64, Arc<Batch>)>>,
+    spilled: &AtomicBool,
+    results: &mpsc::Sender<(u64, Arc<Batch>, Worked)>,
+) {
+    let mut clock = Clock::default();
+    loop {
+        let next = jobs.lock().unwrap_or_else(PoisonError::into_inner).recv();
+        let Ok((seq, batch)) = next else { break };
+        let worked = if spilled.load(Ordering::Relaxed) {
+            Worked::Skipped
+        } else {
+            validate_batch(work, &batch, &mut clock)
+        };
+        if results.send((seq, batch, worked)).is_err() {
+            break;
+        }
+    }
+}
+
+/// Frame and validate one batch from a clean state, catching a panic to raise it in order.
+fn validate_batch(work: &Work<'_>, batch: &Batch, clock: &mut Clock) -> Worked {
+    let validated = std::panic::catch_unwind(AssertUnwindSafe(|| {
+        let mut docs = Documents::new(work.max_line_bytes);
+        let mut done = Vec::new();
+        work.frame(batch, 0, &mut docs, clock, &mut done);
+        (done, docs.open_since())
+    }));
+    match validated {
+        Ok((done, None)) => Worked::Clean(done),
+        Ok((done, Some(from))) => Worked::Spilled { done, from },
+        Err(panic) => Worked::Panicked(panic),
+    }
+}
+
+/// The reading thread: cut the input into batches and ship them, one token each.
+fn read_batches(
+    reader: Box<dyn Read + Send>,
+    plan: ReadPlan,
+    tee: Option<&mut Tee>,
+    jobs: SyncSender<(u64, Arc<Batch>)>,
+    tokens: Receiver<()>,
+) -> ReadEnd {
+    let mut ship = Ship {
+        collect: Collect::default(),
+        seq: 0,
+        jobs,
+        tokens,
+        stopped: false,
+    };
+    let ended = read_lines(reader, plan, tee, &mut ship);
+    let _ = ship.ship();
+    ended
+}
+
+/// The calling thread's side: puts the workers' results back in input order, and frames the
+/// input itself from the first batch that spilled on.
+struct InOrder<'w, 'a> {
+    work: &'w Work<'a>,
+    spilled: &'w AtomicBool,
+    /// Results that arrived before an earlier one, by sequence number.
+    waiting: BTreeMap<u64, (Arc<Batch>, Worked)>,
+    /// The sequence number to write next.
+    next: u64,
+    /// The framer that took over when a batch spilled.
+    serial: Option<Documents>,
+    clock: Clock,
+    done: Vec<Done>,
+}
+
+impl<'w, 'a> InOrder<'w, 'a> {
+    fn new(work: &'w Work<'a>, spilled: &'w AtomicBool) -> Self {
+        Self {
+            work,
+            spilled,
+            waiting: BTreeMap::new(),
+            next: 0,
+            serial: None,
+            clock: Clock::default(),
+            done: Vec::new(),
+        }
+    }
+
+    /// The documents of the next batch in order, once its result is here.
+    fn next_done(&mut self) -> Option<&mut Vec<Done>> {
+        let (batch, worked) = self.waiting.remove(&self.next)?;
+        self.next += 1;
+        let work = self.work;
+        match worked {
+            Worked::Panicked(panic) => std::panic::resume_unwind(panic),
+            Worked::Clean(done) if self.serial.is_none() => self.done = done,
+            Worked::Spilled { done, from } if self.serial.is_none() => {
+                self.done = done;
+                self.spilled.store(true, Ordering::Relaxed);
+                let docs = self.serial.insert(Documents::new(work.max_line_bytes));
+                work.frame(&batch, from, docs, &mut self.clock, &mut self.done);
+            }
+            _ => {
+                let docs = self
+                    .serial
+                    .get_or_insert_with(|| Documents::new(work.max_line_bytes));
+                work.frame(&batch, 0, docs, &mut self.clock, &mut self.done);
+            }
+        }
+        Some(&mut self.done)
+    }
 }
 
 /// The read loop's sink on the reading thread: ships the lines of each read, or every
