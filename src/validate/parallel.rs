@@ -94,7 +94,7 @@ pub(super) fn run<'t>(
             let started = thread::Builder::new()
                 .name("sojx-validate".into())
                 .spawn_scoped(scope, move || {
-                    validate_batches(work, job_rx, spilled, &done_tx)
+                    validate_batches(work, job_rx, spilled, &done_tx);
                 });
             if started.is_err() {
                 break;

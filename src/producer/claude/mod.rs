@@ -387,16 +387,27 @@ impl Extractor for Claude {
             ..Session::default()
         };
         let mut warnings = Vec::new();
-        let Some((line, r)) = &self.result else {
-            return Outcome {
-                producer,
-                verdict: truncated_after("a `result` message", self.last_error.as_ref()),
-                session,
-                warnings,
-            };
+        let verdict = match &self.result {
+            None => truncated_after("a `result` message", self.last_error.as_ref()),
+            Some((line, r)) => {
+                fill_session(&mut session, r);
+                self.failed(producer, r)
+                    .unwrap_or_else(|| self.answer(producer, *line, r, &mut warnings))
+            }
         };
-        fill_session(&mut session, r);
+        Outcome {
+            producer,
+            verdict,
+            session,
+            warnings,
+        }
+    }
+}
 
+impl Claude {
+    /// The run's failure, when its `result` says it failed, or it is Qwen Code's `success`
+    /// after an API error.
+    fn failed(&self, producer: Producer, r: &Value) -> Option<Verdict> {
         let subtype = str_at(r, "subtype");
         let is_error = r.get("is_error").and_then(Value::as_bool) == Some(true);
         if subtype != Some("success") || is_error {
@@ -410,42 +421,42 @@ impl Extractor for Claude {
             if let Verdict::Failed(f) = &mut verdict {
                 self.rejections.annotate(f, subtype);
             }
-            return Outcome {
-                producer,
-                verdict,
-                session,
-                warnings,
-            };
+            return Some(verdict);
         }
         // Qwen Code turns an API failure into assistant text `[API Error: …]` and still ends
         // with a `success` result (QwenLM/qwen-code#8920, `parseAndFormatApiError`).
-        if producer == Producer::QwenCode
-            && let Some(t) = str_at(r, "result")
-                .or(self.last_text.as_ref().map(|(_, t)| t.as_str()))
-                .filter(|t| t.trim_start().starts_with(QWEN_API_ERROR))
-        {
-            return Outcome {
-                producer,
-                verdict: agent_error(
-                    format!("the agent run hit an API error: {}", snippet(t.trim(), 300)),
-                    agent_details(
-                        subtype,
-                        str_at(r, "terminal_reason"),
-                        Value::Array(vec![Value::from(t)]),
-                    ),
-                ),
-                session,
-                warnings,
-            };
-        }
+        let t = str_at(r, "result")
+            .or(self.last_text.as_ref().map(|(_, t)| t.as_str()))
+            .filter(|t| {
+                producer == Producer::QwenCode && t.trim_start().starts_with(QWEN_API_ERROR)
+            })?;
+        Some(agent_error(
+            format!("the agent run hit an API error: {}", snippet(t.trim(), 300)),
+            agent_details(
+                subtype,
+                str_at(r, "terminal_reason"),
+                Value::Array(vec![Value::from(t)]),
+            ),
+        ))
+    }
 
+    /// The answer of a run that succeeded, by precedence: `structured_output` (cross-checked
+    /// against the last accepted tool call), the last accepted structured-output tool input,
+    /// then the final text (line `line` is the `result`'s).
+    fn answer(
+        &self,
+        producer: Producer,
+        line: u64,
+        r: &Value,
+        warnings: &mut Vec<Warning>,
+    ) -> Verdict {
         let accepted = self
             .calls
             .values()
             .rev()
             .find(|c| !self.rejected.contains(&c.id));
         let structured = field(r, "structured_output").or_else(|| field(r, "structured_result"));
-        let verdict = if let Some(so) = structured {
+        if let Some(so) = structured {
             if let Some(call) = accepted
                 && call.input != *so
             {
@@ -461,7 +472,7 @@ impl Extractor for Claude {
             Verdict::Value {
                 kind: SourceKind::StructuredOutput,
                 value: so.clone(),
-                line: Some(*line),
+                line: Some(line),
                 detail: Map::new(),
             }
         } else if let Some(call) = accepted {
@@ -475,41 +486,41 @@ impl Extractor for Claude {
                 ]),
             }
         } else {
-            let cursor_text = (producer == Producer::Cursor && self.text_after_tool)
-                .then(|| self.last_text.clone())
-                .flatten();
-            match (cursor_text, str_at(r, "result")) {
-                (Some((l, t)), _) => Verdict::Text {
-                    text: t,
-                    line: Some(l),
+            self.final_text(producer, line, r)
+        }
+    }
+
+    /// The final answer text when no structured answer was given: Cursor's last text after a
+    /// tool call, the `result`'s text, or the last assistant text.
+    fn final_text(&self, producer: Producer, line: u64, r: &Value) -> Verdict {
+        let cursor_text = (producer == Producer::Cursor && self.text_after_tool)
+            .then(|| self.last_text.clone())
+            .flatten();
+        match (cursor_text, str_at(r, "result")) {
+            (Some((l, t)), _) => Verdict::Text {
+                text: t,
+                line: Some(l),
+            },
+            // The run had a schema and ended in prose: when the prose holds no answer,
+            // say what the CLI did with the schema.
+            (None, Some(t)) if self.output_tool => Verdict::Prose {
+                text: t.to_owned(),
+                line: Some(line),
+                why: self.rejections.no_answer(producer),
+            },
+            (None, Some(t)) => Verdict::Text {
+                text: t.to_owned(),
+                line: Some(line),
+            },
+            (None, None) => match &self.last_text {
+                Some((l, t)) => Verdict::Text {
+                    text: t.clone(),
+                    line: Some(*l),
                 },
-                // The run had a schema and ended in prose: when the prose holds no answer,
-                // say what the CLI did with the schema.
-                (None, Some(t)) if self.output_tool => Verdict::Prose {
-                    text: t.to_owned(),
-                    line: Some(*line),
-                    why: self.rejections.no_answer(producer),
+                None => Verdict::Nothing {
+                    message: "the run succeeded but printed no answer text".into(),
                 },
-                (None, Some(t)) => Verdict::Text {
-                    text: t.to_owned(),
-                    line: Some(*line),
-                },
-                (None, None) => match &self.last_text {
-                    Some((l, t)) => Verdict::Text {
-                        text: t.clone(),
-                        line: Some(*l),
-                    },
-                    None => Verdict::Nothing {
-                        message: "the run succeeded but printed no answer text".into(),
-                    },
-                },
-            }
-        };
-        Outcome {
-            producer,
-            verdict,
-            session,
-            warnings,
+            },
         }
     }
 }
