@@ -227,43 +227,21 @@ impl Router {
         }
     }
 
-    pub(super) fn finish(self, framer: &mut Framer, stats: &Stats, opts: &Options<'_>) -> Outcome {
+    pub(super) fn finish(
+        mut self,
+        framer: &mut Framer,
+        stats: &Stats,
+        opts: &Options<'_>,
+    ) -> Outcome {
         let empty = stats.values == 0
             && stats.text_lines == 0
             && stats.sse_lines == 0
             && stats.too_long == 0;
-        if let Some(held) = self.answer_over {
-            let p = self.producer().unwrap_or(Producer::Text);
-            return failed(
-                p,
-                Failure::new(
-                    ErrorKind::Parse,
-                    Operation::Extract,
-                    format!(
-                        "the answer streamed in deltas grew past --max-answer-bytes {} ({held} bytes held); the rest was not read into memory",
-                        self.max_answer
-                    ),
-                )
-                .hint("raise --max-answer-bytes if the answer is really that large")
-                .retryable(false),
-            );
+        if let Some(outcome) = self.unreadable(stats) {
+            return outcome;
         }
-        // No producer writes UTF-16; read as UTF-8 it is noise, not "no answer".
-        if let Some(how) = stats.utf16.filter(|_| self.recognized == 0) {
-            return failed(
-                self.forced.unwrap_or(Producer::Text),
-                Failure::new(
-                    ErrorKind::Parse,
-                    Operation::Read,
-                    format!("the input is {how}; sojx reads UTF-8"),
-                )
-                .hint("convert it first: `iconv -f UTF-16 -t UTF-8 FILE | sojx extract …` (in PowerShell, write the agent's output with `| Out-File -Encoding utf8`)")
-                .retryable(false),
-            );
-        }
-        if let Some(ex) = self.extractor {
-            let forced = self.forced;
-            if let Some(f) = forced
+        if let Some(ex) = self.extractor.take() {
+            if let Some(f) = self.forced
                 && (self.recognized == 0
                     || self
                         .detected
@@ -281,6 +259,45 @@ impl Router {
                     .hint("the producer printed nothing; check that it ran (and its stderr)"),
             );
         }
+        self.unclaimed(framer, stats, opts)
+    }
+
+    /// The failure when the input could not be read for an answer at all: the answer grew past
+    /// `--max-answer-bytes`, or the input is UTF-16.
+    fn unreadable(&self, stats: &Stats) -> Option<Outcome> {
+        if let Some(held) = self.answer_over {
+            let p = self.producer().unwrap_or(Producer::Text);
+            return Some(failed(
+                p,
+                Failure::new(
+                    ErrorKind::Parse,
+                    Operation::Extract,
+                    format!(
+                        "the answer streamed in deltas grew past --max-answer-bytes {} ({held} bytes held); the rest was not read into memory",
+                        self.max_answer
+                    ),
+                )
+                .hint("raise --max-answer-bytes if the answer is really that large")
+                .retryable(false),
+            ));
+        }
+        // No producer writes UTF-16; read as UTF-8 it is noise, not "no answer".
+        let how = stats.utf16.filter(|_| self.recognized == 0)?;
+        Some(failed(
+            self.forced.unwrap_or(Producer::Text),
+            Failure::new(
+                ErrorKind::Parse,
+                Operation::Read,
+                format!("the input is {how}; sojx reads UTF-8"),
+            )
+            .hint("convert it first: `iconv -f UTF-16 -t UTF-8 FILE | sojx extract …` (in PowerShell, write the agent's output with `| Out-File -Encoding utf8`)")
+            .retryable(false),
+        ))
+    }
+
+    /// The outcome of an input no producer claimed (or of `--from json`/`text`): the one JSON
+    /// document, the answer in text, or why there is none.
+    fn unclaimed(self, framer: &mut Framer, stats: &Stats, opts: &Options<'_>) -> Outcome {
         if self.forced.is_none()
             && stats.values == 0
             && let Some(outcome) = cut_document(framer)
@@ -308,26 +325,7 @@ impl Router {
             }
             // Lines over the limit left nothing to read: say so, not what the rest looks like
             // (short SSE `event:` lines without their long `data:`).
-            None if stats.values == 0 && stats.too_long > 0 => failed(
-                Producer::Text,
-                Failure::new(
-                    ErrorKind::Parse,
-                    Operation::Read,
-                    if stats.sse_lines == 0 && stats.text_lines == 0 {
-                        format!(
-                            "every line of the input ({}) is longer than --max-line-bytes {}; none was read",
-                            stats.too_long, opts.max_line_bytes
-                        )
-                    } else {
-                        format!(
-                            "{} line(s) of the input are longer than --max-line-bytes {}, and what is left holds no JSON",
-                            stats.too_long, opts.max_line_bytes
-                        )
-                    },
-                )
-                .hint("raise --max-line-bytes to the longest line the producer writes")
-                .retryable(false),
-            ),
+            None if stats.values == 0 && stats.too_long > 0 => too_long(stats, opts),
             // Only JSON events (or SSE fields), none of a known producer: digging the last event
             // object out as "the answer" would be a guess.
             None if stats.values == 0 => failed(
@@ -343,4 +341,28 @@ impl Router {
             None => unknown_events(&self.pending, stats.values),
         }
     }
+}
+
+/// The failure when lines over `--max-line-bytes` left nothing to read.
+fn too_long(stats: &Stats, opts: &Options<'_>) -> Outcome {
+    failed(
+        Producer::Text,
+        Failure::new(
+            ErrorKind::Parse,
+            Operation::Read,
+            if stats.sse_lines == 0 && stats.text_lines == 0 {
+                format!(
+                    "every line of the input ({}) is longer than --max-line-bytes {}; none was read",
+                    stats.too_long, opts.max_line_bytes
+                )
+            } else {
+                format!(
+                    "{} line(s) of the input are longer than --max-line-bytes {}, and what is left holds no JSON",
+                    stats.too_long, opts.max_line_bytes
+                )
+            },
+        )
+        .hint("raise --max-line-bytes to the longest line the producer writes")
+        .retryable(false),
+    )
 }
