@@ -126,16 +126,17 @@ pub(crate) fn run_live(
     out: &mut dyn Out,
 ) -> io::Result<()> {
     let name = source.name();
+    let fail = |out: &mut dyn Out, f| {
+        out.envelope(envelope::failure(
+            Command::Validate,
+            &name,
+            f,
+            Parts::default(),
+        ))
+    };
     let reader = match source.open_within(opts.timeout) {
         Ok(r) => r,
-        Err(f) => {
-            return out.envelope(envelope::failure(
-                Command::Validate,
-                &name,
-                f,
-                Parts::default(),
-            ));
-        }
+        Err(f) => return fail(out, f),
     };
     let work = Work {
         name: &name,
@@ -155,47 +156,98 @@ pub(crate) fn run_live(
         ahead: ReadAhead::Never,
     };
     let mut count = 0;
-    // The cores are counted only for a file that may use them.
-    let jobs = match size {
-        Some(s) if s >= PARALLEL_FROM => opts
-            .jobs
-            .map_or_else(crate::batch::cores, std::num::NonZeroUsize::get)
-            .min(MAX_JOBS),
-        _ => 1,
-    };
+    let jobs = jobs_for(size, opts.jobs);
     let ran = if jobs > 1 {
         parallel::run(reader, plan, tee, &work, jobs, out, &mut count)?
     } else {
         Ran::NoThread(reader, tee)
     };
-    let (ended, docs, out) = match ran {
-        Ran::Read(ended, docs) => (ended, docs, out),
+    let (ended, docs) = match ran {
+        Ran::Read(ended, docs) => (ended, docs),
         Ran::NoThread(reader, tee) => {
-            let mut sink = Serial {
-                collect: Collect::default(),
-                docs: Documents::new(opts.max_line_bytes),
-                work: &work,
-                clock: Clock::default(),
-                done: Vec::new(),
-                out,
-                count: 0,
-                failed: None,
-            };
-            let ended = read_lines(reader, plan, tee, &mut sink);
-            if let Some(e) = sink.failed {
-                return Err(e);
-            }
-            // The lines after the last read's end (reading stopped in the middle of one).
-            sink.validate()?;
-            count = sink.count;
-            (ended, Some(sink.docs), sink.out)
+            let (ended, docs) = serial(reader, plan, tee, &work, out, &mut count)?;
+            (ended, Some(docs))
         }
     };
-    let f = match ended {
+    let ControlFlow::Continue(read) = read_failure(ended, opts.timeout, count) else {
+        // Writing an envelope failed (and said so).
+        return Ok(());
+    };
+    if let Some(f) = read {
+        return fail(out, f);
+    }
+    if let Some(mut docs) = docs {
+        let mut done = Vec::new();
+        work.finish(&mut docs, &mut Clock::default(), &mut done);
+        deliver(&mut done, out, &mut count)?;
+    }
+    if count == 0 {
+        fail(
+            out,
+            Failure::new(
+                ErrorKind::EmptyInput,
+                Operation::Read,
+                "the input is empty: no JSON document to validate",
+            )
+            .retryable(false),
+        )?;
+    }
+    Ok(())
+}
+
+/// The worker threads for an input of `size` bytes: the cores (or `--jobs`) are counted only
+/// for a file that may use them.
+fn jobs_for(size: Option<u64>, jobs: Option<std::num::NonZeroUsize>) -> usize {
+    match size {
+        Some(s) if s >= PARALLEL_FROM => jobs
+            .map_or_else(crate::batch::cores, std::num::NonZeroUsize::get)
+            .min(MAX_JOBS),
+        _ => 1,
+    }
+}
+
+/// Read and validate in the calling thread; `count` grows by the documents handed over. The
+/// framer is returned with the lines after the last read's end still in it.
+fn serial(
+    reader: Box<dyn std::io::Read + Send>,
+    plan: ReadPlan,
+    tee: Option<&mut Tee>,
+    work: &Work<'_>,
+    out: &mut dyn Out,
+    count: &mut u64,
+) -> io::Result<(ReadEnd, Documents)> {
+    let mut sink = Serial {
+        collect: Collect::default(),
+        docs: Documents::new(work.max_line_bytes),
+        work,
+        clock: Clock::default(),
+        done: Vec::new(),
+        out,
+        count: 0,
+        failed: None,
+    };
+    let ended = read_lines(reader, plan, tee, &mut sink);
+    if let Some(e) = sink.failed {
+        return Err(e);
+    }
+    // The lines after the last read's end (reading stopped in the middle of one).
+    sink.validate()?;
+    *count = sink.count;
+    Ok((ended, sink.docs))
+}
+
+/// How reading ended, as the failure to report (none when the input ended); `Break` when
+/// writing an envelope failed and reading stopped.
+fn read_failure(
+    ended: ReadEnd,
+    timeout: Option<Duration>,
+    count: u64,
+) -> ControlFlow<(), Option<Failure>> {
+    ControlFlow::Continue(match ended {
         ReadEnd::End => None,
         ReadEnd::Failed(f) => Some(*f),
         ReadEnd::TimedOut { bytes, lines } => {
-            let secs = opts.timeout.map_or(0.0, |t| t.as_secs_f64());
+            let secs = timeout.map_or(0.0, |t| t.as_secs_f64());
             Some(
                 Failure::new(
                     ErrorKind::Timeout,
@@ -211,36 +263,8 @@ pub(crate) fn run_live(
                 })),
             )
         }
-        // Writing an envelope failed (and said so).
-        ReadEnd::Stopped => return Ok(()),
-    };
-    if let Some(f) = f {
-        return out.envelope(envelope::failure(
-            Command::Validate,
-            &name,
-            f,
-            Parts::default(),
-        ));
-    }
-    if let Some(mut docs) = docs {
-        let mut done = Vec::new();
-        work.finish(&mut docs, &mut Clock::default(), &mut done);
-        deliver(&mut done, out, &mut count)?;
-    }
-    if count == 0 {
-        out.envelope(envelope::failure(
-            Command::Validate,
-            &name,
-            Failure::new(
-                ErrorKind::EmptyInput,
-                Operation::Read,
-                "the input is empty: no JSON document to validate",
-            )
-            .retryable(false),
-            Parts::default(),
-        ))?;
-    }
-    Ok(())
+        ReadEnd::Stopped => return ControlFlow::Break(()),
+    })
 }
 
 fn envelope_of(name: &str, schema: &Schema, doc: Doc<'_>) -> Envelope {

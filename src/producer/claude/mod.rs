@@ -104,116 +104,120 @@ impl Claude {
         };
         match ty {
             "system" => {
-                match str_at(v, "subtype") {
-                    Some("init") => {
-                        if let Some(m) = str_at(v, "model") {
-                            self.model = Some(m.to_owned());
-                        }
-                        self.init_session = str_at(v, "session_id").map(str::to_owned);
-                        self.output_tool = v.get("tools").is_some_and(offers_output_tool);
-                    }
-                    Some("api_retry") => self.last_error = Some(LastError::api_retry(line, v)),
-                    Some("session_start") => {
-                        self.evidence = Some(Producer::QwenCode);
-                        if let Some(m) = str_at(v, "model") {
-                            self.model = Some(m.to_owned());
-                        }
-                        self.init_session = str_at(v, "session_id").map(str::to_owned);
-                    }
-                    _ => {}
-                }
+                self.system(line, v);
                 self.note_session(v);
-                true
             }
             "assistant" => {
                 self.note_session(v);
-                let Some(msg) = v.get("message") else {
-                    return true;
-                };
-                // Claude Code's own error lines say `model: "<synthetic>"`: not the model.
-                if self.model.is_none()
-                    && let Some(m) = str_at(msg, "model").filter(|m| *m != SYNTHETIC)
-                {
-                    self.model = Some(m.to_owned());
-                }
-                // An API error turned into an assistant message (`error`: its class).
-                if let Some(e) = str_at(v, "error") {
-                    self.api_error = Some(e.to_owned());
-                    let words = msg
-                        .get("content")
-                        .and_then(content_text)
-                        .unwrap_or_else(|| e.to_owned());
-                    self.last_error = Some(
-                        LastError::error(line, &words, v, &[])
-                            .class(e, !PERMANENT_API_ERRORS.contains(&e)),
-                    );
-                }
-                let blocks = msg.get("content").and_then(Value::as_array);
-                let calls_a_tool =
-                    blocks.is_some_and(|b| b.iter().any(|b| str_at(b, "type") == Some("tool_use")));
-                if let Some(blocks) = blocks {
-                    for b in blocks {
-                        if str_at(b, "type") == Some("tool_use")
-                            && let Some(tool) = str_at(b, "name")
-                                .and_then(|n| OUTPUT_TOOLS.iter().find(|t| **t == n))
-                        {
-                            self.call(ToolCall {
-                                id: str_at(b, "id").unwrap_or_default().to_owned(),
-                                tool,
-                                input: b.get("input").cloned().unwrap_or(Value::Null),
-                                line,
-                            });
-                        }
-                    }
-                }
-                let text = msg.get("content").and_then(content_text);
-                self.ended_in_text = !calls_a_tool && text.is_some();
-                if let Some(t) = text {
-                    self.text(line, t);
-                }
-                true
+                self.assistant(line, v);
             }
             "user" => {
                 self.note_session(v);
-                self.ended_in_text = false;
-                if let Some(blocks) = v.pointer("/message/content").and_then(Value::as_array) {
-                    for b in blocks {
-                        if str_at(b, "type") == Some("tool_result")
-                            && b.get("is_error").and_then(Value::as_bool) == Some(true)
-                            && let Some(id) = str_at(b, "tool_use_id")
-                        {
-                            if let Some(call) =
-                                self.call_keys.get(id).and_then(|k| self.calls.get(k))
-                            {
-                                self.rejections.note(call.tool, b.get("content"));
-                            }
-                            self.rejected.insert(id.to_owned());
-                        }
-                    }
-                }
-                true
+                self.user(v);
             }
             "result" => {
                 self.note_session(v);
                 self.result = Some((line, v.clone()));
-                true
             }
             "tool_call" => {
                 self.evidence = Some(Producer::Cursor);
                 self.text_after_tool = false;
-                true
             }
-            "thinking" | "interaction_query" => {
-                self.evidence = Some(Producer::Cursor);
-                true
-            }
+            "thinking" | "interaction_query" => self.evidence = Some(Producer::Cursor),
             "stream_event"
             | "rate_limit_event"
             | "control_request"
             | "control_response"
             | "control_cancel_request"
-            | "keep_alive" => true,
-            _ => false,
+            | "keep_alive" => {}
+            _ => return false,
+        }
+        true
+    }
+
+    /// A `system` event: `init` (the model, the session, whether the structured-output tool
+    /// is offered), `api_retry`, or Qwen Code's `session_start`.
+    fn system(&mut self, line: u64, v: &Value) {
+        match str_at(v, "subtype") {
+            Some("init") => {
+                if let Some(m) = str_at(v, "model") {
+                    self.model = Some(m.to_owned());
+                }
+                self.init_session = str_at(v, "session_id").map(str::to_owned);
+                self.output_tool = v.get("tools").is_some_and(offers_output_tool);
+            }
+            Some("api_retry") => self.last_error = Some(LastError::api_retry(line, v)),
+            Some("session_start") => {
+                self.evidence = Some(Producer::QwenCode);
+                if let Some(m) = str_at(v, "model") {
+                    self.model = Some(m.to_owned());
+                }
+                self.init_session = str_at(v, "session_id").map(str::to_owned);
+            }
+            _ => {}
+        }
+    }
+
+    /// An `assistant` message: its model, an API error turned into a message, its
+    /// structured-output tool calls and its text.
+    fn assistant(&mut self, line: u64, v: &Value) {
+        let Some(msg) = v.get("message") else {
+            return;
+        };
+        // Claude Code's own error lines say `model: "<synthetic>"`: not the model.
+        if self.model.is_none()
+            && let Some(m) = str_at(msg, "model").filter(|m| *m != SYNTHETIC)
+        {
+            self.model = Some(m.to_owned());
+        }
+        // An API error turned into an assistant message (`error`: its class).
+        if let Some(e) = str_at(v, "error") {
+            self.api_error = Some(e.to_owned());
+            let words = msg
+                .get("content")
+                .and_then(content_text)
+                .unwrap_or_else(|| e.to_owned());
+            self.last_error = Some(
+                LastError::error(line, &words, v, &[]).class(e, !PERMANENT_API_ERRORS.contains(&e)),
+            );
+        }
+        let blocks = msg.get("content").and_then(Value::as_array);
+        let calls_a_tool =
+            blocks.is_some_and(|b| b.iter().any(|b| str_at(b, "type") == Some("tool_use")));
+        for b in blocks.into_iter().flatten() {
+            if str_at(b, "type") == Some("tool_use")
+                && let Some(tool) =
+                    str_at(b, "name").and_then(|n| OUTPUT_TOOLS.iter().find(|t| **t == n))
+            {
+                self.call(ToolCall {
+                    id: str_at(b, "id").unwrap_or_default().to_owned(),
+                    tool,
+                    input: b.get("input").cloned().unwrap_or(Value::Null),
+                    line,
+                });
+            }
+        }
+        let text = msg.get("content").and_then(content_text);
+        self.ended_in_text = !calls_a_tool && text.is_some();
+        if let Some(t) = text {
+            self.text(line, t);
+        }
+    }
+
+    /// A `user` message: the tool results that refused a structured-output call.
+    fn user(&mut self, v: &Value) {
+        self.ended_in_text = false;
+        let blocks = v.pointer("/message/content").and_then(Value::as_array);
+        for b in blocks.into_iter().flatten() {
+            if str_at(b, "type") == Some("tool_result")
+                && b.get("is_error").and_then(Value::as_bool) == Some(true)
+                && let Some(id) = str_at(b, "tool_use_id")
+            {
+                if let Some(call) = self.call_keys.get(id).and_then(|k| self.calls.get(k)) {
+                    self.rejections.note(call.tool, b.get("content"));
+                }
+                self.rejected.insert(id.to_owned());
+            }
         }
     }
 
