@@ -15,16 +15,19 @@
 
 use serde::Serialize;
 use serde_json::{Map, Value, json};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::details::Details;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::extract;
 use crate::input::{LineSink, Piece, ReadAhead, ReadEnd, ReadPlan, Source, read_lines};
-use crate::jq::{Expr, short};
+use crate::jq::{Expr, Outputs, short};
 use crate::names::Command;
 use crate::warning::{Warning, WarningKind};
+
+/// The first contradiction's items named in the message (the details list them all).
+const MAX_NAMED_SOURCES: usize = 10;
 
 /// The longest `input` name before it is summarized as `<N inputs>`.
 const MAX_INPUT_NAME: usize = 200;
@@ -288,9 +291,9 @@ struct Group {
     values: Vec<Value>,
     /// Where each item came from, and its value.
     sources: Vec<ItemSource>,
-    /// The values' texts, to tell them apart.
+    /// The values' texts, to tell them apart (a set: one key may have as many values as items).
     #[serde(skip)]
-    texts: Vec<String>,
+    texts: HashSet<String>,
 }
 
 /// One item of a group: its input, its index there, and its value.
@@ -374,41 +377,43 @@ impl<'l> Seen<'l> {
                 return;
             }
         };
-        let items = exprs.items.run(data);
-        if let Some(err) = items.error {
-            self.failed.push((&l.name, items_failed(exprs, &err)));
-            return;
-        }
+        // The items stay jq values for --key and --field: converting each one back and forth
+        // would cost more than running them.
+        let items = match exprs.items.run_then(data, [&exprs.key, &exprs.field]) {
+            Ok(items) => items,
+            Err(err) => {
+                self.failed.push((&l.name, items_failed(exprs, &err)));
+                return;
+            }
+        };
         self.inputs
-            .push(json!({"input": l.name, "items": items.values.len()}));
-        self.total += items.values.len();
-        for (index, item) in items.values.iter().enumerate() {
-            self.item(&l.name, index, item, exprs);
+            .push(json!({"input": l.name, "items": items.len()}));
+        self.total += items.len();
+        for (index, [key, field]) in items.into_iter().enumerate() {
+            self.item(&l.name, index, key, field, exprs);
         }
     }
 
     /// Item `index` of input `name`: its key and field (`--key`, `--field`), or a warning that
     /// it was left out.
-    fn item(&mut self, name: &str, index: usize, item: &Value, exprs: &Exprs) {
-        let where_ = format!("{name} item {index}");
-        let key = exprs.key.run(item);
+    fn item(&mut self, name: &str, index: usize, key: Outputs, field: Outputs, exprs: &Exprs) {
+        let where_ = || format!("{name} item {index}");
         let key = match (key.error, one(key.values)) {
             (Some(err), _) => {
                 self.warnings
-                    .push(skipped(&where_, "--key", &exprs.key.text, &err));
+                    .push(skipped(&where_(), "--key", &exprs.key.text, &err));
                 return;
             }
             (None, None) => {
                 self.warnings
-                    .push(skipped(&where_, "--key", &exprs.key.text, "no value"));
+                    .push(skipped(&where_(), "--key", &exprs.key.text, "no value"));
                 return;
             }
             (None, Some(k)) => k,
         };
-        let field = exprs.field.run(item);
         if let Some(err) = field.error {
             self.warnings
-                .push(skipped(&where_, "--field", &exprs.field.text, &err));
+                .push(skipped(&where_(), "--field", &exprs.field.text, &err));
             return;
         }
         let value = one(field.values).unwrap_or(Value::Null);
@@ -419,13 +424,12 @@ impl<'l> Seen<'l> {
                 key: key.clone(),
                 sources: Vec::new(),
                 values: Vec::new(),
-                texts: Vec::new(),
+                texts: HashSet::new(),
             });
             groups.len() - 1
         });
         let g = &mut groups[g];
-        if !g.texts.contains(&text) {
-            g.texts.push(text);
+        if g.texts.insert(text) {
             g.values.push(value.clone());
         }
         g.sources.push(ItemSource {
@@ -453,11 +457,20 @@ fn items_failed(exprs: &Exprs, err: &str) -> InputFailure {
 
 /// The `assertion_failed` of `n` contradictions, the first of which is `first`.
 fn contradicted(first: &Group, n: usize, exprs: &Exprs) -> Failure {
-    let values: Vec<String> = first
+    let mut values: Vec<String> = first
         .sources
         .iter()
+        .take(MAX_NAMED_SOURCES)
         .map(|s| format!("{} in {}", short(&s.value), s.input))
         .collect();
+    if let Some(more) = first
+        .sources
+        .len()
+        .checked_sub(MAX_NAMED_SOURCES)
+        .filter(|m| *m > 0)
+    {
+        values.push(format!("and {more} more"));
+    }
     Failure::new(
         ErrorKind::AssertionFailed,
         Operation::Compare,

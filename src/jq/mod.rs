@@ -10,7 +10,6 @@
 //! `halt` and `halt_error` stop the run with an error instead of exiting, and `fromjson` refuses
 //! text nested deeper than [`MAX_FROMJSON_DEPTH`] levels.
 
-use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 use std::time::Duration;
@@ -118,50 +117,70 @@ impl Expr {
         })
     }
 
-    /// Run on `input` under the budget: every output value, or the first error (as its message).
-    pub(crate) fn run(&self, input: &Value) -> Outputs {
-        self.run_max(input, usize::MAX)
+    /// Run on `input`, then each of `then` on every value it yields (kept as jq values in
+    /// between, not converted), each run under its own budget, all on one worker thread: per
+    /// value, the outputs of `then`, or the first run's error (as its message).
+    pub(crate) fn run_then<const N: usize>(
+        &self,
+        input: &Value,
+        then: [&Expr; N],
+    ) -> Result<Vec<[Outputs; N]>, String> {
+        let run = || {
+            let first = self.guarded(to_val(input)?, usize::MAX);
+            if let Some(error) = first.error {
+                return Err(error);
+            }
+            Ok(first
+                .values
+                .into_iter()
+                .map(|v| then.map(|e| e.guarded(v.clone(), usize::MAX).outputs()))
+                .collect())
+        };
+        on_worker(run).unwrap_or_else(|| Err(NO_THREAD.into()))
     }
 
     /// As [`Expr::run`], stopping with an error after `max` values.
     fn run_max(&self, input: &Value, max: usize) -> Outputs {
-        if !ON_WORKER.with(Cell::get) {
-            return on_worker(|| self.run_max(input, max)).unwrap_or_else(|| Outputs {
+        let run = || match to_val(input) {
+            Ok(input) => self.guarded(input, max).outputs(),
+            Err(error) => Outputs {
                 values: Vec::new(),
-                error: Some("no thread could be started to run it".into()),
-            });
-        }
+                error: Some(error),
+            },
+        };
+        on_worker(run).unwrap_or_else(|| Outputs {
+            values: Vec::new(),
+            error: Some(NO_THREAD.into()),
+        })
+    }
+
+    /// Run on `input` in this thread under a fresh budget: a run the budget stops, or one that
+    /// panics inside jaq, ends with its error.
+    fn guarded(&self, input: Val, max: usize) -> Vals {
         let budget = Budget::new();
         match catch_unwind(AssertUnwindSafe(|| self.eval(input, max, &budget))) {
             Ok(outputs) => outputs,
-            Err(payload) => match payload.downcast::<Stop>() {
-                Ok(why) => Outputs {
-                    values: Vec::new(),
-                    error: Some(why.message()),
-                },
-                // A panic inside jaq (`"ab" * 4611686018427387904`: capacity overflow) is the
-                // expression's failure, not sojx's: an `assertion_failed`, or a skipped item.
-                Err(other) => Outputs {
-                    values: Vec::new(),
-                    error: Some(format!(
+            Err(payload) => Vals {
+                values: Vec::new(),
+                error: Some(match payload.downcast::<Stop>() {
+                    Ok(why) => why.message(),
+                    // A panic inside jaq (`"ab" * 4611686018427387904`: capacity overflow) is the
+                    // expression's failure, not sojx's: an `assertion_failed`, or a skipped item.
+                    Err(other) => format!(
                         "the expression failed inside jq: {}",
                         other
                             .downcast_ref::<&str>()
                             .map(|s| (*s).to_owned())
                             .or_else(|| other.downcast_ref::<String>().cloned())
                             .unwrap_or_else(|| "it panicked".to_owned())
-                    )),
-                },
+                    ),
+                }),
             },
         }
     }
 
-    fn eval(&self, input: &Value, max: usize, budget: &Budget) -> Outputs {
-        let mut outputs = Outputs::default();
-        let Some(input) = to_val(input) else {
-            outputs.error = Some("the input is not representable as a jq value".into());
-            return outputs;
-        };
+    fn eval(&self, input: Val, max: usize, budget: &Budget) -> Vals {
+        let mut outputs = Vals::default();
         let env = Env {
             lut: &self.filter.lut,
             budget,
@@ -173,7 +192,7 @@ impl Expr {
                 break;
             }
             match r {
-                Ok(v) => outputs.values.push(from_val(&v)),
+                Ok(v) => outputs.values.push(v),
                 Err(e) => {
                     outputs.error = Some(exception(e, budget));
                     break;
@@ -181,6 +200,25 @@ impl Expr {
             }
         }
         outputs
+    }
+}
+
+/// Why a run did not start.
+const NO_THREAD: &str = "no thread could be started to run it";
+
+/// A run's outputs as jq values.
+#[derive(Default)]
+struct Vals {
+    values: Vec<Val>,
+    error: Option<String>,
+}
+
+impl Vals {
+    fn outputs(self) -> Outputs {
+        Outputs {
+            values: self.values.iter().map(from_val).collect(),
+            error: self.error,
+        }
     }
 }
 
@@ -219,7 +257,7 @@ fn bounded(expr: &Arc<Expr>, data: &Value) -> Outputs {
     if spawned.is_err() {
         return Outputs {
             values: Vec::new(),
-            error: Some("no thread could be started to run it".into()),
+            error: Some(NO_THREAD.into()),
         };
     }
     rx.recv_timeout(ASSERT_BUDGET + Duration::from_secs(1))
@@ -280,12 +318,25 @@ fn near(at: &str) -> String {
     }
 }
 
-fn to_val(v: &Value) -> Option<Val> {
-    let text = serde_json::to_string(v).ok()?;
-    jaq_json::read::parse_single(text.as_bytes()).ok()
+fn to_val(v: &Value) -> Result<Val, String> {
+    serde_json::to_string(v)
+        .ok()
+        .and_then(|text| jaq_json::read::parse_single(text.as_bytes()).ok())
+        .ok_or_else(|| "the input is not representable as a jq value".to_owned())
 }
 
 fn from_val(v: &Val) -> Value {
+    // The common small values directly; the rest (numbers keep their spelling) through text.
+    match v {
+        Val::Null => return Value::Null,
+        Val::Bool(b) => return Value::Bool(*b),
+        Val::TStr(b) => {
+            if let Ok(s) = std::str::from_utf8(b) {
+                return Value::String(s.to_owned());
+            }
+        }
+        _ => {}
+    }
     let text = v.to_string();
     crate::json::from_str(&text).unwrap_or(Value::String(text))
 }
@@ -390,6 +441,44 @@ mod tests {
     fn big_numbers_keep_their_digits() {
         let e = Expr::compile("--assert", ".").unwrap();
         let v: Value = serde_json::from_str("12345678901234567890123").unwrap();
-        assert_eq!(e.run(&v).values, vec![v]);
+        assert_eq!(e.run_max(&v, usize::MAX).values, vec![v.clone()]);
+        let [outputs] = e.run_then(&v, [&e]).unwrap().pop().unwrap();
+        assert_eq!(outputs.values, vec![v]);
+    }
+
+    #[test]
+    fn run_then_runs_on_each_value_and_keeps_them_exact() {
+        let items = Expr::compile("--items", ".[]").unwrap();
+        let key = Expr::compile("--key", ".k").unwrap();
+        let field = Expr::compile("--field", ".v").unwrap();
+        let v: Value = serde_json::from_str(
+            r#"[{"k":"a","v":null},{"k":true,"v":1.50},{"k":"\u00e9","v":[1]},3]"#,
+        )
+        .unwrap();
+        let got = items.run_then(&v, [&key, &field]).unwrap();
+        let values: Vec<[Vec<Value>; 2]> = got
+            .iter()
+            .map(|[k, f]| [k.values.clone(), f.values.clone()])
+            .collect();
+        let j = |t: &str| -> Vec<Value> { serde_json::from_str(t).unwrap() };
+        assert_eq!(
+            values[..3],
+            [
+                [j(r#"["a"]"#), j("[null]")],
+                [j("[true]"), j("[1.50]")],
+                [j(r#"["é"]"#), j("[[1]]")],
+            ]
+        );
+        // `.k` on a number is an error of that item's run, not of the others.
+        assert!(
+            got[3][0]
+                .error
+                .as_deref()
+                .is_some_and(|e| e.contains("index"))
+        );
+        assert_eq!(
+            items.run_then(&Value::from(1), [&key]).unwrap_err(),
+            "cannot use 1 as iterable (array or object)"
+        );
     }
 }
