@@ -128,8 +128,8 @@ pub(crate) fn summary_head(command: Command) -> String {
 /// One row of the job summary table for `env`.
 pub(crate) fn summary_row(env: &Envelope) -> String {
     let input = match env.input() {
-        "" => "(none)",
-        i => i,
+        "" => "(none)".to_owned(),
+        i => code(i),
     };
     let producer = env.producer().map_or("", |p| p.id());
     let (result, kind, detail) = match env.error() {
@@ -144,7 +144,7 @@ pub(crate) fn summary_row(env: &Envelope) -> String {
                 Some(vs) if e.kind == ErrorKind::ValidationFailed => vs
                     .iter()
                     .take(3)
-                    .map(|v| format!("`{}`: {}", cell(v.at()), cell(&v.message)))
+                    .map(|v| format!("{}: {}", code(v.at()), cell(&v.message)))
                     .collect::<Vec<_>>()
                     .join("<br>"),
                 _ => cell(&e.message),
@@ -163,26 +163,45 @@ pub(crate) fn summary_row(env: &Envelope) -> String {
         .and_then(Value::as_u64)
         .map(|t| t.to_string())
         .unwrap_or_default();
-    format!(
-        "| {} | {producer} | {result} | {kind} | {detail} | {cost} | {turns} |\n",
-        cell(input)
-    )
+    format!("| {input} | {producer} | {result} | {kind} | {detail} | {cost} | {turns} |\n")
 }
 
-/// Text made safe for one Markdown table cell: no pipe ends it, no newline breaks the row, no
-/// HTML is interpreted, no backtick opens code (a model's answer may hold any of them).
+/// Text shown as written in one Markdown table cell, whatever it holds (a model's answer may
+/// hold anything): every ASCII punctuation character is backslash-escaped (CommonMark 0.31
+/// §2.4), so no link, image, autolink, HTML, entity, emphasis, math or code span forms and no
+/// pipe ends the cell; a newline becomes a space, other control characters are dropped.
 fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
+    let mut out = String::with_capacity(s.len() + s.len() / 4);
     for c in s.chars() {
         match c {
-            '|' => out.push_str("\\|"),
-            '<' => out.push_str("&lt;"),
+            '\n' | '\r' => out.push(' '),
+            c if c.is_control() => {}
+            c if c.is_ascii_punctuation() => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// A code span in one table cell, for a file name or a JSON Pointer: shown as written, in
+/// monospace. A code span reads no backslash escape, so a backtick (which would end it) becomes
+/// `'`; a pipe is written `\|`, which GFM reads as the cell's before the span (GFM 0.29 §4.10).
+fn code(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('`');
+    for c in s.chars() {
+        match c {
             '`' => out.push('\''),
+            '|' => out.push_str("\\|"),
             '\n' | '\r' => out.push(' '),
             c if c.is_control() => {}
             c => out.push(c),
         }
     }
+    out.push('`');
     out
 }
 
@@ -210,6 +229,31 @@ mod tests {
 
     #[test]
     fn a_cell_cannot_break_its_row() {
-        assert_eq!(cell("a | b\nc <script> `x`"), "a \\| b c &lt;script> 'x'");
+        assert_eq!(cell("a | b\nc <script> `x`"), r"a \| b c \<script\> \`x\`");
+        assert_eq!(code("a|b`c\nd"), r"`a\|b'c d`");
+    }
+
+    /// Nothing a model writes renders as Markdown in a cell: every ASCII punctuation character
+    /// is escaped, so no construct (link, image, autolink, HTML, entity, emphasis) can open.
+    #[test]
+    fn nothing_in_a_cell_renders() {
+        let attack = "![x](https://attacker.example/x.png) [Click to approve](https://attacker.example/phish) \
+                      <img src=x> &lt; **b** _i_ ~~s~~ $x$ www.attacker.example a@attacker.example \\";
+        let out = cell(attack);
+        assert_eq!(
+            &out[..47],
+            r"\!\[x\]\(https\:\/\/attacker\.example\/x\.png\)"
+        );
+        let mut chars = out.chars();
+        while let Some(c) = chars.next() {
+            if c == '\\' {
+                assert!(
+                    chars.next().is_some_and(|e| e.is_ascii_punctuation()),
+                    "{out}"
+                );
+            } else {
+                assert!(!c.is_ascii_punctuation(), "{c} unescaped in {out}");
+            }
+        }
     }
 }

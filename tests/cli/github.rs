@@ -185,9 +185,9 @@ fn the_job_summary_is_a_table_appended_once_per_run() {
     assert_eq!(o.code, 1);
     let t = std::fs::read_to_string(&summary).unwrap();
     let want_rows = [
-        "| examples/claude-review.ndjson | claude-code | ✅ ok |  |  | $0.0421 | 3 |".to_owned(),
+        "| `examples/claude-review.ndjson` | claude-code | ✅ ok |  |  | $0.0421 | 3 |".to_owned(),
         format!(
-            "| {} | claude-code | ❌ failed | truncated | the stream ended without its terminal marker (a 'result' message) |  |  |",
+            r"| `{}` | claude-code | ❌ failed | truncated | the stream ended without its terminal marker \(a \`result\` message\) |  |  |",
             truncated.display()
         ),
     ];
@@ -382,4 +382,53 @@ fn envelope_file_keeps_the_json_envelopes_whatever_stdout_shows() {
             .is_empty()
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A value a model wrote is shown in the job summary as written: no image, link or HTML of its
+/// renders (issue 44 item 8), and a file name or pointer cannot break out of its code span.
+#[test]
+fn model_text_in_the_job_summary_renders_as_text() {
+    let d = scratch("github-summary-markdown");
+    let summary = d.join("summary.md");
+    let attack = "![x](https://attacker.example/x.png) [Click to approve](https://attacker.example/phish) <img src=x>";
+    let answer = d.join("a|b`c.json");
+    std::fs::write(
+        &answer,
+        serde_json::json!({ "verdict": attack }).to_string(),
+    )
+    .unwrap();
+    let schema = r#"{"type":"object","properties":{"verdict":{"enum":["PASS","FAIL"]}}}"#;
+    let o = github(
+        &["--schema", schema, answer.to_str().unwrap()],
+        Some(&summary),
+    );
+    assert_eq!(o.code, 1, "{}", o.stdout);
+    let t = std::fs::read_to_string(&summary).unwrap();
+    let row = t.lines().rfind(|l| !l.is_empty()).unwrap();
+    assert!(
+        row.starts_with(&format!(
+            "| `{}` |",
+            answer
+                .display()
+                .to_string()
+                .replace('|', "\\|")
+                .replace('`', "'")
+        )),
+        "{row}"
+    );
+    assert!(
+        row.contains(r"\!\[x\]\(https\:\/\/attacker\.example\/x\.png\)"),
+        "{row}"
+    );
+    assert!(
+        row.contains(r"\[Click to approve\]\(https\:\/\/attacker\.example\/phish\)"),
+        "{row}"
+    );
+    assert!(row.contains(r"\<img src\=x\>"), "{row}");
+    for unsafe_ in ["![", "](", "https://"] {
+        assert!(!row.contains(unsafe_), "{unsafe_} in {row}");
+    }
+    assert!(!row.replace(r"\<", "").contains('<'), "{row}");
+    // Seven cells and no more: no pipe of the value or the file name ended one.
+    assert_eq!(row.replace("\\|", "").matches('|').count(), 8, "{row}");
 }
