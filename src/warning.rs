@@ -70,6 +70,9 @@ wire_enum! {
         /// A root that is not an object was wrapped in one; unwrap the answer.
         RootWrapped = "root_wrapped",
         // `run`.
+        /// `run`: another attempt was earned but not made: `--retry-command` would have passed
+        /// a value (a session id, the feedback) where the agent reads options.
+        RetryRefused = "retry_refused",
         /// `run`: the agent failed after giving a valid answer; the answer stands.
         AgentFailed = "agent_failed",
         /// `run`: the agent gave its answer but had not exited at `--timeout`; sojx stopped it.

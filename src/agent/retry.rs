@@ -199,8 +199,13 @@ pub(crate) struct Values {
 
 impl Values {
     /// The argv of the template's words with the placeholders replaced in each word (never
-    /// through a shell: a value stays one argument, whatever it holds).
-    pub(crate) fn argv(&self, words: &[String]) -> Vec<OsString> {
+    /// through a shell: a value stays one argument, whatever it holds). Refused, with the
+    /// reason, when a value would be read as options: a word before the template's `--` that
+    /// does not start with `-` but would after the replacement (a session id
+    /// `--dangerously-skip-permissions` from the agent's own output, feedback `- /verdict…`),
+    /// or `{session_id}` with no session id to put there (an empty id resumes the latest
+    /// session in Gemini CLI).
+    pub(crate) fn argv(&self, words: &[String]) -> Result<Vec<OsString>, String> {
         let pairs = [
             ("{session_id}", self.session_id.as_str()),
             ("{feedback}", &self.feedback),
@@ -209,10 +214,25 @@ impl Values {
             ("{schema_file}", &self.schema_file),
             ("{previous_output_file}", &self.previous_output_file),
         ];
-        words
-            .iter()
-            .map(|w| OsString::from(substitute(w, &pairs)))
-            .collect()
+        let mut options = true;
+        let mut argv = Vec::with_capacity(words.len());
+        for w in words {
+            if self.session_id.is_empty() && w.contains("{session_id}") {
+                return Err(format!(
+                    "--retry-command's word `{w}` needs a session id, and the agent printed none"
+                ));
+            }
+            let value = substitute(w, &pairs);
+            if options && !w.starts_with('-') && value.starts_with('-') {
+                return Err(format!(
+                    "--retry-command's word `{w}` would become `{}`, which the agent would read as an option; put `--` before it in the template (if the agent reads `--`), or a flag such as `--prompt={w}`",
+                    crate::producer::snippet(&value, 60)
+                ));
+            }
+            options &= w != "--";
+            argv.push(OsString::from(value));
+        }
+        Ok(argv)
     }
 }
 
@@ -337,10 +357,56 @@ mod tests {
             ..Values::default()
         };
         assert_eq!(
-            v.argv(&words),
+            v.argv(&words).unwrap(),
             ["agent", "--resume", "s-1", "-p", "a b; rm -rf / {attempt}"]
         );
         assert_eq!(split_template("a 'b"), None);
         assert_eq!(split_template("  "), None);
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn a_value_never_becomes_an_option() {
+        let v = |session_id: &str, feedback: &str| Values {
+            session_id: session_id.into(),
+            feedback: feedback.into(),
+            ..Values::default()
+        };
+        let words = |t: &str| split_template(t).unwrap();
+        let hostile = v("--dangerously-skip-permissions", "fix it");
+        let err = hostile
+            .argv(&words("claude --resume {session_id} -p {feedback}"))
+            .unwrap_err();
+        assert!(
+            err.contains("`{session_id}` would become `--dangerously-skip-permissions`"),
+            "{err}"
+        );
+        // Attached to a flag, or after `--`, a value cannot be an option.
+        assert_eq!(
+            hostile
+                .argv(&words("agent --resume={session_id} -- {session_id}"))
+                .unwrap(),
+            [
+                "agent",
+                "--resume=--dangerously-skip-permissions",
+                "--",
+                "--dangerously-skip-permissions"
+            ]
+        );
+        let dash = v("s-1", "- /verdict: wrong");
+        assert!(dash.argv(&words("agent -p {feedback}")).is_err());
+        assert_eq!(
+            dash.argv(&words("agent -p -- {feedback}")).unwrap(),
+            ["agent", "-p", "--", "- /verdict: wrong"]
+        );
+        // No session id: `{session_id}` is refused, not left empty.
+        let err = v("", "fix")
+            .argv(&words("agent --resume={session_id}"))
+            .unwrap_err();
+        assert!(err.contains("needs a session id"), "{err}");
+        assert_eq!(
+            v("", "fix").argv(&words("agent -p {feedback}")).unwrap(),
+            ["agent", "-p", "fix"]
+        );
     }
 }

@@ -212,6 +212,66 @@ fn retry_command_places_each_value_in_one_argument() {
     assert_eq!((r.code, r.kind()), (3, Some("usage")));
 }
 
+/// A session id from the agent's own output, or feedback that starts with `-`, never becomes an
+/// option of the next attempt (issue 44 item 2): the attempt is not made, and a warning says why.
+#[test]
+fn a_retry_command_never_passes_a_value_as_an_option() {
+    let s = Scratch::new("hostile-id");
+    let template = format!("{} --resume {{session_id}} -p {{feedback}}", s.claude());
+    let r = run(s
+        .run_claude(&[
+            "--max-attempts",
+            "2",
+            "--retry-command",
+            &template,
+            "--schema",
+            SCHEMA,
+        ])
+        .env("FAKE_AGENT_SESSION", "--dangerously-skip-permissions"));
+    assert_eq!(
+        (r.code, r.kind()),
+        (1, Some("validation_failed")),
+        "{}",
+        r.stderr
+    );
+    let e = r.one();
+    assert_eq!(e["attempts"].as_array().unwrap().len(), 1);
+    assert_eq!(s.attempts().len(), 1);
+    assert_eq!(e["warnings"][0]["kind"], "retry_refused");
+    let msg = e["warnings"][0]["message"].as_str().unwrap();
+    assert!(msg.starts_with("attempt 2 was not made: --retry-command's word `{session_id}` would become `--dangerously-skip-permissions`"), "{msg}");
+    // Feedback that starts with `-` goes after `--`, where it is the prompt.
+    let s = Scratch::new("dash-feedback");
+    let flags = |template: &str| {
+        vec![
+            "--max-attempts".to_owned(),
+            "2".into(),
+            "--retry-command".into(),
+            template.to_owned(),
+            "--feedback-template".into(),
+            "{errors}".into(),
+            "--schema".into(),
+            SCHEMA.into(),
+        ]
+    };
+    let bare = flags(&format!("{} -p {{feedback}}", s.claude()));
+    let r = run(&mut s.run_claude(&bare.iter().map(String::as_str).collect::<Vec<_>>()));
+    assert_eq!(r.one()["warnings"][0]["kind"], "retry_refused");
+    assert_eq!(s.attempts().len(), 1);
+    let after = flags(&format!("{} -p -- {{feedback}}", s.claude()));
+    let r = run(&mut s.run_claude(&after.iter().map(String::as_str).collect::<Vec<_>>()));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let got = s.attempts();
+    assert_eq!(got.len(), 3);
+    assert_eq!(
+        got[2].0[1..],
+        [
+            "--",
+            "- /verdict: \"MAYBE\" is not one of \"PASS\" or \"FAIL\""
+        ]
+    );
+}
+
 #[test]
 fn attempts_run_out_with_the_last_failure() {
     let s = Scratch::new("exhausted");

@@ -225,7 +225,9 @@ impl Profile {
                 argv.push("-p".into());
                 argv.push(format!("--resume={id}").into());
                 argv.extend(carried);
-                argv.push(feedback.into());
+                // After `--`, feedback that starts with `-` is the prompt, not options (the
+                // agent-orchestrator's Cursor plugin starts it as `agent -- <prompt>`).
+                words(&mut argv, &["--", feedback]);
             }
         }
         Resume { argv, stdin }
@@ -338,6 +340,28 @@ mod tests {
         assert!(Profile::Qwen.confirms(Some(Producer::ClaudeCode)));
         assert!(!Profile::Codex.confirms(Some(Producer::ClaudeCode)));
         assert!(!Profile::Codex.confirms(None));
+    }
+
+    #[test]
+    fn feedback_that_starts_with_a_dash_is_never_an_option() {
+        let feedback = "- /verdict: \"MAYBE\" is not one of \"PASS\" or \"FAIL\"";
+        for p in Profile::ALL {
+            let first = [OsString::from(p.name()), OsString::from("-p")];
+            let r = p.resume(&first, "s1", feedback);
+            let argv = strings(&r.argv);
+            match argv.iter().position(|a| a.ends_with(feedback)) {
+                // As a positional, only after `--`; else a flag's attached value or stdin.
+                Some(i) if argv[i] == feedback => {
+                    assert!(
+                        argv[..i].contains(&"--".to_owned()),
+                        "{}: {argv:?}",
+                        p.name()
+                    );
+                }
+                Some(i) => assert!(argv[i].starts_with("--prompt="), "{argv:?}"),
+                None => assert_eq!(r.stdin.as_deref(), Some(feedback), "{argv:?}"),
+            }
+        }
     }
 
     #[test]

@@ -163,8 +163,10 @@ fn attempts(
         let env = attempt(shared, &spec, tee.as_deref_mut(), io);
         let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         attempts.push(Attempt::of(n, &env, plan.via(), ms));
-        let Some(next) = plan.next(first, &env, n) else {
-            break env;
+        let next = match plan.next(first, &env, n) {
+            Ok(Some(next)) => next,
+            Ok(None) => break env,
+            Err(refused) => break env.with_warning(refused),
         };
         tell_retry(
             io,

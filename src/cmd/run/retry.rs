@@ -11,6 +11,7 @@ use crate::agent::{Extra, Feedback, Profile, Spec, Stdin, Values, retries, split
 use crate::cli::{ResumeProfile, RetryArgs};
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure, Operation};
+use crate::warning::{Warning, WarningKind};
 
 /// The next attempt's argv, and how it was made, for people.
 pub(super) struct Next {
@@ -127,10 +128,16 @@ impl RetryPlan {
     }
 
     /// The attempt after attempt `n`, which ended in `env`, when it earns one; `first` is the
-    /// first attempt's spec (COMMAND as given).
-    pub(super) fn next(&mut self, first: &Spec, env: &Envelope, n: u32) -> Option<Next> {
+    /// first attempt's spec (COMMAND as given). A `retry_refused` warning when it earns one but
+    /// `--retry-command` would pass a value as an option.
+    pub(super) fn next(
+        &mut self,
+        first: &Spec,
+        env: &Envelope,
+        n: u32,
+    ) -> Result<Option<Next>, Warning> {
         if n >= self.max || !retries(env, &self.extra) {
-            return None;
+            return Ok(None);
         }
         let session = env
             .session()
@@ -170,9 +177,14 @@ impl RetryPlan {
         }
         let (argv, stdin, how) = match (&self.command, profile, &session) {
             (Some(words), _, _) => {
+                let argv = self.values.argv(words).map_err(|why| {
+                    Warning::new(
+                        WarningKind::RetryRefused,
+                        format!("attempt {} was not made: {why}", n + 1),
+                    )
+                })?;
                 self.via = "retry_command".into();
-                let how = "runs --retry-command".to_owned();
-                (self.values.argv(words), Stdin::Null, how)
+                (argv, Stdin::Null, "runs --retry-command".to_owned())
             }
             (None, Some(p), Some(id)) => {
                 self.via = format!("resume:{}", p.name());
@@ -189,7 +201,7 @@ impl RetryPlan {
                 (first.argv.clone(), Stdin::Null, how)
             }
         };
-        Some(Next { argv, stdin, how })
+        Ok(Some(Next { argv, stdin, how }))
     }
 }
 
