@@ -24,10 +24,24 @@ pub(crate) enum OutputFormat {
     Github,
 }
 
+/// Who reads standard output, which decides whether a failure's envelope is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reader {
+    /// A program: a pipe, a file, CI; or anyone who asked for a format (`--pretty`,
+    /// `--output-format`). Every envelope is printed.
+    Program,
+    /// A person at a terminal that shows standard output and standard error together, who
+    /// asked for no format: a failure is told once, in words on standard error, and its
+    /// envelope (which would repeat it) is not printed. Successes print as for a program.
+    Person,
+}
+
 /// How envelopes are printed.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Style {
     pub format: OutputFormat,
+    /// Who reads standard output.
+    pub reader: Reader,
     pub pretty: bool,
     pub raw: bool,
     /// `-q`: nothing on stdout.
@@ -43,7 +57,10 @@ pub(crate) struct Style {
 
 /// Print one envelope.
 pub(crate) fn render(out: &mut dyn Write, env: &Envelope, style: Style) -> io::Result<()> {
-    if style.quiet {
+    let told_on_stderr = style.reader == Reader::Person
+        && style.format == OutputFormat::Json
+        && env.error().is_some();
+    if style.quiet || told_on_stderr {
         return Ok(());
     }
     if style.raw {

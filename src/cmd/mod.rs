@@ -187,7 +187,7 @@ fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> Ex
     let args: Vec<OsString> = args.into_iter().collect();
     let cli = match Cli::try_parse_from(&args) {
         Ok(c) => c,
-        Err(e) => return usage::clap_error(&e, &args, io),
+        Err(e) => return usage::clap_error(e, &args, io),
     };
     let result: io::Result<ExitStatus> = match cli.command {
         Command::Extract(Lazy(a)) => extract::run(&a, io),

@@ -14,12 +14,13 @@ use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
 use crate::input::Source;
 use crate::names::Command;
-use crate::render::{self, OutputFormat, Style};
+use crate::render::{self, OutputFormat, Reader, Style};
 use crate::{github, sanitize, schema};
 
 pub(super) fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
     Style {
         format: o.output_format.unwrap_or(OutputFormat::Json),
+        reader: reader(io, o.output_format.is_some() || o.pretty),
         pretty: o.pretty
             || (io.stdout_is_tty
                 && o.output_format.unwrap_or(OutputFormat::Json) == OutputFormat::Json),
@@ -28,6 +29,17 @@ pub(super) fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
         terminal: io.stdout_is_tty,
         color: color::resolve(o.color, &io.env.color, io.stdout_is_tty),
         stderr_color: color::resolve(o.color, &io.env.color, io.stderr_is_tty),
+    }
+}
+
+/// Who reads standard output: a person when stdout and stderr are one terminal's and no
+/// format was `asked` for (`--pretty`, `--output-format`), so that a failure is told once, in
+/// words on stderr; otherwise a program, which gets every envelope.
+pub(super) fn reader(io: &Io<'_>, asked: bool) -> Reader {
+    if io.stdout_is_tty && io.stderr_is_tty && !asked {
+        Reader::Person
+    } else {
+        Reader::Program
     }
 }
 

@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::io::Write;
 
-use super::Io;
+use super::{Io, output};
 use crate::cli;
 use crate::color;
 use crate::color::ColorWhen;
@@ -17,7 +17,7 @@ use crate::render::{self, Style};
 
 /// `--help` / `--version` print and exit 0; usage errors print clap's message on stderr and a
 /// `usage` envelope on stdout, exit 1.
-pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> ExitStatus {
+pub(super) fn clap_error(mut e: clap::Error, args: &[OsString], io: &mut Io<'_>) -> ExitStatus {
     use clap::error::ErrorKind as K;
     if matches!(
         e.kind(),
@@ -46,35 +46,41 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
             ExitStatus::Success
         };
     }
-    if color::resolve(color_flag(args), &io.env.color, io.stderr_is_tty) {
-        let _ = write!(io.stderr, "{}", e.render().ansi());
-    } else {
-        let _ = write!(io.stderr, "{}", e.render());
-    }
     let command = args
         .iter()
         .skip(1)
         .filter_map(|a| a.to_str())
         .find_map(Command::subcommand)
         .unwrap_or(Command::Sojx);
-    // clap's message up to its usage block, on one line ("… were not provided: --schema <S>").
-    let full = e.to_string();
-    let body = full.split("\nUsage:").next().unwrap_or(&full);
-    let message = body.split_whitespace().collect::<Vec<_>>().join(" ");
-    let message = message.trim_start_matches("error: ").to_owned();
+    if let Some(tip) = dash_dash_tip(&e, command) {
+        e.insert(
+            clap::error::ContextKind::Suggested,
+            clap::error::ContextValue::StyledStrs(vec![tip.into()]),
+        );
+    }
+    if color::resolve(color_flag(args), &io.env.color, io.stderr_is_tty) {
+        let _ = write!(io.stderr, "{}", e.render().ansi());
+    } else {
+        let _ = write!(io.stderr, "{}", e.render());
+    }
+    let (message, tips) = said(&e.render().to_string());
+    let help = format!(
+        "run `sojx {} --help`",
+        if command == Command::Sojx {
+            ""
+        } else {
+            command.as_str()
+        }
+    )
+    .replace("  ", " ");
+    let hint = tips
+        .into_iter()
+        .chain([help])
+        .collect::<Vec<_>>()
+        .join("; ");
     let f = Failure::new(ErrorKind::Usage, Operation::ParseArguments, message)
         .retryable(false)
-        .hint(
-            format!(
-                "run `sojx {} --help`",
-                if command == Command::Sojx {
-                    ""
-                } else {
-                    command.as_str()
-                }
-            )
-            .replace("  ", " "),
-        );
+        .hint(hint);
     let env = envelope::failure(command, "", f, Parts::default());
     let status = env.exit_status();
     // `-r` prints data or nothing, `-q` nothing: never an envelope a pipe would take for the
@@ -82,16 +88,21 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
     if asks_silence(args) {
         return status;
     }
+    let format = output_format(args);
+    let pretty = asks(args, "--pretty");
+    // clap's text on stderr said it: on a terminal, once.
+    let reader = output::reader(io, format.is_some() || pretty);
     let _ = render::render(
         io.stdout,
         &env,
         Style {
-            format: if asks_github(args) {
+            format: if format == Some("github") {
                 OutputFormat::Github
             } else {
                 OutputFormat::Json
             },
-            pretty: false,
+            reader,
+            pretty: pretty || io.stdout_is_tty,
             raw: false,
             quiet: false,
             terminal: io.stdout_is_tty,
@@ -102,13 +113,71 @@ pub(super) fn clap_error(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) ->
     status
 }
 
-/// Whether the arguments ask for `--output-format github` (as two tokens or with `=`), read
-/// token by token: a usage error in a GitHub job is an annotation too.
-fn asks_github(args: &[OsString]) -> bool {
-    let args: Vec<&str> = args.iter().filter_map(|a| a.to_str()).collect();
+/// clap's message, up to its usage block, as the envelope's one sentence and its tips (`tip: a
+/// similar argument exists: '--schema'`), each on one line.
+fn said(rendered: &str) -> (String, Vec<String>) {
+    let body = rendered.split("\nUsage:").next().unwrap_or(rendered);
+    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut message = Vec::new();
+    let mut tips = Vec::new();
+    for line in body.lines() {
+        match line.trim_start().strip_prefix("tip:") {
+            Some(tip) => tips.push(one_line(tip)),
+            // A tip's continuation (clap wraps long ones).
+            None if !tips.is_empty() && line.starts_with("  ") => {
+                let last = tips.len() - 1;
+                tips[last] = one_line(&format!("{} {line}", tips[last]));
+            }
+            None => message.push(line),
+        }
+    }
+    let message = one_line(&message.join(" "));
+    let message = message.trim_start_matches("error: ").to_owned();
+    (message, tips)
+}
+
+/// `sojx run claude -p …`: the agent's command without the `--` before it is an argument clap
+/// does not know; the tip names the fix. `None` for any other error.
+fn dash_dash_tip(e: &clap::Error, command: Command) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue};
+    if command != Command::Run || e.kind() != clap::error::ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    (!arg.starts_with('-')).then(|| {
+        format!("the agent's command goes after `--`: `sojx run [OPTIONS] -- {arg} [ARGS]...`")
+    })
+}
+
+/// `--output-format` as given (two tokens or with `=`), read token by token before `--`:
+/// a usage error in a GitHub job is an annotation too, and any format asked for prints the
+/// envelope on a terminal.
+fn output_format(args: &[OsString]) -> Option<&str> {
+    let args: Vec<&str> = options(args).collect();
     args.windows(2)
-        .any(|w| w[0] == "--output-format" && w[1] == "github")
-        || args.contains(&"--output-format=github")
+        .rev()
+        .find(|w| w[0] == "--output-format")
+        .map(|w| w[1])
+        .or_else(|| {
+            args.iter()
+                .rev()
+                .find_map(|a| a.strip_prefix("--output-format="))
+        })
+}
+
+/// Whether the long flag `flag` is given before `--`.
+fn asks(args: &[OsString], flag: &str) -> bool {
+    options(args).any(|a| a == flag)
+}
+
+/// The arguments after the program's name and before `--`, as text.
+fn options(args: &[OsString]) -> impl Iterator<Item = &str> {
+    args.iter()
+        .skip(1)
+        .filter_map(|a| a.to_str())
+        .take_while(|a| *a != "--")
 }
 
 /// Whether the arguments ask for `-r/--raw` or `-q/--quiet`, read token by token (clap could
@@ -116,19 +185,15 @@ fn asks_github(args: &[OsString]) -> bool {
 /// (`-rq`), before `--`. A value that looks like one errs on the side of printing nothing; the
 /// exit status and stderr still say what went wrong.
 fn asks_silence(args: &[OsString]) -> bool {
-    args.iter()
-        .skip(1)
-        .filter_map(|a| a.to_str())
-        .take_while(|a| *a != "--")
-        .any(|a| {
-            a == "--raw"
-                || a == "--quiet"
-                || a.strip_prefix('-').is_some_and(|c| {
-                    !c.starts_with('-')
-                        && c.chars().all(|c| c.is_ascii_alphabetic())
-                        && c.contains(['r', 'q'])
-                })
-        })
+    options(args).any(|a| {
+        a == "--raw"
+            || a == "--quiet"
+            || a.strip_prefix('-').is_some_and(|c| {
+                !c.starts_with('-')
+                    && c.chars().all(|c| c.is_ascii_alphabetic())
+                    && c.contains(['r', 'q'])
+            })
+    })
 }
 
 /// `--color` as given, for clap's own output (help, usage errors), when parsing failed: clap

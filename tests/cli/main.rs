@@ -18,6 +18,7 @@ mod install;
 mod invariance;
 mod jq_budget;
 mod layout;
+mod messages;
 mod numbers;
 mod pipelines;
 mod producers;

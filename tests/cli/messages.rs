@@ -1,0 +1,89 @@
+//! Messages a new user meets (issue 42, items 4 and 6 to 13): each error said once on a
+//! terminal, warnings where a schema or an answer cannot be trusted, and hints that fit what
+//! was given.
+
+use serde_json::Value;
+
+use crate::common::{have_tool, on_a_terminal, run, sojx};
+
+/// `sojx ARGS` on a terminal (stdout and stderr both), then its exit status: what a person sees.
+fn seen(args: &str) -> String {
+    let bin = assert_cmd::cargo::cargo_bin("sojx");
+    on_a_terminal(&format!("{} {args}; echo \"rc=$?\"", bin.display())).replace('\r', "")
+}
+
+/// Item 6: on a terminal a failure is said once, in words (stderr), not again as an envelope;
+/// piped, the envelope is there as before.
+#[test]
+fn a_failure_on_a_terminal_is_said_once() {
+    if !have_tool("script", "the told-once test") {
+        return;
+    }
+    let tty = seen("extract no-such-file.ndjson");
+    assert_eq!(
+        tty,
+        "sojx: no-such-file.ndjson: filesystem: cannot open no-such-file.ndjson: no such file\n  hint: check the path; `-` reads standard input\nrc=3\n"
+    );
+    let tty = seen("extract --shema x.json f");
+    assert_eq!(tty.matches("unexpected argument").count(), 1, "{tty}");
+    assert!(!tty.contains('{'), "no envelope: {tty}");
+    assert!(tty.ends_with("rc=3\n"), "{tty}");
+    // A success on a terminal is still the (pretty) envelope, and a failure among successes
+    // is said on stderr only.
+    let tty = seen("extract no-such-file.ndjson examples/verdict.json");
+    assert_eq!(tty.matches("\"command\": \"extract\"").count(), 1, "{tty}");
+    assert_eq!(tty.matches("no such file").count(), 1, "{tty}");
+    // Asked for, the envelope is printed on a terminal too.
+    for flags in ["--pretty", "--output-format json"] {
+        let tty = seen(&format!("extract {flags} no-such-file.ndjson 2>/dev/null"));
+        assert!(tty.contains("\"kind\": \"filesystem\""), "{flags}: {tty}");
+    }
+    // Piped, the envelope.
+    let r = run(sojx().args(["extract", "no-such-file.ndjson"]));
+    assert_eq!((r.code, r.kind()), (3, Some("filesystem")));
+}
+
+/// Item 4: a usage error's envelope is on one line unless stdout is a terminal or `--pretty`
+/// is given, as every envelope; item 6: its message is clap's sentence, its tip is in the hint.
+#[test]
+fn a_usage_envelope_is_pretty_where_every_envelope_is() {
+    let r = run(sojx().args(["extract", "--shema", "x.json"]));
+    let e = r.one();
+    assert_eq!(e["error"]["message"], "unexpected argument '--shema' found");
+    assert_eq!(
+        e["error"]["hint"],
+        "a similar argument exists: '--schema'; run `sojx extract --help`"
+    );
+    assert_eq!(r.stdout.lines().count(), 1, "{}", r.stdout);
+    let out = sojx()
+        .args(["extract", "--pretty", "--shema", "x.json"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.lines().count() > 10, "{stdout}");
+    let e: Value = serde_json::from_str(&stdout).unwrap();
+    crate::common::check_envelope(&e);
+    assert_eq!(e["error"]["kind"], "usage");
+    if !have_tool("script", "the usage-envelope-on-a-terminal test") {
+        return;
+    }
+    // Stdout a terminal (stderr elsewhere): pretty.
+    let tty = seen("extract --shema x.json 2>/dev/null");
+    assert!(tty.starts_with("{\n  \"timestamp\""), "{tty}");
+}
+
+/// Item 10: `sojx run claude -p …` without `--`: the tip says where the command goes.
+#[test]
+fn run_without_dash_dash_says_where_the_command_goes() {
+    let r = run(sojx().args(["run", "claude", "-p", "hi"]));
+    let tip = "the agent's command goes after `--`: `sojx run [OPTIONS] -- claude [ARGS]...`";
+    assert_eq!(r.code, 3);
+    assert!(r.stderr.contains(&format!("tip: {tip}")), "{}", r.stderr);
+    assert_eq!(
+        r.one()["error"]["hint"],
+        format!("{tip}; run `sojx run --help`").as_str()
+    );
+    // An unknown option is not a command.
+    let r = run(sojx().args(["run", "--nope", "--", "claude"]));
+    assert!(!r.stderr.contains("goes after `--`"), "{}", r.stderr);
+}
