@@ -45,6 +45,9 @@ wire_enum! {
         /// `--repair` removed the cut-off last member whole (never completed).
         DroppedIncompleteMember = "dropped_incomplete_member",
         // A schema read or lowered (`compile`, `lint`, `--schema`).
+        /// A schema keyword is misspelt (`requird`): no validator enforces it (`sojx lint`'s
+        /// `keyword_typo`, said wherever a schema is compiled).
+        KeywordTypo = "keyword_typo",
         /// The schema constrains nothing; the compiled schema enforces nothing either.
         EmptySchema = "empty_schema",
         /// `$schema` became the draft the provider takes (Claude Code: draft-07).

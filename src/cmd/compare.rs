@@ -11,7 +11,7 @@ use crate::error::{ErrorKind, Failure, Operation};
 use crate::exit::ExitStatus;
 use crate::input::Source;
 use crate::names::Command;
-use crate::{batch, cli, compare, jq, schema};
+use crate::{batch, cli, compare, jq};
 
 pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
@@ -27,7 +27,7 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         Ok(e) => e,
         Err(f) => return fail(io, f),
     };
-    let schema = match schema::load(&settings::schema(&a.schema)) {
+    let schema = match settings::load(&settings::schema(&a.schema)) {
         Ok(s) => s,
         Err(f) => return fail(io, f),
     };

@@ -51,7 +51,7 @@ impl Prepared {
         answer: &cli::AnswerArgs,
     ) -> Result<Self, crate::error::Failure> {
         Ok(Self {
-            schema: schema::load(schema)?,
+            schema: settings::load(schema)?,
             assertions: jq::Assertions::compile(&answer.asserts)?,
             handoff: answer
                 .handoff

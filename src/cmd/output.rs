@@ -224,13 +224,7 @@ fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
         name => format!("{}: ", sanitize::sanitize(name)),
     };
     for w in env.warnings() {
-        let _ = writeln!(
-            io.stderr,
-            "sojx: {input}{}: {}: {}",
-            paint(color, "warning", Ansi::new().yellow()),
-            w.kind,
-            sanitize::sanitize(&w.message)
-        );
+        warn(io, &input, w, color);
     }
     let Some(err) = env.error() else { return };
     let _ = writeln!(
@@ -257,6 +251,33 @@ fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
         && io.first_time(h)
     {
         let _ = writeln!(io.stderr, "  hint: {}", sanitize::sanitize(h));
+    }
+}
+
+/// On stderr: `sojx: INPUT: warning: KIND: message`, once per input (a schema's warning is on
+/// every document's envelope that `validate` prints, and said once). `input` is `"NAME: "` or
+/// empty.
+fn warn(io: &mut Io<'_>, input: &str, w: &crate::warning::Warning, color: bool) {
+    let line = format!(
+        "sojx: {input}{}: {}: {}",
+        paint(color, "warning", Ansi::new().yellow()),
+        w.kind,
+        sanitize::sanitize(&w.message)
+    );
+    if io.first_time(&line) {
+        let _ = writeln!(io.stderr, "{line}");
+    }
+}
+
+/// The schema's warnings for `input`, before it is read: `validate` writes most valid
+/// documents' envelopes as bytes, which [`tell`] never sees.
+pub(super) fn warn_of_schema(io: &mut Io<'_>, input: &str, schema: &schema::Schema, style: Style) {
+    if style.format != OutputFormat::Json && !style.quiet {
+        return;
+    }
+    let input = format!("{}: ", sanitize::sanitize(input));
+    for w in &schema.warnings {
+        warn(io, &input, w, style.stderr_color);
     }
 }
 

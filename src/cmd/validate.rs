@@ -3,7 +3,9 @@
 
 use std::io;
 
-use super::output::{Tally, emit, fail_before_input, files_read, sources, stdin_guard, style};
+use super::output::{
+    Tally, emit, fail_before_input, files_read, sources, stdin_guard, style, warn_of_schema,
+};
 use super::{Io, settings};
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure, Operation};
@@ -11,12 +13,12 @@ use crate::exit::ExitStatus;
 use crate::names::Command;
 use crate::render::{OutputFormat, Style};
 use crate::validate::ValidDocs;
-use crate::{cli, input, schema, validate};
+use crate::{cli, input, validate};
 
 pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
     let settings = settings::schema(&a.schema);
-    let schema = match schema::load(&settings) {
+    let schema = match settings::load(&settings) {
         Ok(Some(s)) => s,
         Ok(None) => {
             let f = Failure::new(
@@ -54,6 +56,7 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
         tally: Tally::default(),
     };
     for s in sources(&a.files) {
+        warn_of_schema(sink.io, &s.name(), &schema, style);
         let _watchdog = input::Watchdog::arm(a.live.timeout);
         let opts = validate::Options {
             max_line_bytes: a.limits.max_line_bytes,

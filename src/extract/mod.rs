@@ -126,17 +126,21 @@ fn from_reader(
     opts: &Options<'_>,
     live: &mut Live<'_>,
 ) -> Envelope {
-    let (outcome, warnings) = match read_live(reader, size, opts, live) {
+    // What the schema earns comes first, on every envelope validated against it.
+    let mut warnings = opts.schema.map(|s| s.warnings.clone()).unwrap_or_default();
+    let (outcome, read) = match read_live(reader, size, opts, live) {
         Ok(r) => r,
         Err(Stopped { failure, producer }) => {
             let parts = Parts {
                 producer,
+                warnings,
                 ..Parts::default()
             };
             // The target is the input unless the failure names another (the tee file).
             return envelope::failure(Command::Extract, name, failure, parts);
         }
     };
+    warnings.extend(read);
     decide(name, outcome, warnings, opts)
 }
 

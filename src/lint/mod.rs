@@ -24,6 +24,7 @@ use crate::error::{ErrorKind, Failure, Operation};
 use crate::names::Command;
 use crate::provider::{LintProvider, Provider};
 use crate::schema::{self, SchemaDoc};
+use crate::warning::{Warning, WarningKind};
 
 mod keywords;
 mod rules;
@@ -53,6 +54,24 @@ pub(crate) struct Finding {
     pub rule: &'static str,
     pub message: String,
     pub fix: String,
+}
+
+/// What a schema earns wherever it is compiled (`extract`, `validate`, `run`, `compare`): a
+/// warning per keyword typo, a constraint no validator enforces (lint's rule `keyword_typo`).
+pub(crate) fn schema_warnings(doc: &Value) -> Vec<Warning> {
+    typos(doc)
+        .into_iter()
+        .map(|(at, typo)| {
+            Warning::new(
+                WarningKind::KeywordTypo,
+                format!(
+                    "the schema at {at}: {}; {} (`sojx lint` checks the whole schema)",
+                    typo.message(),
+                    typo.fix()
+                ),
+            )
+        })
+        .collect()
 }
 
 fn providers(p: LintProvider) -> Vec<Provider> {

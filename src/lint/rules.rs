@@ -3,9 +3,9 @@
 use serde_json::{Map, Value};
 
 use super::{
-    ANNOTATIONS, CLAUDE_CODE, CLAUDE_CODE_DRAFT, Finding, KNOWN, Severity, children,
-    claude_code_takes_draft, did_you_mean, external_refs, format_unsupported, formats, has_type,
-    is_object_node, needs_object_root, unsupported, unsupported_regex, untyped, walk,
+    ANNOTATIONS, CLAUDE_CODE, CLAUDE_CODE_DRAFT, Finding, Severity, Unknown, children,
+    claude_code_takes_draft, external_refs, format_unsupported, formats, has_type, is_object_node,
+    needs_object_root, unsupported, unsupported_regex, untyped, walk,
 };
 use crate::pointer::escape;
 use crate::provider::{Provider, provider_id};
@@ -78,39 +78,38 @@ impl Lint {
     /// constraint it was meant to be (JSON Schema 2020-12 core §6.5: unknown keywords are
     /// collected as annotations, never asserted).
     fn keyword(&mut self, p: &str, k: &str) {
-        if KNOWN.contains(&k) || k.starts_with("x-") {
-            return;
-        }
         let at = format!("{p}/{}", escape(k));
-        if k == "nullable" {
-            // OpenAPI 3.0's `nullable` is not JSON Schema; validators and strict modes ignore it.
-            self.add(
-                &at,
-                "all",
-                Severity::Warning,
-                "openapi_nullable",
-                "`nullable` is OpenAPI 3.0, not JSON Schema: it is ignored, so null is not accepted"
-                    .into(),
-                "use \"type\": [\"<type>\", \"null\"] (or anyOf with {\"type\": \"null\"})",
-            );
-        } else if let Some(w) = did_you_mean(k) {
-            self.add(
+        match Unknown::of(k) {
+            None => {}
+            Some(Unknown::OpenApiNullable) => {
+                // OpenAPI 3.0's `nullable` is not JSON Schema; validators and strict modes
+                // ignore it.
+                self.add(
+                    &at,
+                    "all",
+                    Severity::Warning,
+                    "openapi_nullable",
+                    "`nullable` is OpenAPI 3.0, not JSON Schema: it is ignored, so null is not accepted"
+                        .into(),
+                    "use \"type\": [\"<type>\", \"null\"] (or anyOf with {\"type\": \"null\"})",
+                );
+            }
+            Some(Unknown::Typo(typo)) => self.add(
                 &at,
                 "all",
                 Severity::Error,
                 "keyword_typo",
-                format!("unknown keyword `{k}` is ignored, so this constraint is not enforced"),
-                format!("rename it to `{w}`"),
-            );
-        } else {
-            self.add(
+                typo.message(),
+                typo.fix(),
+            ),
+            Some(Unknown::Other) => self.add(
                 &at,
                 "all",
                 Severity::Warning,
                 "unknown_keyword",
                 format!("unknown keyword `{k}` is ignored by validators and providers"),
                 "remove it, or prefix it with x- to mark it as an extension",
-            );
+            ),
         }
     }
 

@@ -148,6 +148,72 @@ fn distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
+/// A key of a subschema that is no keyword of any draft: every validator ignores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Unknown {
+    /// OpenAPI 3.0's `nullable`.
+    OpenApiNullable,
+    /// A misspelt keyword (`requird`): the constraint it was meant to be is not enforced.
+    Typo(Typo),
+    /// Anything else (an extension without the `x-` prefix).
+    Other,
+}
+
+impl Unknown {
+    /// What the key `k` of a subschema is, when no draft defines it (`None`: a keyword, or an
+    /// `x-` extension).
+    pub(crate) fn of(k: &str) -> Option<Self> {
+        if KNOWN.contains(&k) || k.starts_with("x-") {
+            return None;
+        }
+        Some(if k == "nullable" {
+            Self::OpenApiNullable
+        } else if let Some(meant) = did_you_mean(k) {
+            Self::Typo(Typo {
+                keyword: k.to_owned(),
+                meant,
+            })
+        } else {
+            Self::Other
+        })
+    }
+}
+
+/// A keyword typo: `keyword` is no keyword, and probably meant `meant`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Typo {
+    pub keyword: String,
+    pub meant: &'static str,
+}
+
+impl Typo {
+    pub(crate) fn message(&self) -> String {
+        format!(
+            "unknown keyword `{}` is ignored, so this constraint is not enforced",
+            self.keyword
+        )
+    }
+
+    pub(crate) fn fix(&self) -> String {
+        format!("rename it to `{}`", self.meant)
+    }
+}
+
+/// Every keyword typo of the schema `doc`, with its JSON Pointer (lint's rule
+/// `keyword_typo`).
+pub(crate) fn typos(doc: &Value) -> Vec<(String, Typo)> {
+    let mut out = Vec::new();
+    walk(doc, "", &mut |v, p| {
+        let Value::Object(o) = v else { return };
+        for k in o.keys() {
+            if let Some(Unknown::Typo(t)) = Unknown::of(k) {
+                out.push((format!("{p}/{}", crate::pointer::escape(k)), t));
+            }
+        }
+    });
+    out
+}
+
 /// The known keyword `k` was probably meant as, if any.
 pub(super) fn did_you_mean(k: &str) -> Option<&'static str> {
     if k.chars().count() < 3 {

@@ -13,6 +13,7 @@ use crate::budget::{self, Cost, Graph};
 use crate::details::{Details, Violation};
 use crate::envelope::Validation;
 use crate::error::{ErrorKind, Failure, Operation, thousands};
+use crate::warning::Warning;
 
 mod compile;
 mod draft;
@@ -46,6 +47,9 @@ pub struct Schema {
     pub name: String,
     /// The raw schema document (after unwrapping).
     pub document: Value,
+    /// What every envelope validated against it should say about it (a keyword typo: the
+    /// command layer adds lint's findings, which this module cannot see).
+    pub warnings: Vec<Warning>,
 }
 
 impl Schema {
@@ -422,6 +426,7 @@ pub fn load(settings: &Settings) -> Result<Option<Schema>, Failure> {
         base,
         name,
         document,
+        warnings: Vec::new(),
     }))
 }
 

@@ -275,11 +275,10 @@ fn envelope_of(name: &str, schema: &Schema, doc: Doc<'_>) -> Envelope {
             lone_surrogates,
             ..
         } => {
-            let warnings = if lone_surrogates {
-                vec![Warning::lone_surrogate(Some(line))]
-            } else {
-                Vec::new()
-            };
+            let mut warnings = schema.warnings.clone();
+            if lone_surrogates {
+                warnings.push(Warning::lone_surrogate(Some(line)));
+            }
             document(name, schema, line, value, warnings)
         }
         Doc::Bad { line, reason, text } => {

@@ -43,6 +43,7 @@ impl Template {
             Parts {
                 source: Some(Source::document(0)),
                 validation: Some(schema.report(true)),
+                warnings: schema.warnings.clone(),
                 ..Parts::default()
             },
         );

@@ -292,7 +292,7 @@ const LAYERS: &[&str] = &[
     // Shared work: inputs on all cores, jq, schemas.
     "batch: input",
     "jq: details error json",
-    "schema: budget details envelope error input json",
+    "schema: budget details envelope error input json warning",
     // Producers and what is built from their verdicts.
     "producer: brackets details error framing json names warning",
     "text: brackets json producer",
@@ -306,7 +306,7 @@ const LAYERS: &[&str] = &[
         schema text warning",
     "validate: batch details envelope error framing input json names schema warning",
     "compare: details envelope error exit extract input jq json names warning",
-    "lint: details envelope error names pointer provider schema",
+    "lint: details envelope error names pointer provider schema warning",
     "lower: details envelope error lint names pointer provider schema warning",
     "agent: activity details envelope error input names producer warning",
     // The command line's definition (clap), with the engine's types its flags parse into.

@@ -87,3 +87,65 @@ fn run_without_dash_dash_says_where_the_command_goes() {
     let r = run(sojx().args(["run", "--nope", "--", "claude"]));
     assert!(!r.stderr.contains("goes after `--`"), "{}", r.stderr);
 }
+
+/// Item 7: a schema keyword typo is a `keyword_typo` warning wherever the schema is compiled
+/// (`extract`, `validate`, `run`), not only in `lint`; said once per input on stderr.
+#[test]
+fn a_schema_keyword_typo_is_warned_of_wherever_the_schema_is_compiled() {
+    let schema = r#"{"type":"object","properties":{"s":{"maxLenght":3}},"requird":["summary"]}"#;
+    let answer = "examples/verdict.json";
+    let typos = |e: &Value| -> Vec<String> {
+        e["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|w| w["kind"] == "keyword_typo")
+            .map(|w| w["message"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let expected = [
+        "the schema at /requird: unknown keyword `requird` is ignored, so this constraint is not enforced; rename it to `required` (`sojx lint` checks the whole schema)",
+        "the schema at /properties/s/maxLenght: unknown keyword `maxLenght` is ignored, so this constraint is not enforced; rename it to `maxLength` (`sojx lint` checks the whole schema)",
+    ];
+    for args in [
+        vec!["extract", "--schema", schema, answer],
+        vec!["validate", "--schema", schema, answer],
+        vec!["run", "--schema", schema, "--", "cat", answer],
+    ] {
+        let r = run(sojx().args(&args));
+        assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
+        assert_eq!(typos(r.one()), expected, "{args:?}");
+        assert_eq!(
+            r.stderr.matches("warning: keyword_typo").count(),
+            2,
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+    // Many documents of one input: the warning is on each envelope, said once on stderr.
+    for shown in ["--pretty", "--output-format=json"] {
+        let out = sojx()
+            .args(["validate", "--schema", schema, shown])
+            .write_stdin("{}\n{}\n{}\n")
+            .output()
+            .unwrap();
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert_eq!(stdout.matches("\"keyword_typo\"").count(), 6, "{stdout}");
+        assert_eq!(
+            stderr.matches("warning: keyword_typo").count(),
+            2,
+            "{stderr}"
+        );
+    }
+    // A schema without a typo warns of nothing.
+    let r = run(sojx().args([
+        "extract",
+        "--schema",
+        "examples/verdict.schema.json",
+        answer,
+    ]));
+    assert!(typos(r.one()).is_empty());
+}
