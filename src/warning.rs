@@ -24,6 +24,9 @@ wire_enum! {
         // Finding the answer.
         /// The answer text held more JSON candidates than `--max-candidates`; the rest were not tried.
         CandidatesCapped = "candidates_capped",
+        /// The answer was dug out of prose (`code_fence`, `embedded`) and no `--schema` checked it:
+        /// it may be any JSON the text held.
+        UncheckedAnswer = "unchecked_answer",
         /// Claude Code's `result.structured_output` differs from its last accepted StructuredOutput
         /// call.
         CrossCheckMismatch = "cross_check_mismatch",

@@ -7,7 +7,7 @@ use crate::envelope::{self, Envelope, MAX_DATA_DEPTH, Parts, Source, depth};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::Item;
 use crate::names::Command;
-use crate::producer::{self, Outcome, Producer, Verdict};
+use crate::producer::{self, Outcome, Producer, SourceKind, Verdict};
 use crate::warning::{Warning, WarningKind};
 
 use super::Options;
@@ -87,6 +87,7 @@ pub fn decide(
         return envelope::failure(Command::Extract, name, f, parts(Some(source), warnings));
     }
     let mut p = parts(Some(chosen.source()), warnings);
+    p.warnings.extend(unchecked(&chosen, opts));
     match check(name, chosen, opts, &mut p) {
         Ok(data) => envelope::success(Command::Extract, name, data, p),
         Err(f) => envelope::failure(Command::Extract, name, f, p),
@@ -179,6 +180,23 @@ fn check(
         a.check(&chosen.value).map_err(|f| f.target(name))?;
     }
     Ok(chosen.value)
+}
+
+/// An answer dug out of prose (a code fence, or JSON embedded in text) with no `--schema` to
+/// tell it from any other JSON the text held: a warning, with the way to make sure.
+fn unchecked(chosen: &Chosen, opts: &Options<'_>) -> Option<Warning> {
+    let found = match chosen.kind {
+        _ if opts.schema.is_some() => return None,
+        SourceKind::CodeFence => "in a fenced code block of the text",
+        SourceKind::Embedded => "inside prose",
+        _ => return None,
+    };
+    Some(Warning::new(
+        WarningKind::UncheckedAnswer,
+        format!(
+            "the answer is JSON found {found}, and no schema checked that it is the answer; give --schema S to hold it to the answer's shape"
+        ),
+    ))
 }
 
 /// The failure of a value that carries a run's identity and that no known producer claims.

@@ -113,6 +113,18 @@ pub fn run(cmd: &mut Command) -> Run {
     }
 }
 
+/// The messages of the only envelope's warnings of `kind`.
+#[allow(dead_code)]
+pub fn warned(r: &Run, kind: &str) -> Vec<String> {
+    r.one()["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|w| w["kind"] == kind)
+        .map(|w| w["message"].as_str().unwrap().to_owned())
+        .collect()
+}
+
 /// Run `sojx ARGS` with `stdin` as input.
 pub fn run_stdin(args: &[&str], stdin: impl Into<Vec<u8>>) -> Run {
     run(sojx().args(args).write_stdin(stdin.into()))

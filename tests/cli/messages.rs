@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{have_tool, on_a_terminal, run, sojx};
+use crate::common::{have_tool, on_a_terminal, run, sojx, warned};
 
 /// `sojx ARGS` on a terminal (stdout and stderr both), then its exit status: what a person sees.
 fn seen(args: &str) -> String {
@@ -94,15 +94,6 @@ fn run_without_dash_dash_says_where_the_command_goes() {
 fn a_schema_keyword_typo_is_warned_of_wherever_the_schema_is_compiled() {
     let schema = r#"{"type":"object","properties":{"s":{"maxLenght":3}},"requird":["summary"]}"#;
     let answer = "examples/verdict.json";
-    let typos = |e: &Value| -> Vec<String> {
-        e["warnings"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|w| w["kind"] == "keyword_typo")
-            .map(|w| w["message"].as_str().unwrap().to_owned())
-            .collect()
-    };
     let expected = [
         "the schema at /requird: unknown keyword `requird` is ignored, so this constraint is not enforced; rename it to `required` (`sojx lint` checks the whole schema)",
         "the schema at /properties/s/maxLenght: unknown keyword `maxLenght` is ignored, so this constraint is not enforced; rename it to `maxLength` (`sojx lint` checks the whole schema)",
@@ -114,7 +105,7 @@ fn a_schema_keyword_typo_is_warned_of_wherever_the_schema_is_compiled() {
     ] {
         let r = run(sojx().args(&args));
         assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);
-        assert_eq!(typos(r.one()), expected, "{args:?}");
+        assert_eq!(warned(&r, "keyword_typo"), expected, "{args:?}");
         assert_eq!(
             r.stderr.matches("warning: keyword_typo").count(),
             2,
@@ -147,5 +138,42 @@ fn a_schema_keyword_typo_is_warned_of_wherever_the_schema_is_compiled() {
         "examples/verdict.schema.json",
         answer,
     ]));
-    assert!(typos(r.one()).is_empty());
+    assert!(warned(&r, "keyword_typo").is_empty());
+}
+
+/// Item 8: an answer dug out of prose with no schema to check it is taken with a warning that
+/// says how to check it; with `--schema`, or from a value the producer gave, no warning.
+#[test]
+fn an_answer_from_prose_without_a_schema_is_warned_of() {
+    let unchecked = |r: &crate::common::Run| warned(r, "unchecked_answer");
+    let prose = "I looked at the build; the features are [\"iterator\"] as usual.\n";
+    let r = run(sojx().arg("extract").write_stdin(prose));
+    assert_eq!(
+        (r.code, r.one()["source"]["kind"].as_str()),
+        (0, Some("embedded"))
+    );
+    assert_eq!(
+        unchecked(&r),
+        [
+            "the answer is JSON found inside prose, and no schema checked that it is the answer; give --schema S to hold it to the answer's shape"
+        ]
+    );
+    assert!(
+        r.stderr.contains("warning: unchecked_answer: "),
+        "{}",
+        r.stderr
+    );
+    let fenced = "Here it is:\n```json\n{\"verdict\": \"PASS\"}\n```\n";
+    let r = run(sojx().arg("extract").write_stdin(fenced));
+    assert_eq!(r.one()["source"]["kind"], "code_fence");
+    assert_eq!(unchecked(&r).len(), 1);
+    assert!(unchecked(&r)[0].contains("in a fenced code block"));
+    // A schema checked it, or the answer was the producer's own value: no warning.
+    let r = run(sojx()
+        .args(["extract", "--schema", r#"{"required":["verdict"]}"#])
+        .write_stdin(fenced));
+    assert_eq!(r.code, 0);
+    assert!(unchecked(&r).is_empty());
+    let r = run(sojx().args(["extract", "examples/claude-review.ndjson"]));
+    assert!(unchecked(&r).is_empty());
 }

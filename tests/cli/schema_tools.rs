@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{Run, fixture, on_a_terminal, path_str, run, run_stdin, sojx};
+use crate::common::{Run, fixture, on_a_terminal, path_str, run, run_stdin, sojx, warned};
 
 const ORDER: &str = "tests/fixtures/schema/order.schema.json";
 const REMOTE: &str = "tests/fixtures/schema/remote.schema.json";
@@ -515,16 +515,6 @@ fn compile(schema: &Value, provider: &str, extra: &[&str]) -> Run {
         .args(["compile", "--provider", provider])
         .args(extra)
         .arg(schema.to_string()))
-}
-
-fn warned(r: &Run, kind: &str) -> Vec<String> {
-    r.one()["warnings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|w| w["kind"] == kind)
-        .map(|w| w["message"].as_str().unwrap().to_owned())
-        .collect()
 }
 
 /// Validate `doc` against `schema` with `sojx validate`.
