@@ -86,6 +86,18 @@ pub(super) fn not_found(message: String, producer: Producer, opts: &Options<'_>)
     Failure::new(ErrorKind::NotFound, Operation::Extract, message).hint(hint)
 }
 
+/// An input that holds NUL bytes and no answer: a binary file (a program, an image, an
+/// archive), not an agent's output; neither `--repair` nor a re-run finds an answer in it.
+pub(super) fn binary_input() -> Failure {
+    Failure::new(
+        ErrorKind::Parse,
+        Operation::Read,
+        "the input is binary (it holds NUL bytes and no answer), not an agent's output or text",
+    )
+    .hint("give sojx what the agent printed: its stdout, or a file it was written to")
+    .retryable(false)
+}
+
 /// How to ask `producer` for structured output (`../shared/formats/`, each producer's
 /// "Schema" section), for the `not_found` hint.
 fn schema_option(producer: Producer) -> &'static str {

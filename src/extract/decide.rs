@@ -12,7 +12,9 @@ use crate::warning::{Warning, WarningKind};
 
 use super::Options;
 use super::calls::Pick;
-use super::candidate::{Chosen, json_invalid, not_found, source_of, too_deep, try_repair};
+use super::candidate::{
+    Chosen, binary_input, json_invalid, not_found, source_of, too_deep, try_repair,
+};
 use super::fallback::from_answer;
 
 /// A stream that looks cut off, or holds no answer, after lines past `--max-line-bytes` were
@@ -110,6 +112,14 @@ fn choose(
             match choose(Verdict::Text { text, line }, producer, opts, warnings) {
                 Err((f, source)) if f.kind == ErrorKind::NotFound && !opts.strict => {
                     Err((why, source))
+                }
+                other => other,
+            }
+        }
+        Verdict::Binary { text, line } => {
+            match choose(Verdict::Text { text, line }, producer, opts, warnings) {
+                Err((f, _)) if matches!(f.kind, ErrorKind::NotFound | ErrorKind::JsonInvalid) => {
+                    Err((binary_input(), None))
                 }
                 other => other,
             }

@@ -213,9 +213,11 @@ pub(super) fn text_outcome(framer: &mut Framer) -> Outcome {
                     String::from_utf8_lossy(e.as_bytes()).into_owned()
                 }
             };
-            let verdict = Verdict::Text {
-                text,
-                line: Some(1),
+            let line = Some(1);
+            let verdict = if text.contains('\0') {
+                Verdict::Binary { text, line }
+            } else {
+                Verdict::Text { text, line }
             };
             decided(p, verdict, warnings)
         }

@@ -305,6 +305,7 @@ impl<'o> Reading<'o> {
             Verdict::Value { line, .. }
             | Verdict::ValueText { line, .. }
             | Verdict::Text { line, .. }
+            | Verdict::Binary { line, .. }
             | Verdict::Prose { line, .. } => *line,
             // The calls' lines: which call is the answer is decided later.
             Verdict::Calls(calls) => calls

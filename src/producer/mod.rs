@@ -112,6 +112,10 @@ pub enum Verdict {
         line: Option<u64>,
         why: Failure,
     },
+    /// Text of an input that holds NUL bytes, which no agent prints: mined as `Text`, since a
+    /// NUL-padded recording still holds its answer; when it holds none, the input is binary
+    /// (a `parse` failure, which neither `--repair` nor a re-run fixes).
+    Binary { text: String, line: Option<u64> },
     /// A complete run with no answer at all.
     Nothing { message: String },
 }

@@ -177,3 +177,40 @@ fn an_answer_from_prose_without_a_schema_is_warned_of() {
     let r = run(sojx().args(["extract", "examples/claude-review.ndjson"]));
     assert!(unchecked(&r).is_empty());
 }
+
+/// Item 11: a binary file is `parse` (contract §6: the input is not an agent's output), not a
+/// retryable `json_invalid` with a `--repair` hint.
+#[test]
+fn a_binary_input_is_a_parse_failure_that_no_rerun_fixes() {
+    let mut elf = b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x03\x00>\x00".to_vec();
+    elf.extend_from_slice(b"\x00\x00usage: ls [0-9] {-a} \xff\xfe\x00\x00[\"x\",\n\x00\x01\x02");
+    for args in [&["extract"][..], &["extract", "--repair"]] {
+        let r = run(sojx().args(args).write_stdin(elf.clone()));
+        let e = r.one();
+        assert_eq!(
+            (r.code, r.kind()),
+            (1, Some("parse")),
+            "{args:?}: {}",
+            r.stdout
+        );
+        assert_eq!(e["error"]["retryable"], false);
+        assert_eq!(
+            e["error"]["message"],
+            "the input is binary (it holds NUL bytes and no answer), not an agent's output or text"
+        );
+        assert_eq!(
+            e["error"]["hint"],
+            "give sojx what the agent printed: its stdout, or a file it was written to"
+        );
+    }
+    // NUL bytes around an answer do not hide it.
+    let r = run(sojx()
+        .arg("extract")
+        .write_stdin(&b"\0\0answer: {\"ok\": true}\0\n"[..]));
+    assert_eq!((r.code, &r.one()["data"]["ok"]), (0, &Value::Bool(true)));
+    // Text with a broken value is still json_invalid, with the --repair hint.
+    let r = run(sojx()
+        .arg("extract")
+        .write_stdin("the answer: {\"a\": [1, 2"));
+    assert_eq!(r.kind(), Some("json_invalid"));
+}
