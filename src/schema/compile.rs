@@ -38,7 +38,7 @@ pub(super) fn compile_with<F: Json>(
         .should_validate_formats(!settings.ignore_formats)
         .with_pattern_options(jsonschema::PatternOptions::fancy_regex().backtrack_limit(limit));
     opts.build(document).map_err(|e| {
-        let msg = e.to_string();
+        let msg = not_a_type(document, e.instance_path().as_str()).unwrap_or_else(|| e.to_string());
         // Decided on the error's type: the referencing error, and our retriever's own error
         // inside it.
         let referencing = match e.kind() {
@@ -78,6 +78,43 @@ pub(super) fn compile_with<F: Json>(
             message: msg,
         }]))
     })
+}
+
+/// The names JSON Schema's `type` takes (validation vocabulary, §6.1.1).
+const TYPES: [&str; 7] = [
+    "array", "boolean", "integer", "null", "number", "object", "string",
+];
+
+/// What the meta-schema's error at `at` means when it is a `type` naming no type
+/// (`{"type": "objekt"}`, which the library reports as "not valid under any of the schemas
+/// listed in the 'anyOf' keyword"): the wrong names and the allowed ones. `None` for any other
+/// error.
+fn not_a_type(document: &Value, at: &str) -> Option<String> {
+    let parent = at.strip_suffix("/type")?;
+    // A property called `type` is a subschema, not the keyword.
+    let container = ["properties", "patternProperties", "$defs", "definitions"];
+    if container.iter().any(|c| parent.ends_with(&format!("/{c}"))) {
+        return None;
+    }
+    let names: Vec<&str> = match document.pointer(at)? {
+        Value::String(s) => vec![s.as_str()],
+        Value::Array(a) => a.iter().map(Value::as_str).collect::<Option<_>>()?,
+        _ => return None,
+    };
+    let wrong: Vec<String> = names
+        .iter()
+        .filter(|n| !TYPES.contains(n))
+        .map(|n| format!("\"{n}\""))
+        .collect();
+    if wrong.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} {} no JSON Schema type; a type is one of {}",
+        wrong.join(", "),
+        if wrong.len() == 1 { "is" } else { "are" },
+        TYPES.join(", ")
+    ))
 }
 
 /// The options every use of a schema shares: the offline retriever (`--resource` mappings and

@@ -383,8 +383,16 @@ pub fn read(arg: &str) -> Result<SchemaDoc, Failure> {
         }
     };
     let doc: Value = crate::json::from_str(&text).map_err(|e| {
-        invalid(&name, format!("{} is not JSON: {e}", called(&name)))
-            .hint("a schema is a path, @path, or inline JSON")
+        // The place, as editors take it (`FILE:LINE:COLUMN`); inline JSON has no file.
+        let hint = match &base {
+            Some(_) => format!("fix the JSON at {name}:{}:{}", e.line(), e.column()),
+            None => format!(
+                "fix the inline JSON at line {}, column {} (a schema is a path, @path, or inline JSON)",
+                e.line(),
+                e.column()
+            ),
+        };
+        invalid(&name, format!("{} is not JSON: {e}", called(&name))).hint(hint)
     })?;
     Ok(SchemaDoc {
         name,

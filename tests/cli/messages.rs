@@ -214,3 +214,46 @@ fn a_binary_input_is_a_parse_failure_that_no_rerun_fixes() {
         .write_stdin("the answer: {\"a\": [1, 2"));
     assert_eq!(r.kind(), Some("json_invalid"));
 }
+
+/// Item 12: a schema that is not JSON names the place of the JSON error (a file's as
+/// `FILE:LINE:COLUMN`); a `type` naming no type names the types there are.
+#[test]
+fn a_broken_schema_names_the_place_and_the_allowed_types() {
+    let dir = crate::common::scratch_dir("msgs", "schema-comma");
+    let file = dir.join("s.json");
+    std::fs::write(&file, "{\n  \"type\": \"object\",\n}\n").unwrap();
+    let path = crate::common::path_str(&file);
+    let r = run(sojx().args(["extract", "--schema", path, "examples/verdict.json"]));
+    let e = &r.one()["error"];
+    assert_eq!((r.code, e["kind"].as_str()), (3, Some("schema_invalid")));
+    assert_eq!(e["hint"], format!("fix the JSON at {path}:3:1").as_str());
+    let r = run(sojx().args([
+        "validate",
+        "--schema",
+        r#"{"type":"object",}"#,
+        "examples/verdict.json",
+    ]));
+    assert_eq!(
+        r.one()["error"]["hint"],
+        "fix the inline JSON at line 1, column 18 (a schema is a path, @path, or inline JSON)"
+    );
+    let types = "a type is one of array, boolean, integer, null, number, object, string";
+    for (schema, said) in [
+        (
+            r#"{"type":"objekt"}"#,
+            format!("at /type: \"objekt\" is no JSON Schema type; {types}"),
+        ),
+        (
+            r#"{"properties":{"a":{"type":["strng","null","int"]}}}"#,
+            format!("at /properties/a/type: \"strng\", \"int\" are no JSON Schema type; {types}"),
+        ),
+    ] {
+        let r = run(sojx().args(["extract", "--schema", schema, "examples/verdict.json"]));
+        let message = r.one()["error"]["message"].as_str().unwrap().to_owned();
+        assert_eq!(
+            message,
+            format!("the inline schema is not a valid JSON Schema: {said}")
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
