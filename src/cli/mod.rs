@@ -33,10 +33,11 @@ Examples:
   sojx extract --from openai-chat --strict response.json
   timeout -k 5 15m claude -p \"…\" --output-format stream-json --verbose \\
       | sojx extract --activity --tee run.ndjson --timeout 15m --schema x.json
-  sojx extract --output-format text --schema x.json run.ndjson   # a summary for people
+  sojx extract --output-format text --schema x.json run.ndjson  # for people
   sojx extract --markers --handoff handoff.json session.ndjson
-  sojx extract --schema review.json --assert '.counts.blocker == ([.findings[] | select(.severity == \"blocker\")] | length)' run.ndjson
-  sojx extract --schema story.json runs/*.ndjson          # a batch, in parallel, in order";
+  sojx extract --schema review.json run.ndjson \\
+      --assert 'all(.findings[]; .severity != \"blocker\")'  # no blocker
+  sojx extract --schema story.json runs/*.ndjson  # a batch, in order";
 
 const VALIDATE_EXAMPLES: &str = "\
 Examples:
@@ -46,10 +47,10 @@ Examples:
 
 const LINT_EXAMPLES: &str = "\
 Examples:
-  sojx lint schema.json                     # the schema itself; providers' limits as warnings
-  sojx lint --provider openai schema.json   # what OpenAI strict mode refuses is an error
-  sojx lint --provider claude-code schema.json   # will `claude --json-schema` take it?
-  sojx lint schema.json | jq '.error.details.findings[]?'   # the errors, when any
+  sojx lint schema.json                    # providers' limits as warnings
+  sojx lint --provider openai schema.json  # what OpenAI strict mode refuses
+  sojx lint --provider claude-code schema.json  # what Claude Code refuses
+  sojx lint schema.json | jq '.error.details.findings[]?'  # the errors
 
 Exit status: 0 when no finding is an error, 1 otherwise (error.kind schema_invalid, with the
 findings in error.details), 3 when the schema cannot be read or the command is wrong.";
@@ -58,14 +59,16 @@ const COMPILE_EXAMPLES: &str = "\
 Examples:
   sojx compile -r --provider openai schema.json > openai.schema.json
   sojx compile --provider anthropic --compat strict schema.json
-  claude -p \"…\" --json-schema \"$(sojx compile -r --provider claude-code schema.json)\"";
+  claude -p \"…\" \\
+      --json-schema \"$(sojx compile -r --provider claude-code schema.json)\"";
 
 const COMPARE_EXAMPLES: &str = "\
 Examples:
   sojx compare --items '.findings[]' --key '[.file, .line]' --field .severity \\
       security.ndjson style.json ollama.ndjson
   sojx extract a.ndjson b.ndjson > verdicts.jsonl
-  sojx compare --items '.findings[]' --key '[.file, .line]' --field .severity verdicts.jsonl";
+  sojx compare --items '.findings[]' --key '[.file, .line]' --field .severity \\
+      verdicts.jsonl";
 
 /// Extract the final structured output of an LLM agent run, validate it against a JSON Schema,
 /// and print one JSON envelope per input.

@@ -10,9 +10,11 @@ use crate::agent::{Extra, Profile};
 
 pub(super) const RUN_EXAMPLES: &str = "\
 Examples:
-  sojx run --schema x.json --timeout 15m -- claude -p \"…\" --output-format stream-json --verbose \\
+  sojx run --schema x.json --timeout 15m -- \\
+      claude -p \"…\" --output-format stream-json --verbose \\
       --json-schema \"$(sojx compile -r --provider claude-code x.json)\"
-  sojx run --schema x.json --activity --tee run.ndjson -- codex exec --json --output-schema x.json \"…\"
+  sojx run --schema x.json --activity --tee run.ndjson -- \\
+      codex exec --json --output-schema x.json \"…\"
 
 COMMAND runs without a shell, in its own process group; its stdout is read as `extract` reads
 an input, its stderr is passed through, and the envelope's `agent` says how it ended. With

@@ -257,3 +257,45 @@ fn a_broken_schema_names_the_place_and_the_allowed_types() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Item 13: every `--help` example is printed on whole lines, at 80 columns as at 100: a
+/// line is a command, or continues the one before it, which ends with ` \`; copied, it runs.
+#[test]
+fn help_examples_are_whole_lines() {
+    let commands = ["sojx", "claude", "codex", "timeout", "cat"];
+    for sub in ["extract", "run", "validate", "lint", "compile", "compare"] {
+        let examples = |columns: &str| -> Vec<String> {
+            let out = sojx()
+                .args([sub, "--help"])
+                .env("COLUMNS", columns)
+                .output()
+                .unwrap();
+            String::from_utf8(out.stdout)
+                .unwrap()
+                .lines()
+                .skip_while(|l| *l != "Examples:")
+                .skip(1)
+                .take_while(|l| !l.is_empty())
+                .map(str::to_owned)
+                .collect()
+        };
+        let lines = examples("80");
+        assert!(!lines.is_empty(), "{sub}: no examples");
+        assert_eq!(lines, examples("100"), "{sub}: wrapped at 80 columns");
+        let mut continued = false;
+        for l in &lines {
+            assert!(l.chars().count() <= 80, "{sub}: too long: {l}");
+            if continued {
+                assert!(l.starts_with("      "), "{sub}: {l}");
+            } else {
+                let first = l.strip_prefix("  ").and_then(|c| c.split(' ').next());
+                assert!(
+                    first.is_some_and(|w| commands.contains(&w)),
+                    "{sub}: not a whole command: {l}"
+                );
+            }
+            continued = l.ends_with(" \\");
+        }
+        assert!(!continued, "{sub}: the last example continues");
+    }
+}
