@@ -447,7 +447,8 @@ fn without_schema_the_schema_comes_from_the_agents_own_flag() {
         r.one()["validation"]["schema"],
         format!("<inline> ({claude} --json-schema)")
     );
-    assert!(!r.stderr.contains("hint: add"), "{}", r.stderr);
+    assert!(!r.stderr.contains("in COMMAND so that"), "{}", r.stderr);
+    assert!(!r.stderr.contains("to COMMAND so that"), "{}", r.stderr);
     // Both given and different: --schema wins, with a warning.
     let r = run(sojx()
         .args(["run", "--schema", "{\"type\":\"object\"}", "--", &claude])
@@ -485,10 +486,29 @@ fn without_schema_the_schema_comes_from_the_agents_own_flag() {
 #[test]
 fn an_agent_started_without_its_stream_flags_gets_a_hint() {
     let s = Scratch::new("hint");
+    // -p is there: the hint adds only what is missing (issue 42, item 10).
     let r = run(sojx().args(["run", "--", &s.claude(), "-p", "review"]));
     assert!(
+        r.stderr.contains(
+            ": hint: add --output-format stream-json --verbose to COMMAND so that it prints a stream sojx reads\n"
+        ),
+        "{}",
         r.stderr
-            .contains(": hint: add -p --output-format stream-json --verbose to COMMAND"),
+    );
+    // A text format given is replaced, not added to.
+    let r = run(sojx().args([
+        "run",
+        "--",
+        &s.claude(),
+        "-p",
+        "--output-format",
+        "text",
+        "review",
+    ]));
+    assert!(
+        r.stderr.contains(
+            ": hint: replace --output-format text with --output-format stream-json and add --verbose in COMMAND so"
+        ),
         "{}",
         r.stderr
     );

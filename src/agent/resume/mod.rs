@@ -26,6 +26,7 @@ pub(crate) enum Profile {
 }
 
 mod carry;
+mod stream;
 
 use carry::{Arity, Carried};
 
@@ -123,40 +124,6 @@ impl Profile {
         };
         let value = flag_value(first.get(1..).unwrap_or_default(), flag)?;
         Some((flag, value))
-    }
-
-    /// The flags to add when the first attempt's argv lacks what makes the agent print a
-    /// stream sojx reads (its `--output-format` of text, or none): `None` when it has them.
-    pub(crate) fn missing_stream_flags(self, first: &[OsString]) -> Option<&'static str> {
-        let args = first.get(1..).unwrap_or_default();
-        let value = |flags: &[&str]| flags.iter().find_map(|f| flag_value(args, f));
-        let has = |flag: &str| args.iter().any(|a| a == flag);
-        let json = |v: Option<String>| v.is_some_and(|v| v == "json" || v == "stream-json");
-        match self {
-            Self::Claude => {
-                let format = value(&["--output-format"]);
-                let stream = format.as_deref() == Some("stream-json");
-                if !json(format) {
-                    Some("-p --output-format stream-json --verbose")
-                } else if stream && !has("--verbose") {
-                    Some("--verbose (Claude Code requires it with --output-format stream-json)")
-                } else {
-                    None
-                }
-            }
-            Self::Codex => (!has("--json")).then_some("exec --json"),
-            Self::Gemini | Self::Qwen => {
-                (!json(value(&["-o", "--output-format"]))).then_some("--output-format stream-json")
-            }
-            Self::Opencode => {
-                (value(&["--format"]).as_deref() != Some("json")).then_some("run --format json")
-            }
-            Self::Amp => (!has("--stream-json") && !has("--stream-json-thinking"))
-                .then_some("-x --stream-json"),
-            Self::CursorAgent => {
-                (!json(value(&["--output-format"]))).then_some("-p --output-format stream-json")
-            }
-        }
     }
 
     /// What the agent's exit status `code` means in its CLI's own table, and whether re-running
@@ -442,24 +409,16 @@ mod tests {
     }
 
     #[test]
-    fn the_schema_and_the_missing_stream_flags_are_read_from_the_argv() {
+    fn the_schema_is_read_from_the_argv() {
         let claude = argv(&["claude", "-p", "q", "--json-schema={\"type\":\"object\"}"]);
         assert_eq!(
             Profile::Claude.schema_arg(&claude),
             Some(("--json-schema", "{\"type\":\"object\"}".to_owned()))
         );
-        assert_eq!(
-            Profile::Claude.missing_stream_flags(&claude),
-            Some("-p --output-format stream-json --verbose")
-        );
         let codex = argv(&["codex", "exec", "--output-schema", "x.json", "q"]);
         assert_eq!(
             Profile::Codex.schema_arg(&codex),
             Some(("--output-schema", "x.json".to_owned()))
-        );
-        assert_eq!(
-            Profile::Codex.missing_stream_flags(&codex),
-            Some("exec --json")
         );
         let ok = argv(&[
             "claude",
@@ -469,10 +428,8 @@ mod tests {
             "--verbose",
             "q",
         ]);
-        assert_eq!(Profile::Claude.missing_stream_flags(&ok), None);
         assert_eq!(Profile::Claude.schema_arg(&ok), None);
         let gemini = argv(&["gemini", "-p", "q", "-o", "json"]);
-        assert_eq!(Profile::Gemini.missing_stream_flags(&gemini), None);
         assert_eq!(Profile::Gemini.schema_arg(&gemini), None);
     }
 

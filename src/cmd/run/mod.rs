@@ -70,11 +70,12 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
     };
     let mismatch = schema_mismatch(&schema_flags, from_argv.as_ref(), &loaded, &name);
-    if let Some(flags) = known.and_then(|p| p.missing_stream_flags(&first.argv)) {
+    if let Some(fix) = known.and_then(|p| p.stream_fix(&first.argv)) {
         let _ = writeln!(
             io.stderr,
-            "sojx: {}: hint: add {flags} to COMMAND so that it prints a stream sojx reads",
-            crate::sanitize::sanitize(&name)
+            "sojx: {}: hint: {}",
+            crate::sanitize::sanitize(&name),
+            crate::sanitize::sanitize(&fix.to_string())
         );
     }
     // The agent may read sojx's stdin: the tee must not be that file either.
