@@ -207,14 +207,20 @@ pub(super) fn emit_rendered(
 
 /// The human line on stderr for a failure, then flush stdout (each envelope as it is ready).
 pub(super) fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
-    tell_line(io, env, env.input(), style);
+    // `validate`'s envelope is one document's: its failure names the document's line.
+    let line = match env.command() {
+        Command::Validate => env.source().and_then(|s| s.line),
+        _ => None,
+    };
+    tell_line(io, env, env.input(), line, style);
     io.stdout.flush()
 }
 
 /// On stderr, in JSON mode or with `-q` (the text format says it all on stdout): each warning, then the
 /// failure with its violations (at most [`TOLD_VIOLATIONS`]) and its hint, unless that hint was
-/// already given in this run. Every line is `sojx: INPUT: …`; an empty `input` blames none.
-fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
+/// already given in this run. Every line is `sojx: INPUT: …`, the failure's `sojx: INPUT:LINE:
+/// …` when it is a document's on `line`; an empty `input` blames none.
+fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, line: Option<u64>, style: Style) {
     if style.format != OutputFormat::Json && !style.quiet {
         return;
     }
@@ -227,9 +233,13 @@ fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, style: Style) {
         warn(io, &input, w, color);
     }
     let Some(err) = env.error() else { return };
+    let at = match (line, input.strip_suffix(": ")) {
+        (Some(line), Some(name)) => format!("{name}:{line}: "),
+        _ => input,
+    };
     let _ = writeln!(
         io.stderr,
-        "sojx: {input}{}: {}",
+        "sojx: {at}{}: {}",
         paint(color, err.kind.as_str(), Ansi::new().red()),
         sanitize::sanitize(&err.message)
     );
@@ -346,7 +356,7 @@ pub(super) fn fail_before_named(
         keep(io, &env)?;
         io.summary.note(&env, style, &io.env);
         if i == 0 {
-            tell_line(io, &env, "", style);
+            tell_line(io, &env, "", None, style);
         }
     }
     io.stdout.flush()?;

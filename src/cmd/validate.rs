@@ -85,6 +85,7 @@ impl validate::Out for Sink<'_, '_> {
     }
 
     fn envelope(&mut self, env: Envelope) -> io::Result<()> {
+        let env = agent_stream(env);
         self.status = self.status.worst(env.exit_status());
         self.tally.note(&env);
         emit(self.io, &env, self.style)
@@ -93,4 +94,22 @@ impl validate::Out for Sink<'_, '_> {
     fn flush(&mut self) -> io::Result<()> {
         self.io.stdout.flush()
     }
+}
+
+/// A document that fails validation and is an agent's output (a Claude Code event line, a
+/// Codex `turn.completed`: a value that carries a known producer's run identity): `validate`
+/// was given an agent's stream, whose answer `extract` finds. The hint says so, instead of
+/// feeding the event back to the model.
+fn agent_stream(env: Envelope) -> Envelope {
+    if env.error_kind() != Some(ErrorKind::ValidationFailed) {
+        return env;
+    }
+    let Some(producer) = env.candidate().and_then(crate::producer::detect_output) else {
+        return env;
+    };
+    let hint = format!(
+        "this looks like an agent's stream ({} events), not answers: `sojx extract --schema S FILE` finds the answer in it",
+        producer.id()
+    );
+    env.map_error(|f| f.hint = Some(hint))
 }

@@ -313,7 +313,7 @@ const LAYERS: &[&str] = &[
     "cli: agent color producer provider render schema",
     // The command layer: everything below it, and nothing imports it.
     "cmd: activity agent batch cli color compare details envelope error exit extract github input \
-        jq lint lower markers names provider render sanitize schema validate warning",
+        jq lint lower markers names producer provider render sanitize schema validate warning",
 ];
 
 /// The small shared types, which import nothing but each other.

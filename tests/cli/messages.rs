@@ -299,3 +299,45 @@ fn help_examples_are_whole_lines() {
         assert!(!continued, "{sub}: the last example continues");
     }
 }
+
+/// Item 9: `validate` given an agent's stream by mistake: each failure names its line, and the
+/// hint (said once) says it looks like an agent's stream and points to `extract`, not "feed
+/// error.details back to the model".
+#[test]
+fn validate_on_an_agent_stream_points_to_extract() {
+    let schema = "examples/verdict.schema.json";
+    let r = run(sojx().args([
+        "validate",
+        "--schema",
+        schema,
+        "examples/claude-review.ndjson",
+    ]));
+    assert_eq!(r.code, 1);
+    let hint = "this looks like an agent's stream (claude-code events), not answers: `sojx extract --schema S FILE` finds the answer in it";
+    for (i, e) in r.envelopes.iter().enumerate() {
+        assert_eq!(e["error"]["hint"], hint, "{e}");
+        let line = i + 1;
+        assert!(
+            r.stderr.contains(&format!(
+                "sojx: examples/claude-review.ndjson:{line}: validation_failed: "
+            )),
+            "{}",
+            r.stderr
+        );
+    }
+    assert_eq!(r.stderr.matches("hint: ").count(), 1, "{}", r.stderr);
+    assert!(!r.stderr.contains("feed error.details"), "{}", r.stderr);
+    // Answers that fail are still answers: the hint to feed them back stays.
+    let r = run(sojx()
+        .args(["validate", "--schema", schema])
+        .write_stdin("{\"verdict\": \"MAYBE\"}\n"));
+    assert!(
+        r.stderr.contains("sojx: <stdin>:1: validation_failed: "),
+        "{}",
+        r.stderr
+    );
+    assert_eq!(
+        r.one()["error"]["hint"],
+        "feed error.details and candidate back to the model, or fix the schema"
+    );
+}
