@@ -24,15 +24,16 @@ pub(crate) enum OutputFormat {
     Github,
 }
 
-/// Who reads standard output, which decides whether a failure's envelope is printed.
+/// Who reads standard output, which decides whether stderr repeats what an envelope says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reader {
     /// A program: a pipe, a file, CI; or anyone who asked for a format (`--pretty`,
-    /// `--output-format`). Every envelope is printed.
+    /// `--output-format`). Every failure and warning is also told on standard error, for the
+    /// person reading the job's log.
     Program,
     /// A person at a terminal that shows standard output and standard error together, who
-    /// asked for no format: a failure is told once, in words on standard error, and its
-    /// envelope (which would repeat it) is not printed. Successes print as for a program.
+    /// asked for no format: the (pretty) envelope is the one message; standard error does not
+    /// repeat its failure or warnings (contract §6 keeps the envelope on stdout).
     Person,
 }
 
@@ -57,10 +58,7 @@ pub(crate) struct Style {
 
 /// Print one envelope.
 pub(crate) fn render(out: &mut dyn Write, env: &Envelope, style: Style) -> io::Result<()> {
-    let told_on_stderr = style.reader == Reader::Person
-        && style.format == OutputFormat::Json
-        && env.error().is_some();
-    if style.quiet || told_on_stderr {
+    if style.quiet {
         return Ok(());
     }
     if style.raw {

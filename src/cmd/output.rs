@@ -33,8 +33,8 @@ pub(super) fn style(o: &OutputArgs, io: &Io<'_>) -> Style {
 }
 
 /// Who reads standard output: a person when stdout and stderr are one terminal's and no
-/// format was `asked` for (`--pretty`, `--output-format`), so that a failure is told once, in
-/// words on stderr; otherwise a program, which gets every envelope.
+/// format was `asked` for (`--pretty`, `--output-format`), so that a failure is told once, by
+/// its pretty envelope; otherwise a program, whose failures stderr also tells.
 pub(super) fn reader(io: &Io<'_>, asked: bool) -> Reader {
     if io.stdout_is_tty && io.stderr_is_tty && !asked {
         Reader::Person
@@ -221,7 +221,7 @@ pub(super) fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<
 /// already given in this run. Every line is `sojx: INPUT: …`, the failure's `sojx: INPUT:LINE:
 /// …` when it is a document's on `line`; an empty `input` blames none.
 fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, line: Option<u64>, style: Style) {
-    if style.format != OutputFormat::Json && !style.quiet {
+    if !tells_on_stderr(style) {
         return;
     }
     let color = style.stderr_color;
@@ -264,6 +264,13 @@ fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, line: Option<u64>, st
     }
 }
 
+/// Whether stderr tells each failure and warning: with `-q` (stdout shows nothing), and in
+/// JSON mode unless a person reads the envelope on the same terminal (the text format says it
+/// all on stdout).
+fn tells_on_stderr(style: Style) -> bool {
+    style.quiet || (style.format == OutputFormat::Json && style.reader == Reader::Program)
+}
+
 /// On stderr: `sojx: INPUT: warning: KIND: message`, once per input (a schema's warning is on
 /// every document's envelope that `validate` prints, and said once). `input` is `"NAME: "` or
 /// empty.
@@ -282,7 +289,7 @@ fn warn(io: &mut Io<'_>, input: &str, w: &crate::warning::Warning, color: bool) 
 /// The schema's warnings for `input`, before it is read: `validate` writes most valid
 /// documents' envelopes as bytes, which [`tell`] never sees.
 pub(super) fn warn_of_schema(io: &mut Io<'_>, input: &str, schema: &schema::Schema, style: Style) {
-    if style.format != OutputFormat::Json && !style.quiet {
+    if !tells_on_stderr(style) {
         return;
     }
     let input = format!("{}: ", sanitize::sanitize(input));

@@ -13,7 +13,7 @@ use crate::error::{ErrorKind, Failure, Operation};
 use crate::exit::ExitStatus;
 use crate::names::Command;
 use crate::render::OutputFormat;
-use crate::render::{self, Style};
+use crate::render::{self, Reader, Style};
 
 /// `--help` / `--version` print and exit 0; usage errors print clap's message on stderr and a
 /// `usage` envelope on stdout, exit 1.
@@ -58,10 +58,17 @@ pub(super) fn clap_error(mut e: clap::Error, args: &[OsString], io: &mut Io<'_>)
             clap::error::ContextValue::StyledStrs(vec![tip.into()]),
         );
     }
-    if color::resolve(color_flag(args), &io.env.color, io.stderr_is_tty) {
-        let _ = write!(io.stderr, "{}", e.render().ansi());
-    } else {
-        let _ = write!(io.stderr, "{}", e.render());
+    let format = output_format(args);
+    let pretty = asks(args, "--pretty");
+    let silent = asks_silence(args);
+    let reader = output::reader(io, format.is_some() || pretty);
+    // On a terminal that shows both, the pretty envelope says it: clap's text would repeat it.
+    if silent || reader == Reader::Program {
+        if color::resolve(color_flag(args), &io.env.color, io.stderr_is_tty) {
+            let _ = write!(io.stderr, "{}", e.render().ansi());
+        } else {
+            let _ = write!(io.stderr, "{}", e.render());
+        }
     }
     let (message, tips) = said(&e.render().to_string());
     let help = format!(
@@ -85,13 +92,9 @@ pub(super) fn clap_error(mut e: clap::Error, args: &[OsString], io: &mut Io<'_>)
     let status = env.exit_status();
     // `-r` prints data or nothing, `-q` nothing: never an envelope a pipe would take for the
     // answer (`sojx extract -r --shema x.json run | jq .verdict` must not print `null`).
-    if asks_silence(args) {
+    if silent {
         return status;
     }
-    let format = output_format(args);
-    let pretty = asks(args, "--pretty");
-    // clap's text on stderr said it: on a terminal, once.
-    let reader = output::reader(io, format.is_some() || pretty);
     let _ = render::render(
         io.stdout,
         &env,
