@@ -4,7 +4,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::panic::resume_unwind;
-use std::time::Instant;
+use std::time::Duration;
 
 use jaq_core::box_iter::box_once;
 use jaq_core::data::{DataT, HasLut};
@@ -81,9 +81,28 @@ fn stack_here() -> usize {
     std::hint::black_box(std::ptr::addr_of!(probe)) as usize
 }
 
+/// The time this thread has run: its CPU time where the system keeps one (Linux, macOS, the
+/// BSDs), so that a machine busy with other work does not use a run's budget up while the run
+/// waits for a core; elsewhere the wall clock since the process's first run.
+#[cfg(unix)]
+fn thread_time() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or(0),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
+}
+
+#[cfg(not(unix))]
+fn thread_time() -> Duration {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    ORIGIN.get_or_init(std::time::Instant::now).elapsed()
+}
+
 pub(super) struct Budget {
     steps: Cell<u64>,
-    deadline: Instant,
+    /// [`thread_time`] when the run started.
+    started: Duration,
     stack_base: usize,
     /// `halt_error`'s input, as JSON text.
     pub(super) halt_message: RefCell<Option<String>>,
@@ -93,10 +112,15 @@ impl Budget {
     pub(super) fn new() -> Self {
         Self {
             steps: Cell::new(0),
-            deadline: Instant::now() + ASSERT_BUDGET,
+            started: thread_time(),
             stack_base: stack_here(),
             halt_message: RefCell::new(None),
         }
+    }
+
+    /// Whether the run has used its time budget up.
+    fn out_of_time(&self) -> bool {
+        thread_time().saturating_sub(self.started) >= ASSERT_BUDGET
     }
 
     pub(super) fn tick(&self) {
@@ -105,7 +129,7 @@ impl Budget {
         if n > MAX_STEPS {
             stop(Stop::Steps);
         }
-        if n % 1024 == 0 && Instant::now() >= self.deadline {
+        if n % 1024 == 0 && self.out_of_time() {
             stop(Stop::Time);
         }
         if self.stack_base.abs_diff(stack_here()) > RECURSION_STACK {
@@ -281,4 +305,33 @@ pub(super) fn funs() -> impl Iterator<Item = Fun<Guarded>> {
         .filter(|f| !replaced(f))
         .collect();
     theirs.into_iter().chain(ours)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    /// A run that waits for a core (here: sleeps) past the budget has not used it: on a machine
+    /// busy with other work, an expression is not stopped for the time it did not run.
+    #[test]
+    fn time_spent_waiting_is_not_charged() {
+        let b = Budget::new();
+        std::thread::sleep(ASSERT_BUDGET + Duration::from_millis(300));
+        assert!(!b.out_of_time());
+    }
+
+    /// Time spent running is: the clock moves with work.
+    #[test]
+    fn time_spent_running_is_charged() {
+        let (t0, wall) = (thread_time(), std::time::Instant::now());
+        let mut x = 0u64;
+        while thread_time().saturating_sub(t0) < Duration::from_millis(20) {
+            x = std::hint::black_box(x.wrapping_add(1));
+            assert!(
+                wall.elapsed() < Duration::from_secs(60),
+                "the thread's clock stood still"
+            );
+        }
+        assert!(x > 0);
+    }
 }

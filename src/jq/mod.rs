@@ -27,9 +27,15 @@ mod guard;
 pub(crate) use guard::on_worker;
 use guard::{Budget, Env, Guarded, ON_WORKER, Stop, funs, nesting_exceeds};
 
-/// How long one expression may run on one value. jq can loop forever (`last(range(1e12))`,
-/// `[repeat(1)]`); past this budget the run fails instead of hanging.
+/// How long one expression may run on one value, in the CPU time of the thread that runs it
+/// (guard.rs `thread_time`: a loaded machine does not use it up). jq can loop forever
+/// (`last(range(1e12))`, `[repeat(1)]`); past this budget the run fails instead of hanging.
 pub(crate) const ASSERT_BUDGET: Duration = Duration::from_secs(2);
+
+/// How long, on the wall clock, sojx waits for one run before leaving it behind: the budget is
+/// checked at each step, so only one long step (a huge sort, say) outlives it. Generous, so that
+/// a run that waits for a core on a busy machine is not taken for one that is stuck.
+const ASSERT_BACKSTOP: Duration = Duration::from_secs(10);
 
 /// Most evaluation steps (calls, pipes, loop iterations, `range` values) of one run.
 pub(crate) const MAX_STEPS: u64 = 1_000_000;
@@ -241,9 +247,8 @@ fn exception(e: Exn<'_, Val>, budget: &Budget) -> String {
     }
 }
 
-/// Run an assertion on a worker thread, waiting at most [`ASSERT_BUDGET`] and a second: the
-/// budget is checked at each step, so only one long step (a huge sort, say) outlives it; that
-/// run is left behind (it cannot be interrupted) and ends with the process.
+/// Run an assertion on a worker thread, waiting at most [`ASSERT_BACKSTOP`]: a run past it is
+/// left behind (it cannot be interrupted) and ends with the process.
 fn bounded(expr: &Arc<Expr>, data: &Value) -> Outputs {
     let (tx, rx) = std::sync::mpsc::channel();
     let (e, d) = (Arc::clone(expr), data.clone());
@@ -260,7 +265,7 @@ fn bounded(expr: &Arc<Expr>, data: &Value) -> Outputs {
             error: Some(NO_THREAD.into()),
         };
     }
-    rx.recv_timeout(ASSERT_BUDGET + Duration::from_secs(1))
+    rx.recv_timeout(ASSERT_BACKSTOP)
         .unwrap_or_else(|_| Outputs {
             values: Vec::new(),
             error: Some(Stop::Time.message()),
