@@ -13,13 +13,14 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use crate::common::{
-    check_envelope, fixture, have_tool, on_a_terminal, root, run, run_stdin, sojx, sojx_process,
+    check_envelope, fixture, have_tool, on_a_terminal, patience, root, run, run_stdin, sojx,
+    sojx_process,
 };
 
 const SCHEMA: &str = "examples/verdict.schema.json";
 const HOSTILE: &str = "citizen/hostile.ndjson";
 /// How long a test waits for something that should take milliseconds (a loaded CI machine).
-const PATIENCE: Duration = Duration::from_secs(10);
+const PATIENCE: Duration = Duration::from_secs(30);
 
 /// `sojx ARGS` as a plain process with piped stdio and the hermetic environment of `sojx()`.
 fn spawn(args: &[&str]) -> Child {
@@ -150,7 +151,10 @@ fn activity_lines_arrive_before_the_next_input_line_is_written() {
         "{rest:?}"
     );
     eprintln!("activity latency: worst {worst:?} from writing a line to its activity line");
-    assert!(worst < Duration::from_secs(2), "worst latency {worst:?}");
+    assert!(
+        worst < patience(Duration::from_secs(2)),
+        "worst latency {worst:?}"
+    );
 }
 
 #[test]
@@ -332,7 +336,7 @@ fn timeout_with_a_writer_that_never_closes() {
     let status = wait(&mut child);
     let took = start.elapsed();
     assert_eq!(status.code(), Some(2));
-    assert!(took < Duration::from_secs(3), "took {took:?}");
+    assert!(took < patience(Duration::from_secs(3)), "took {took:?}");
     let e = envelope(&read_all(child.stdout.take()));
     assert_eq!(e["exit_code"], 2);
     assert_eq!(e["error"]["kind"], "timeout");
@@ -750,7 +754,7 @@ fn ctrl_c_mid_stream_ends_promptly_by_the_signal() {
     // A shell without job control starts background commands with SIGINT ignored, and the
     // ignored disposition is inherited: then no process of this test run can be interrupted.
     if sigint_ignored_here() {
-        eprintln!("skipped: SIGINT is ignored in this test process (started in the background?)");
+        crate::common::skip("SIGINT is ignored in this test process (started in the background?)");
         return;
     }
     let path = tmp("tee-sigint");
@@ -768,7 +772,7 @@ fn ctrl_c_mid_stream_ends_promptly_by_the_signal() {
         .unwrap();
     assert!(killed.success());
     let status = wait(&mut child);
-    assert!(start.elapsed() < Duration::from_secs(2));
+    assert!(start.elapsed() < patience(Duration::from_secs(2)));
     // Default SIGINT disposition: terminated by signal 2 (a shell reports 130).
     assert_eq!(status.signal(), Some(2), "{status:?}");
     assert_eq!(
@@ -1084,6 +1088,7 @@ fn timeout_holds_when_stderr_is_blocked() {
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let started = Instant::now();
+    let (ended, until_ended) = std::sync::mpsc::channel::<()>();
     let writer = std::thread::spawn(move || {
         let init = r#"{"type":"system","subtype":"init","session_id":"s","model":"m"}"#;
         let _ = writeln!(stdin, "{init}");
@@ -1096,14 +1101,16 @@ fn timeout_holds_when_stderr_is_blocked() {
                 break;
             }
         }
-        // Keep the input open past the deadline: the agent is stuck.
-        std::thread::sleep(Duration::from_secs(4));
+        // Keep the input open until sojx has ended, however long that takes on a busy
+        // machine: the agent is stuck, and only the deadline can end sojx.
+        let _ = until_ended.recv();
         drop(stdin);
     });
     let status = wait(&mut child);
     let took = started.elapsed();
+    let _ = ended.send(());
     assert_eq!(status.code(), Some(2), "{status:?}");
-    assert!(took < Duration::from_secs(6), "took {took:?}");
+    assert!(took < patience(Duration::from_secs(6)), "took {took:?}");
     drop(child.stderr.take());
     writer.join().unwrap();
 }
@@ -1127,7 +1134,7 @@ fn timeout_covers_opening_a_fifo_without_a_writer() {
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(2), "{cmd:?}");
-        assert!(started.elapsed() < Duration::from_secs(6));
+        assert!(started.elapsed() < patience(Duration::from_secs(6)));
         let stdout = String::from_utf8_lossy(&out.stdout);
         let e: Value = serde_json::from_str(stdout.trim()).unwrap();
         assert_eq!(e["error"]["kind"], "timeout", "{e}");

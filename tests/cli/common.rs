@@ -161,19 +161,42 @@ pub fn check_envelope(e: &Value) {
     );
 }
 
-/// `../shared` next to the project, when present. Absent: prints a notice and returns None,
+/// The shared acceptance material: `SOJX_SHARED` when set (a test of the skip itself points it
+/// elsewhere), else `../shared` next to the project.
+fn shared_dir() -> PathBuf {
+    std::env::var_os("SOJX_SHARED").map_or_else(|| root().join("../shared"), PathBuf::from)
+}
+
+/// `../shared` next to the project, when present. Absent: a skip notice (see [`skip`]) and None,
 /// except under `SOJX_REQUIRE_SHARED=1` (which `.ci/run` sets), where its absence fails the test.
 pub fn shared() -> Option<PathBuf> {
-    let p = root().join("../shared");
+    let p = shared_dir();
     if p.join("CONTRACT.md").is_file() {
         return Some(p);
     }
     assert!(
         std::env::var_os("SOJX_REQUIRE_SHARED").is_none_or(|v| v != "1"),
-        "../shared is missing, and SOJX_REQUIRE_SHARED=1 requires it"
+        "{} is missing, and SOJX_REQUIRE_SHARED=1 requires it",
+        p.display()
     );
-    eprintln!("notice: ../shared is absent; skipping a test that needs it");
+    skip(&format!(
+        "{} is absent (SOJX_REQUIRE_SHARED=1 makes that a failure)",
+        p.display()
+    ));
     None
+}
+
+/// The one way a test says it skips (all or part of itself): a line `notice: skipping TEST: WHY`
+/// (TEST is the harness's name for the running test) written to the process's stderr itself.
+/// The harness captures `eprintln!` and shows it only for a failing test, so a notice printed
+/// that way vanished under a plain `cargo test`; this one is shown whatever the result.
+pub fn skip(why: &str) {
+    use std::io::Write;
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a test");
+    let line = format!("notice: skipping {test}: {why}\n");
+    // One write of the whole line, so that notices of tests running at once do not interleave.
+    let _ = std::io::stderr().lock().write_all(line.as_bytes());
 }
 
 /// Whether `tool` (run with `--version`) is on PATH; when it is not, a notice that `test` is
@@ -205,15 +228,16 @@ pub fn on_a_terminal(cmd: &str) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// A test (or part of one) cannot run here because `what` is missing: a notice, or a failure
-/// when `SOJX_REQUIRE_TOOLS=1` (which `.ci/run` sets), so that CI never passes by skipping.
+/// A test (or part of one) cannot run here because `what` is missing: a skip notice (see
+/// [`skip`]), or a failure when `SOJX_REQUIRE_TOOLS=1` (which `.ci/run` sets), so that CI never
+/// passes by skipping.
 #[allow(dead_code)]
 pub fn missing(what: &str, test: &str) {
     assert!(
         std::env::var_os("SOJX_REQUIRE_TOOLS").is_none_or(|v| v != "1"),
         "{test} needs {what}, and SOJX_REQUIRE_TOOLS=1 requires it"
     );
-    eprintln!("notice: {what} is missing; skipping {test}");
+    skip(&format!("{what} is missing, needed by {test}"));
 }
 
 #[allow(dead_code)]
@@ -221,13 +245,68 @@ pub fn path_str(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
 }
 
-/// A new empty directory for one test: `sojx-<kind>-<pid>-<name>` in the temporary directory.
+/// A new empty directory for one test, `sojx-<kind>-<pid>-<n>-<name>` in the temporary
+/// directory (`n` counts the directories of this process: no two tests share one), removed with
+/// everything in it when dropped: when the test ends, and when it fails, as its panic unwinds.
+/// Hold it for as long as the test uses the directory (`let dir = Scratch::new(…)`).
+#[derive(Debug)]
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(kind: &str, name: &str) -> Self {
+        static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir =
+            std::env::temp_dir().join(format!("sojx-{kind}-{}-{n}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A [`Scratch`] directory for one test.
 #[allow(dead_code)]
-pub fn scratch_dir(kind: &str, name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sojx-{kind}-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+pub fn scratch_dir(kind: &str, name: &str) -> Scratch {
+    Scratch::new(kind, name)
+}
+
+/// The most a test waits for what takes `expected` on an idle machine: that and 20 s more, for a
+/// machine whose cores are busy with other work (the suite holds beside two CPU hogs; see the
+/// README's Testing). A test's bound tells a run that ends from one that hangs (an agent that
+/// sleeps 60 s or more, an input that never ends), never a fast run from a slow one: what it
+/// checks is the kind of outcome, within the bound.
+#[allow(dead_code)]
+pub fn patience(expected: std::time::Duration) -> std::time::Duration {
+    expected + std::time::Duration::from_secs(20)
 }
 
 /// `sojx extract ARGS FILE` in the project root, for a case of a `cases.json` (its `args`).

@@ -35,7 +35,7 @@ fn run_bounded(args: &[&str]) -> Outcome {
         if let Some(status) = child.try_wait().expect("wait") {
             break status;
         }
-        if started.elapsed() > Duration::from_secs(30) {
+        if started.elapsed() > crate::common::patience(Duration::from_secs(30)) {
             let _ = child.kill();
             let _ = child.wait();
             panic!("sojx {args:?} did not end within 30 s");
@@ -111,14 +111,17 @@ fn hostile_assertions_fail_with_an_envelope() {
             .as_str()
             .unwrap_or("");
         assert!(detail.contains(why), "{expr}: {detail}");
-        assert!(o.took < Duration::from_secs(15), "{expr} took {:?}", o.took);
+        assert!(
+            o.took < crate::common::patience(Duration::from_secs(15)),
+            "{expr} took {:?}",
+            o.took
+        );
     }
 }
 
 #[test]
 fn hostile_compare_expressions_fail_with_an_envelope() {
-    let dir = std::env::temp_dir().join(format!("sojx-jq-budget-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::Scratch::new("jq-budget", "compare");
     let file = dir.join("a.json");
     std::fs::write(&file, r#"{"findings":[{"id":1,"v":2}]}"#).unwrap();
     let file = file.to_str().unwrap();
@@ -130,7 +133,11 @@ fn hostile_compare_expressions_fail_with_an_envelope() {
         assert_eq!(o.code, 1, "{expr}: {e}");
         assert_eq!(e["error"]["kind"], "assertion_failed", "{expr}: {e}");
         assert!(message(e).contains(why), "{expr}: {}", message(e));
-        assert!(o.took < Duration::from_secs(15), "{expr} took {:?}", o.took);
+        assert!(
+            o.took < crate::common::patience(Duration::from_secs(15)),
+            "{expr} took {:?}",
+            o.took
+        );
     }
     // In --key, a failure leaves the item out with a warning: the run still ends normally.
     let o = run_bounded(&[

@@ -14,6 +14,7 @@ mod extract;
 mod fastpath;
 mod github;
 mod golden;
+mod hygiene;
 mod install;
 mod invariance;
 mod jq_budget;

@@ -81,8 +81,10 @@ fn run_block(steps: &[Step], dir: &Path, path: &str, home: &Path) -> Vec<String>
         .arg(&script)
         .current_dir(dir)
         .env("PATH", path)
-        // What a block installs under `~` (completions, the man page) lands in a scratch home.
+        // What a block installs under `~` (completions, the man page) lands in a scratch home,
+        // and what it writes under `${TMPDIR:-/tmp}` in a scratch folder in it, not in /tmp.
         .env("HOME", home)
+        .env("TMPDIR", home.join("tmp"))
         .env_remove("MANPATH")
         .env_remove("SOJX_NO_FAST_PATH")
         .env_remove("SOJX_READ_AHEAD");
@@ -136,7 +138,7 @@ fn shell_transcripts_run_as_documented() {
     copy_dir(&root().join("tests/fixtures/recipes"), &scratch);
     let home = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("transcript-home");
     let _ = std::fs::remove_dir_all(&home);
-    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(home.join("tmp")).unwrap();
     let mut failures = Vec::new();
     let mut count = 0;
     for (file, dir) in documents(&scratch) {

@@ -3,7 +3,6 @@
 //! is resumed or given the feedback; it records the argv and the `SOJX_*` variables it got.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -19,17 +18,12 @@ Return only JSON matching the schema, with no prose and no code fences.";
 
 /// A scratch directory with `claude` linked to the fake agent, and the agent's log.
 struct Scratch {
-    dir: PathBuf,
+    dir: crate::common::Scratch,
 }
 
 impl Scratch {
     fn new(name: &str) -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        let dir =
-            std::env::temp_dir().join(format!("sojx-retry-{}-{name}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = crate::common::Scratch::new("retry", name);
         std::os::unix::fs::symlink(fixture("agents/fake-claude.sh"), dir.join("claude")).unwrap();
         Self { dir }
     }
@@ -362,7 +356,7 @@ fn timeouts_are_retried_only_when_asked() {
     let a = r.one()["attempts"].as_array().unwrap().clone();
     assert_eq!(a.len(), 2);
     assert!(a.iter().all(|x| x["error_kind"] == "timeout"));
-    assert!(started.elapsed() < Duration::from_secs(4));
+    assert!(started.elapsed() < crate::common::patience(Duration::from_secs(4)));
 }
 
 #[test]

@@ -4,14 +4,13 @@
 //! the wall time against `--timeout` + `--kill-after` + 1 s, and that no process of the agent's
 //! group is left.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{fixture, path_str, run, sojx};
+use crate::common::{fixture, path_str, patience, run, sojx};
 
 /// The recorded Claude Code run of the README (`examples/`).
 const REVIEW: &str = "examples/claude-review.ndjson";
@@ -53,14 +52,9 @@ fn gone(pid: u64) -> bool {
     })
 }
 
-/// A new empty directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    static N: AtomicUsize = AtomicUsize::new(0);
-    let n = N.fetch_add(1, Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("sojx-run-{}-{name}-{n}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A new empty directory for one test, removed when dropped.
+fn scratch(name: &str) -> crate::common::Scratch {
+    crate::common::Scratch::new("run", name)
 }
 
 fn pid_in(file: &Path) -> u64 {
@@ -219,13 +213,14 @@ fn timeout_stops_a_hung_agent_and_its_group() {
     assert_eq!(e["error"]["details"]["lines"], 2);
     assert_eq!(e["agent"]["signal"], "SIGTERM");
     assert_eq!(e["agent"]["stopped"], "timeout");
-    assert!(took < Duration::from_secs(3), "took {took:?}");
+    assert!(took < patience(Duration::from_secs(3)), "took {took:?}");
     group_gone(e);
 }
 
 #[test]
 fn an_agent_that_ignores_sigterm_gets_sigkill_after_kill_after() {
-    let pidfile = scratch("ignore-term").join("child.pid");
+    let dir = scratch("ignore-term");
+    let pidfile = dir.join("child.pid");
     let (r, took) = timed(&[
         "run",
         "--timeout",
@@ -244,14 +239,15 @@ fn an_agent_that_ignores_sigterm_gets_sigkill_after_kill_after() {
         took >= Duration::from_millis(1400),
         "SIGKILL came early: {took:?}"
     );
-    assert!(took < Duration::from_secs(5), "took {took:?}");
+    assert!(took < patience(Duration::from_secs(5)), "took {took:?}");
     assert_gone(&pidfile, "the agent's child");
     group_gone(e);
 }
 
 #[test]
 fn a_grandchild_that_holds_the_pipe_is_killed_after_the_agent_exits() {
-    let pidfile = scratch("grandchild").join("grandchild.pid");
+    let dir = scratch("grandchild");
+    let pidfile = dir.join("grandchild.pid");
     let (r, took) = timed(&[
         "run",
         "--kill-after",
@@ -267,14 +263,15 @@ fn a_grandchild_that_holds_the_pipe_is_killed_after_the_agent_exits() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let e = r.one();
     assert_eq!(e["agent"]["exit_status"], 0);
-    assert!(took < Duration::from_secs(3), "took {took:?}");
+    assert!(took < patience(Duration::from_secs(3)), "took {took:?}");
     assert_gone(&pidfile, "the grandchild");
     group_gone(e);
 }
 
 #[test]
 fn a_grandchild_that_holds_the_pipe_cannot_hold_sojx_past_its_timeout() {
-    let pidfile = scratch("grandchild").join("grandchild.pid");
+    let dir = scratch("grandchild");
+    let pidfile = dir.join("grandchild.pid");
     // --kill-after longer than --timeout: the timeout ends it.
     let (r, took) = timed(&[
         "run",
@@ -288,13 +285,14 @@ fn a_grandchild_that_holds_the_pipe_cannot_hold_sojx_past_its_timeout() {
         path_str(&pidfile),
     ]);
     assert_eq!(r.code, 2, "{}", r.stderr);
-    assert!(took < Duration::from_secs(3), "took {took:?}");
+    assert!(took < patience(Duration::from_secs(3)), "took {took:?}");
     assert_gone(&pidfile, "the grandchild");
 }
 
 /// Send `signal` to a running `sojx run` once its agent is ready; the run's output.
 fn interrupt(signal: &str) -> (crate::common::Run, String) {
-    let mark = scratch(&format!("signal-{signal}")).join("signal");
+    let dir = scratch(&format!("signal-{signal}"));
+    let mark = dir.join("signal");
     let child = crate::common::sojx_process()
         .args(["run", "--kill-after", "2", "--", &agent("record-signal.sh")])
         .arg(&mark)
@@ -307,7 +305,7 @@ fn interrupt(signal: &str) -> (crate::common::Run, String) {
     let waited = Instant::now();
     while !ready.exists() {
         assert!(
-            waited.elapsed() < Duration::from_secs(10),
+            waited.elapsed() < patience(Duration::from_secs(10)),
             "the agent never started"
         );
         std::thread::sleep(Duration::from_millis(20));
@@ -319,7 +317,7 @@ fn interrupt(signal: &str) -> (crate::common::Run, String) {
     assert!(sent.success());
     let started = Instant::now();
     let out = child.wait_with_output().unwrap();
-    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(started.elapsed() < patience(Duration::from_secs(3)));
     let got = std::fs::read_to_string(&mark).unwrap_or_default();
     let stdout = String::from_utf8(out.stdout).unwrap();
     let envelopes: Vec<Value> = stdout
@@ -379,7 +377,7 @@ fn a_kill_after_too_long_to_count_means_never_and_no_panic() {
     ]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert_eq!(r.one()["agent"]["signal"], "SIGTERM");
-    assert!(took < Duration::from_secs(5));
+    assert!(took < patience(Duration::from_secs(5)));
 }
 
 /// A recording, the argv after the program, and what sojx must say: exit status, error kind,
@@ -616,7 +614,10 @@ fn the_real_clis_failures_name_their_cause() {
             .arg(&link)
             .args(args));
         let took = started.elapsed();
-        assert!(took < Duration::from_millis(3500), "{recording}: {took:?}");
+        assert!(
+            took < patience(Duration::from_millis(3500)),
+            "{recording}: {took:?}"
+        );
         let e: Value = serde_json::from_str(&r.stdout).unwrap_or_else(|_| panic!("{recording}"));
         assert_eq!(r.code, code, "{recording}: {}", r.stdout);
         assert_eq!(e["error"]["kind"], kind, "{recording}");

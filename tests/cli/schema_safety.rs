@@ -8,7 +8,7 @@ use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use crate::common::{Run, path_str, run, run_stdin, sojx};
+use crate::common::{Run, path_str, patience, run, run_stdin, sojx};
 
 #[test]
 fn a_remote_ref_is_never_fetched() {
@@ -41,8 +41,7 @@ fn a_remote_ref_is_never_fetched() {
 
 #[test]
 fn a_mapped_remote_ref_is_read_from_the_file() {
-    let dir = std::env::temp_dir().join(format!("sojx-ref-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::Scratch::new("ref", "mapped");
     let file = dir.join("verdict.json");
     std::fs::write(&file, r#"{"enum":["PASS","FAIL"]}"#).unwrap();
     let schema =
@@ -52,7 +51,6 @@ fn a_mapped_remote_ref_is_read_from_the_file() {
         .args(["extract", "--schema", schema, "--resource", &resource])
         .write_stdin(r#"{"verdict":"MAYBE"}"#));
     assert_eq!(r.kind(), Some("validation_failed"), "{}", r.stdout);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -69,7 +67,7 @@ fn a_catastrophic_pattern_cannot_hang_validation() {
         assert_eq!(r.kind(), Some("validation_failed"));
     }
     assert!(
-        started.elapsed() < Duration::from_secs(20),
+        started.elapsed() < patience(Duration::from_secs(20)),
         "{:?}",
         started.elapsed()
     );
@@ -92,7 +90,10 @@ fn self_referencing_schemas_terminate() {
             "{schema}: {}",
             r.stdout
         );
-        assert!(started.elapsed() < Duration::from_secs(20), "{schema}");
+        assert!(
+            started.elapsed() < patience(Duration::from_secs(20)),
+            "{schema}"
+        );
     }
 }
 
@@ -114,20 +115,18 @@ fn an_endless_schema_file_is_refused_not_read_forever() {
         "{}",
     );
     assert_eq!(r.kind(), Some("schema_invalid"), "{}", r.stdout);
-    assert!(started.elapsed() < Duration::from_secs(30));
+    assert!(started.elapsed() < patience(Duration::from_secs(30)));
 }
 
-/// A fresh scratch directory under the system temp dir, unique to this test and process.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("sojx-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh scratch directory under the system temp dir, unique to this test and process,
+/// removed when dropped.
+fn scratch(name: &str) -> crate::common::Scratch {
+    crate::common::Scratch::new("schema", name)
 }
 
 /// A scratch directory holding `secret.json`, a schema whose `const` is a unique "credential"
 /// that must never appear in sojx's output; and that credential.
-fn with_secret(name: &str) -> (PathBuf, String) {
+fn with_secret(name: &str) -> (crate::common::Scratch, String) {
     let tmp = scratch(name);
     let secret = format!("SECRET-{}-{name}", std::process::id());
     std::fs::write(
@@ -144,7 +143,7 @@ fn run_bounded(args: &[&str], stdin: &str) -> Run {
     run(sojx()
         .args(args)
         .write_stdin(stdin.to_owned())
-        .timeout(Duration::from_secs(20)))
+        .timeout(patience(Duration::from_secs(20))))
 }
 
 /// Create a FIFO at `path`; `false` (with a notice) when `mkfifo` is not available.
@@ -369,7 +368,7 @@ fn a_referenced_file_must_be_a_regular_file() {
             "{r}: {}",
             out.stdout
         );
-        assert!(started.elapsed() < Duration::from_secs(10), "{r}");
+        assert!(started.elapsed() < patience(Duration::from_secs(10)), "{r}");
     }
     std::fs::remove_dir_all(&tmp).unwrap();
 }
@@ -384,7 +383,10 @@ fn the_handoff_file_is_a_bounded_regular_file() {
         .unwrap()
         .set_len((64 << 20) + 1)
         .unwrap();
-    let mut cases = vec![(tmp.clone(), "a directory"), (big, "larger than 64 MiB")];
+    let mut cases = vec![
+        (tmp.to_path_buf(), "a directory"),
+        (big, "larger than 64 MiB"),
+    ];
     if cfg!(target_os = "linux") {
         cases.push((PathBuf::from("/dev/zero"), "a device"));
     }
@@ -406,7 +408,10 @@ fn the_handoff_file_is_a_bounded_regular_file() {
         assert_eq!(r.code, 3, "{why}: {}", r.stdout);
         assert_eq!(r.kind(), Some("filesystem"), "{why}: {}", r.stdout);
         assert!(r.stdout.contains(why), "{why}: {}", r.stdout);
-        assert!(started.elapsed() < Duration::from_secs(10), "{why}");
+        assert!(
+            started.elapsed() < patience(Duration::from_secs(10)),
+            "{why}"
+        );
     }
     // A regular handoff file is still read.
     let handoff = tmp.join("handoff.json");
@@ -438,9 +443,9 @@ fn bounded(args: &[&str], stdin: String, within: Duration) -> Run {
     let r = run(sojx()
         .args(args)
         .write_stdin(stdin)
-        .timeout(Duration::from_secs(60)));
+        .timeout(patience(Duration::from_secs(60))));
     assert!(
-        started.elapsed() < within,
+        started.elapsed() < patience(within),
         "took {:?}: {}",
         started.elapsed(),
         r.stderr

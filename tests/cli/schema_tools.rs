@@ -215,8 +215,7 @@ fn resource_maps_a_file_or_a_directory_on_every_command() {
     let file = format!("{REMOTE_URI}=tests/fixtures/schema/defs/item.schema.json");
     let dir = "https://schemas.example.com/catalog/=tests/fixtures/schema/defs/";
     // The mapped directory has item.schema.json under the name the URI asks for.
-    let renamed = std::env::temp_dir().join(format!("sojx-res-{}", std::process::id()));
-    std::fs::create_dir_all(&renamed).unwrap();
+    let renamed = crate::common::Scratch::new("res", "renamed");
     std::fs::copy(
         fixture("schema/defs/item.schema.json"),
         renamed.join("item.schema.json"),

@@ -41,9 +41,13 @@ fn document(i: usize, pretty_every: Option<usize>) -> String {
     }
 }
 
-fn file(name: &str, docs: usize, pretty_every: Option<usize>) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("sojx-jobs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+/// `docs` documents in `name`, in a scratch directory removed when the first value is dropped.
+fn file(
+    name: &str,
+    docs: usize,
+    pretty_every: Option<usize>,
+) -> (crate::common::Scratch, std::path::PathBuf) {
+    let dir = crate::common::Scratch::new("jobs", name);
     let path = dir.join(name);
     let mut text = String::new();
     for i in 0..docs {
@@ -55,7 +59,7 @@ fn file(name: &str, docs: usize, pretty_every: Option<usize>) -> std::path::Path
         text.len() > 1 << 20,
         "the file must be large enough for the workers"
     );
-    path
+    (dir, path)
 }
 
 /// stdout with the timestamps set to one, stderr, and the exit status.
@@ -157,8 +161,7 @@ fn a_document_gives_the_same_envelope_on_one_line_as_pretty_printed() {
         docs.push(valid.replacen(from, to, 1));
     }
     docs.push(valid.replace(':', " : "));
-    let dir = std::env::temp_dir().join(format!("sojx-tape-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::common::Scratch::new("tape", "documents");
     let (lines, pretty) = (dir.join("lines.jsonl"), dir.join("pretty.jsonl"));
     std::fs::write(&lines, docs.join("\n") + "\n").unwrap();
     let spread: Vec<String> = docs
@@ -201,14 +204,14 @@ fn without_line(envelope: &str) -> String {
 
 #[test]
 fn json_lines_give_the_same_envelopes_in_the_same_order_on_any_number_of_threads() {
-    let path = file("lines.jsonl", 12_000, None);
+    let (_dir, path) = file("lines.jsonl", 12_000, None);
     same_on_any_number_of_threads(&path, &[]);
     // Lines past the limit, every kind of output, and nothing printed with -q.
     same_on_any_number_of_threads(&path, &["--max-line-bytes", "500"]);
     same_on_any_number_of_threads(&path, &["--output-format", "text"]);
     same_on_any_number_of_threads(&path, &["-q"]);
     let _ = std::fs::remove_file(path);
-    let path = file("short.jsonl", 25_000, Some(0));
+    let (_dir, path) = file("short.jsonl", 25_000, Some(0));
     same_on_any_number_of_threads(&path, &[]);
     let _ = std::fs::remove_file(path);
 }
@@ -216,7 +219,7 @@ fn json_lines_give_the_same_envelopes_in_the_same_order_on_any_number_of_threads
 #[test]
 fn multi_line_documents_inside_and_across_batches_are_framed_as_on_one_thread() {
     // One pretty document every 101: some fall inside a read, some across two.
-    let path = file("pretty.jsonl", 12_000, Some(101));
+    let (_dir, path) = file("pretty.jsonl", 12_000, Some(101));
     same_on_any_number_of_threads(&path, &[]);
     // A document cut off mid-line swallows the lines after it until the framer recovers.
     let mut text = std::fs::read_to_string(&path).unwrap();
