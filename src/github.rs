@@ -156,7 +156,7 @@ pub(crate) fn summary_row(env: &Envelope) -> String {
     let cost = session
         .and_then(|s| s.cost_usd.as_ref())
         .and_then(Value::as_f64)
-        .map(|c| format!("${c:.4}"))
+        .map(crate::producer::usd)
         .unwrap_or_default();
     let turns = session
         .and_then(|s| s.turns.as_ref())

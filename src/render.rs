@@ -272,8 +272,8 @@ fn failed(
     Ok(())
 }
 
-/// The text summary of a success: `✓ INPUT (producer): kind, line N, valid against S`, then
-/// the data (`lint`: its findings).
+/// The text summary of a success: `✓ INPUT (producer): kind, line N, valid against S` (`lint`
+/// and `compile`: `a valid draft D schema`), then the data (`lint`: its findings).
 fn succeeded(out: &mut dyn Write, env: &Envelope, who: &str, color: bool) -> io::Result<()> {
     let kind = env
         .source()
@@ -284,6 +284,10 @@ fn succeeded(out: &mut dyn Write, env: &Envelope, who: &str, color: bool) -> io:
         .map(|l| format!(", line {l}"))
         .unwrap_or_default();
     let valid = match env.validation() {
+        // The schema is the input: it is checked against its draft's meta-schema, not itself.
+        Some(v) if matches!(env.command(), Command::Lint | Command::Compile) => {
+            format!(", a valid draft {} schema", v.draft)
+        }
         Some(v) => format!(", valid against {}", sanitize(&v.schema)),
         None => String::new(),
     };
@@ -385,7 +389,7 @@ pub(crate) fn session_summary(s: &Session) -> Vec<String> {
         parts.push(format!("{t} turn{}", if t == 1 { "" } else { "s" }));
     }
     if let Some(c) = s.cost_usd.as_ref().and_then(Value::as_f64) {
-        parts.push(format!("${c:.4}"));
+        parts.push(crate::producer::usd(c));
     }
     if let Some(ms) = s.duration_ms.as_ref().and_then(Value::as_f64) {
         parts.push(format!("{:.1} s", ms / 1000.0));

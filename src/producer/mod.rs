@@ -139,6 +139,26 @@ impl Usage {
     }
 }
 
+/// A cost in US dollars for people, the same wherever sojx prints one (`--activity`, the text
+/// summary, the job summary): four decimals (`$0.0421`), more for a cost below a cent so that
+/// it keeps two significant digits (`$0.000042`) instead of showing `$0.0000`. The envelope's
+/// `cost_usd` keeps the producer's number as it was.
+pub fn usd(cost: f64) -> String {
+    // The place of the first digit that is not 0, past the point (at most 14), and one more.
+    let mut first = 0;
+    let mut x = cost.abs();
+    while x > 0.0 && x < 1.0 && first < 14 {
+        x *= 10.0;
+        first += 1;
+    }
+    let decimals = if cost.abs() >= 0.01 || !cost.is_finite() {
+        4
+    } else {
+        4.max(first + 1)
+    };
+    format!("${cost:.decimals$}")
+}
+
 /// The run's session facts, normalized across producers; unknown facts are omitted.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Session {
@@ -185,9 +205,9 @@ pub enum EventKind {
     Text,
     /// A tool call or a command.
     Tool,
-    /// The agent retrying its API.
+    /// The agent retrying: its API, or a tool call whose error went back to it.
     Retry,
-    /// An error, a failed turn, a failed tool call.
+    /// An error of the run: a failed turn, an error event.
     Error,
     /// A result or a completed turn.
     Result,
@@ -446,6 +466,15 @@ pub(crate) fn snippet(s: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_cost_reads_the_same_everywhere_and_never_as_zero_when_it_is_not() {
+        assert_eq!(super::usd(0.04213), "$0.0421");
+        assert_eq!(super::usd(12.5), "$12.5000");
+        assert_eq!(super::usd(0.0), "$0.0000");
+        assert_eq!(super::usd(0.0042), "$0.0042");
+        assert_eq!(super::usd(0.000_042_13), "$0.000042");
+    }
+
     use super::*;
 
     #[test]

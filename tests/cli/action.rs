@@ -338,3 +338,33 @@ fn the_action_downloads_from_its_own_repository_named_by_its_path() {
     );
     assert!(asked.contains(&want), "{asked}");
 }
+
+/// README's workflow names the action by a path a reader can use: Cargo.toml's
+/// `package.repository` once it is set; until then a placeholder that the line and the text
+/// after it say to edit (not an `OWNER/sojx` that reads like a real path).
+#[test]
+fn the_readme_names_the_action_by_a_real_path_or_a_marked_placeholder() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let uses: Vec<&str> = readme
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("uses: "))
+        .filter(|u| u.contains("/sojx@"))
+        .collect();
+    assert_eq!(uses.len(), 1, "{uses:?}");
+    let (path, rest) = uses[0].split_once('@').unwrap();
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let repository = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("repository = "))
+        .map(|v| v.trim_matches('"').to_owned());
+    if let Some(url) = repository {
+        assert!(url.ends_with(&format!("github.com/{path}")), "{url} {path}");
+        return;
+    }
+    let tag = rest.split_whitespace().next().unwrap_or_default();
+    assert!(rest.contains("# placeholder"), "{}", uses[0]);
+    assert!(
+        readme.contains(&format!("`{path}@{tag}` is a placeholder to edit")),
+        "README does not say that {path} is a placeholder to edit"
+    );
+}

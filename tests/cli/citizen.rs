@@ -166,7 +166,7 @@ fn activity_shows_tools_text_retries_errors_and_cost_sanitized() {
         ":1: producer: claude-code",
         ":2: retry: attempt 1 of 10",
         ":4: tool Bash: {\"command\":\"cargo test\"}",
-        ":5: tool error: exit 101\\x1b[31m",
+        ":5: tool returned an error: exit 101\\x1b[31m",
         ":8: result: success, 2 turns, $0.0123",
         "done: ok (structured_output), claude-test-model, 2 turns, $0.0123",
         // Model text: escapes and bidi overrides shown escaped, never interpreted.

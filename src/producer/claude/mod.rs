@@ -349,6 +349,8 @@ impl Extractor for Claude {
                 let texts: Vec<String> = parts.into_iter().map(|(_, t)| t).collect();
                 Some((kind, texts.join("; ")))
             }
+            // A tool result that is an error goes back to the agent, which goes on (a rejected
+            // StructuredOutput call is called again): the run recovers, not an error of it.
             "user" => {
                 let blocks = value.pointer("/message/content")?.as_array()?;
                 blocks.iter().find_map(|b| {
@@ -357,8 +359,11 @@ impl Extractor for Claude {
                             .get("content")
                             .map(|c| c.as_str().map_or(c.to_string(), str::to_owned));
                         (
-                            Kind::Error,
-                            format!("tool error: {}", snippet(&c.unwrap_or_default(), 80)),
+                            Kind::Retry,
+                            format!(
+                                "tool returned an error: {}",
+                                snippet(&c.unwrap_or_default(), 80)
+                            ),
                         )
                     })
                 })
@@ -366,7 +371,7 @@ impl Extractor for Claude {
             "result" => Some((
                 Kind::Result,
                 format!(
-                    "result: {}{}, {} turns, ${}",
+                    "result: {}{}, {} turns, {}",
                     str_at(value, "subtype").unwrap_or("?"),
                     if value.get("is_error").and_then(Value::as_bool) == Some(true) {
                         " (is_error)"
@@ -376,7 +381,8 @@ impl Extractor for Claude {
                     value.get("num_turns").map_or("?".into(), Value::to_string),
                     value
                         .get("total_cost_usd")
-                        .map_or("?".into(), Value::to_string),
+                        .and_then(Value::as_f64)
+                        .map_or("?".into(), super::usd),
                 ),
             )),
             _ => None,
