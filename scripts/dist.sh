@@ -19,7 +19,7 @@
 # leaves the functions in the compiler's order; SOJX_DIST_PROFILE=release links the release
 # profile's binary the same way into target/release/sojx (CI does, with LTO turned off through
 # CARGO_PROFILE_RELEASE_LTO, to check the static link in seconds).
-# Prints the binary's path on stdout.
+# Prints the binary's path on stdout; what it is doing, and Cargo's progress, on stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -35,10 +35,16 @@ if [[ "$host" == *-linux-gnu* ]]; then
         args+=(-C target-feature=+crt-static)
     fi
 fi
-if ((${#args[@]})); then
-    cargo rustc --locked --quiet --profile "$profile" --bin sojx -- "${args[@]}"
-else
-    cargo build --locked --quiet --profile "$profile" --bin sojx
-fi
 # (CARGO_TARGET_DIR is honoured; a target-dir set in a Cargo config file is not.)
-echo "$target_dir/$profile/sojx"
+bin="$target_dir/$profile/sojx"
+how="the $profile profile"
+((${#args[@]})) && how+=", linked statically (a static PIE)"
+echo "dist.sh: building $bin ($how): the first build compiles every dependency" \
+    "(minutes, Cargo's progress below), a later one only sojx" >&2
+if ((${#args[@]})); then
+    cargo rustc --locked --profile "$profile" --bin sojx -- "${args[@]}" >&2
+else
+    cargo build --locked --profile "$profile" --bin sojx >&2
+fi
+echo "dist.sh: built $bin" >&2
+echo "$bin"

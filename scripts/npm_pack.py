@@ -82,7 +82,8 @@ def main():
     if target not in TARGETS:
         sys.exit(f"npm_pack.py: no npm package for {target}; known: {', '.join(TARGETS)}")
     if not binary.is_file():
-        sys.exit(f"npm_pack.py: {binary}: no such file")
+        sys.exit(f"npm_pack.py: {binary}: no such file; build it first with scripts/dist.sh, which "
+                 f"prints the binary's path: python3 scripts/npm_pack.py \"$(scripts/dist.sh)\" {sys.argv[2]}")
     version = cargo_version()
     launcher_manifest(version)
     out.mkdir(parents=True, exist_ok=True)

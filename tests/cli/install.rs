@@ -231,7 +231,7 @@ fn host() -> String {
 
 #[test]
 fn the_wheel_installs_into_a_fresh_venv_offline_and_runs_the_readme_example() {
-    let name = "the PyPI wheel";
+    let name = "the wheel built here";
     if !(have_tool("maturin", name) && have_tool("python3", name)) {
         return;
     }
@@ -399,4 +399,27 @@ fn binstall_finds_the_release_archives() {
         );
         assert_eq!(fill(&bin_dir), format!("sojx-1.2.3-{target}/sojx{ext}"));
     }
+}
+
+/// README's npm line on a fresh clone: without the binary, `npm_pack.py` names the step that
+/// builds it (scripts/dist.sh), not only the missing file.
+#[test]
+fn npm_pack_names_the_step_that_builds_a_missing_binary() {
+    if !have_tool("python3", "npm_pack.py's missing-binary message") {
+        return;
+    }
+    let dir = scratch_dir("install", "no-binary");
+    let out = Command::new("python3")
+        .arg(root().join("scripts/npm_pack.py"))
+        .arg(dir.join("sojx"))
+        .arg(dir.join("npm"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no such file; build it first with scripts/dist.sh"),
+        "{err}"
+    );
+    assert!(!dir.join("npm").exists(), "nothing is packed");
 }

@@ -16,6 +16,7 @@ mod github;
 mod golden;
 mod hygiene;
 mod install;
+mod install_lines;
 mod invariance;
 mod jq_budget;
 mod layout;
