@@ -26,7 +26,8 @@ use crate::jq::{Expr, Outputs, short};
 use crate::names::Command;
 use crate::warning::{Warning, WarningKind};
 
-/// The first contradiction's items named in the message (the details list them all).
+/// The first contradiction's values named in the message, each with the first item that has it
+/// (the details list every item).
 const MAX_NAMED_SOURCES: usize = 10;
 
 /// The longest `input` name before it is summarized as `<N inputs>`.
@@ -457,16 +458,20 @@ fn items_failed(exprs: &Exprs, err: &str) -> InputFailure {
 
 /// The `assertion_failed` of `n` contradictions, the first of which is `first`.
 fn contradicted(first: &Group, n: usize, exprs: &Exprs) -> Failure {
+    // Each value once, where it was first met: the first ten name the contradiction whatever
+    // the number of items that repeat a value.
+    let mut named = HashSet::new();
     let mut values: Vec<String> = first
         .sources
         .iter()
+        .filter(|s| named.insert(s.value.to_string()))
         .take(MAX_NAMED_SOURCES)
         .map(|s| format!("{} in {}", short(&s.value), s.input))
         .collect();
     if let Some(more) = first
         .sources
         .len()
-        .checked_sub(MAX_NAMED_SOURCES)
+        .checked_sub(values.len())
         .filter(|m| *m > 0)
     {
         values.push(format!("and {more} more"));

@@ -144,10 +144,10 @@ pub(crate) fn summary_row(env: &Envelope) -> String {
                 Some(vs) if e.kind == ErrorKind::ValidationFailed => vs
                     .iter()
                     .take(3)
-                    .map(|v| format!("{}: {}", code(v.at()), cell(&v.message)))
+                    .map(|v| format!("{}: {}", code(v.at()), code(&v.message)))
                     .collect::<Vec<_>>()
                     .join("<br>"),
-                _ => cell(&e.message),
+                _ => code(&e.message),
             };
             (result, e.kind.as_str(), detail)
         }
@@ -167,28 +167,12 @@ pub(crate) fn summary_row(env: &Envelope) -> String {
 }
 
 /// Text shown as written in one Markdown table cell, whatever it holds (a model's answer may
-/// hold anything): every ASCII punctuation character is backslash-escaped (CommonMark 0.31
-/// §2.4), so no link, image, autolink, HTML, entity, emphasis, math or code span forms and no
-/// pipe ends the cell; a newline becomes a space, other control characters are dropped.
-fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + s.len() / 4);
-    for c in s.chars() {
-        match c {
-            '\n' | '\r' => out.push(' '),
-            c if c.is_control() => {}
-            c if c.is_ascii_punctuation() => {
-                out.push('\\');
-                out.push(c);
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// A code span in one table cell, for a file name or a JSON Pointer: shown as written, in
-/// monospace. A code span reads no backslash escape, so a backtick (which would end it) becomes
-/// `'`; a pipe is written `\|`, which GFM reads as the cell's before the span (GFM 0.29 §4.10).
+/// hold anything): a code span, inside which nothing renders (no link, image, autolink, HTML,
+/// entity or emphasis; CommonMark 0.31 §6.1). A code span reads no backslash escape, so a
+/// backtick (which would end it) becomes `'`; a pipe is written `\|`, which GFM reads as the
+/// cell's before the span (GFM 0.29 §4.10); a newline becomes a space, other control
+/// characters are dropped. (Backslash escapes alone do not do: cmark-gfm finds an e-mail
+/// autolink in `a\@b\.example`.)
 fn code(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('`');
@@ -229,31 +213,23 @@ mod tests {
 
     #[test]
     fn a_cell_cannot_break_its_row() {
-        assert_eq!(cell("a | b\nc <script> `x`"), r"a \| b c \<script\> \`x\`");
-        assert_eq!(code("a|b`c\nd"), r"`a\|b'c d`");
+        assert_eq!(code("a | b\nc <script> `x`"), r"`a \| b c <script> 'x'`");
     }
 
-    /// Nothing a model writes renders as Markdown in a cell: every ASCII punctuation character
-    /// is escaped, so no construct (link, image, autolink, HTML, entity, emphasis) can open.
+    /// Nothing a model writes renders as Markdown in a cell: it is one code span, which no
+    /// backtick of its own ends, and no pipe of its own ends the cell.
     #[test]
     fn nothing_in_a_cell_renders() {
-        let attack = "![x](https://attacker.example/x.png) [Click to approve](https://attacker.example/phish) \
-                      <img src=x> &lt; **b** _i_ ~~s~~ $x$ www.attacker.example a@attacker.example \\";
-        let out = cell(attack);
+        let attack = "![x](https://attacker.example/x.png) [Click](https://a.example/p) \
+                      <img src=x> &lt; **b** a@attacker.example `code` ``two`` | \\| \n";
+        let out = code(attack);
+        assert!(out.starts_with('`') && out.ends_with('`'), "{out}");
+        assert_eq!(out.matches('`').count(), 2, "{out}");
         assert_eq!(
-            &out[..47],
-            r"\!\[x\]\(https\:\/\/attacker\.example\/x\.png\)"
+            out.matches('|').count(),
+            out.matches("\\|").count(),
+            "{out}"
         );
-        let mut chars = out.chars();
-        while let Some(c) = chars.next() {
-            if c == '\\' {
-                assert!(
-                    chars.next().is_some_and(|e| e.is_ascii_punctuation()),
-                    "{out}"
-                );
-            } else {
-                assert!(!c.is_ascii_punctuation(), "{c} unescaped in {out}");
-            }
-        }
+        assert!(!out.contains('\n'), "{out}");
     }
 }

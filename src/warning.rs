@@ -77,7 +77,8 @@ wire_enum! {
         RootWrapped = "root_wrapped",
         // `run`.
         /// `run`: another attempt was earned but not made: `--retry-command` would have passed
-        /// a value (a session id, the feedback) where the agent reads options.
+        /// a value (a session id, the feedback) where the agent reads options, or needs a
+        /// session id the agent did not print.
         RetryRefused = "retry_refused",
         /// `run`: the agent failed after giving a valid answer; the answer stands.
         AgentFailed = "agent_failed",

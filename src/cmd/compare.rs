@@ -63,6 +63,11 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
             ),
         );
     };
+    // The schema's own warnings (a keyword typo), which the inputs' extractions carried.
+    let env = schema
+        .iter()
+        .flat_map(|s| s.warnings.iter().cloned())
+        .fold(env, crate::envelope::Envelope::with_warning);
     emit(io, &env, style)?;
     Ok(env.exit_status())
 }

@@ -264,11 +264,13 @@ fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, line: Option<u64>, st
     }
 }
 
-/// Whether stderr tells each failure and warning: with `-q` (stdout shows nothing), and in
-/// JSON mode unless a person reads the envelope on the same terminal (the text format says it
-/// all on stdout).
+/// Whether stderr tells each failure and warning: with `-q` or `-r` (stdout shows no envelope,
+/// and no failure at all), and in JSON mode unless a person reads the envelope on the same
+/// terminal (the text format says it all on stdout).
 fn tells_on_stderr(style: Style) -> bool {
-    style.quiet || (style.format == OutputFormat::Json && style.reader == Reader::Program)
+    style.quiet
+        || style.raw
+        || (style.format == OutputFormat::Json && style.reader == Reader::Program)
 }
 
 /// On stderr: `sojx: INPUT: warning: KIND: message`, once per input (a schema's warning is on

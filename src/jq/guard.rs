@@ -81,10 +81,14 @@ fn stack_here() -> usize {
     std::hint::black_box(std::ptr::addr_of!(probe)) as usize
 }
 
-/// The time this thread has run: its CPU time where the system keeps one (Linux, macOS, the
-/// BSDs), so that a machine busy with other work does not use a run's budget up while the run
-/// waits for a core; elsewhere the wall clock since the process's first run.
-#[cfg(unix)]
+/// The time this thread has run: its CPU time where rustix reads one (`CLOCK_THREAD_CPUTIME_ID`:
+/// Linux, macOS, FreeBSD, OpenBSD, …), so that a machine busy with other work does not use a
+/// run's budget up while the run waits for a core; elsewhere (Windows, NetBSD, illumos, for
+/// which rustix 1.1 defines no such clock) the wall clock since the process's first run.
+#[cfg(all(
+    unix,
+    not(any(target_os = "netbsd", target_os = "solaris", target_os = "illumos"))
+))]
 fn thread_time() -> Duration {
     let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
     Duration::new(
@@ -93,7 +97,10 @@ fn thread_time() -> Duration {
     )
 }
 
-#[cfg(not(unix))]
+#[cfg(not(all(
+    unix,
+    not(any(target_os = "netbsd", target_os = "solaris", target_os = "illumos"))
+)))]
 fn thread_time() -> Duration {
     static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     ORIGIN.get_or_init(std::time::Instant::now).elapsed()

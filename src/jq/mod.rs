@@ -123,9 +123,11 @@ impl Expr {
         })
     }
 
-    /// Run on `input`, then each of `then` on every value it yields (kept as jq values in
-    /// between, not converted), each run under its own budget, all on one worker thread: per
-    /// value, the outputs of `then`, or the first run's error (as its message).
+    /// Run on `input`, then each of `then` on every value it yields, each run under its own
+    /// budget, all on one worker thread: per value, the outputs of `then` in order (after one
+    /// that fails or yields nothing, the rest are not run and yield nothing), or the first run's
+    /// error (as its message). The values stay jq values in between, as in one jq pipeline
+    /// (`items | key`): a string `@base64d` made of invalid UTF-8 reaches `then` as its bytes.
     pub(crate) fn run_then<const N: usize>(
         &self,
         input: &Value,
@@ -139,7 +141,17 @@ impl Expr {
             Ok(first
                 .values
                 .into_iter()
-                .map(|v| then.map(|e| e.guarded(v.clone(), usize::MAX).outputs()))
+                .map(|v| {
+                    let mut go_on = true;
+                    then.map(|e| {
+                        if !go_on {
+                            return Outputs::default();
+                        }
+                        let out = e.guarded(v.clone(), usize::MAX).outputs();
+                        go_on = out.error.is_none() && !out.values.is_empty();
+                        out
+                    })
+                })
                 .collect())
         };
         on_worker(run).unwrap_or_else(|| Err(NO_THREAD.into()))

@@ -187,7 +187,7 @@ fn the_job_summary_is_a_table_appended_once_per_run() {
     let want_rows = [
         "| `examples/claude-review.ndjson` | claude-code | ✅ ok |  |  | $0.0421 | 3 |".to_owned(),
         format!(
-            r"| `{}` | claude-code | ❌ failed | truncated | the stream ended without its terminal marker \(a \`result\` message\) |  |  |",
+            "| `{}` | claude-code | ❌ failed | truncated | `the stream ended without its terminal marker (a 'result' message)` |  |  |",
             truncated.display()
         ),
     ];
@@ -405,30 +405,19 @@ fn model_text_in_the_job_summary_renders_as_text() {
     assert_eq!(o.code, 1, "{}", o.stdout);
     let t = std::fs::read_to_string(&summary).unwrap();
     let row = t.lines().rfind(|l| !l.is_empty()).unwrap();
+    let name = answer
+        .display()
+        .to_string()
+        .replace('|', "\\|")
+        .replace('`', "'");
+    assert!(row.starts_with(&format!("| `{name}` |")), "{row}");
+    // The violation: its pointer and its message, each one code span (nothing renders there).
+    let message = format!("\"{attack}\" is not one of \"PASS\" or \"FAIL\"");
     assert!(
-        row.starts_with(&format!(
-            "| `{}` |",
-            answer
-                .display()
-                .to_string()
-                .replace('|', "\\|")
-                .replace('`', "'")
-        )),
+        row.contains(&format!("| `/verdict`: `{message}` |")),
         "{row}"
     );
-    assert!(
-        row.contains(r"\!\[x\]\(https\:\/\/attacker\.example\/x\.png\)"),
-        "{row}"
-    );
-    assert!(
-        row.contains(r"\[Click to approve\]\(https\:\/\/attacker\.example\/phish\)"),
-        "{row}"
-    );
-    assert!(row.contains(r"\<img src\=x\>"), "{row}");
-    for unsafe_ in ["![", "](", "https://"] {
-        assert!(!row.contains(unsafe_), "{unsafe_} in {row}");
-    }
-    assert!(!row.replace(r"\<", "").contains('<'), "{row}");
+    assert_eq!(row.matches('`').count(), 6, "{row}");
     // Seven cells and no more: no pipe of the value or the file name ended one.
     assert_eq!(row.replace("\\|", "").matches('|').count(), 8, "{row}");
 }

@@ -120,6 +120,18 @@ fn a_schema_keyword_typo_is_warned_of_wherever_the_schema_is_compiled() {
         vec!["extract", "--schema", schema, answer],
         vec!["validate", "--schema", schema, answer],
         vec!["run", "--schema", schema, "--", "cat", answer],
+        vec![
+            "compare",
+            "--items",
+            ".issues[]",
+            "--key",
+            ".",
+            "--field",
+            ".",
+            "--schema",
+            schema,
+            answer,
+        ],
     ] {
         let r = run(sojx().args(&args));
         assert_eq!(r.code, 0, "{args:?}: {}", r.stderr);

@@ -689,3 +689,18 @@ fn one_key_with_many_values_is_compared_in_linear_time() {
         "{msg}"
     );
 }
+
+/// The message names each value of the first contradiction once, so that items repeating one
+/// value cannot push the other out of it.
+#[test]
+fn the_contradiction_message_names_every_value_before_repeats() {
+    let mut items: Vec<Value> = (0..11).map(|_| json!({"k": 1, "v": "a"})).collect();
+    items.push(json!({"k": 1, "v": "b"}));
+    let r = run(compare_kv().write_stdin(json!({ "findings": items }).to_string()));
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let msg = r.one()["error"]["message"].as_str().unwrap();
+    assert!(
+        msg.ends_with(r#"(first: key 1: "a" in <stdin>, "b" in <stdin>, and 10 more)"#),
+        "{msg}"
+    );
+}
