@@ -273,9 +273,10 @@ fn tells_on_stderr(style: Style) -> bool {
         || (style.format == OutputFormat::Json && style.reader == Reader::Program)
 }
 
-/// On stderr: `sojx: INPUT: warning: KIND: message`, once per input (a schema's warning is on
-/// every document's envelope that `validate` prints, and said once). `input` is `"NAME: "` or
-/// empty.
+/// On stderr: `sojx: INPUT: warning: KIND: message`. A schema's warning (`keyword_typo`) is on
+/// every document's envelope that `validate` prints, and said once per input; the others are
+/// each a document's own, said as they come (remembering them would grow with the input).
+/// `input` is `"NAME: "` or empty.
 fn warn(io: &mut Io<'_>, input: &str, w: &crate::warning::Warning, color: bool) {
     let line = format!(
         "sojx: {input}{}: {}: {}",
@@ -283,7 +284,7 @@ fn warn(io: &mut Io<'_>, input: &str, w: &crate::warning::Warning, color: bool) 
         w.kind,
         sanitize::sanitize(&w.message)
     );
-    if io.first_time(&line) {
+    if w.kind != crate::warning::WarningKind::KeywordTypo || io.first_time(&line) {
         let _ = writeln!(io.stderr, "{line}");
     }
 }
