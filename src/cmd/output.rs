@@ -221,6 +221,7 @@ pub(super) fn tell(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<
 /// already given in this run. Every line is `sojx: INPUT: …`, the failure's `sojx: INPUT:LINE:
 /// …` when it is a document's on `line`; an empty `input` blames none.
 fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, line: Option<u64>, style: Style) {
+    annotate_aside(io.stderr, env, style);
     if !tells_on_stderr(style) {
         return;
     }
@@ -261,6 +262,17 @@ fn tell_line(io: &mut Io<'_>, env: &Envelope, input: &str, line: Option<u64>, st
         && io.first_time(h)
     {
         let _ = writeln!(io.stderr, "  hint: {}", sanitize::sanitize(h));
+    }
+}
+
+/// `--output-format github` with `-r` or `-q`: stdout keeps the data (or nothing), so the
+/// workflow commands go to stderr, where the Actions runner reads them as well
+/// (`actions/runner`, `src/Runner.Worker/Handlers/ScriptHandler.cs`: stdout and stderr each
+/// go through an `OutputManager` that processes commands). Without this the failure would
+/// get no annotation at all.
+fn annotate_aside(stderr: &mut dyn io::Write, env: &Envelope, style: Style) {
+    if style.format == OutputFormat::Github && (style.raw || style.quiet) {
+        let _ = github::commands(stderr, env);
     }
 }
 
@@ -355,6 +367,7 @@ pub(super) fn fail_before_named(
         let env = envelope::failure(command, "", f.clone(), Parts::default());
         render::render(io.stdout, &env, style)?;
         io.summary.note(&env, style, &io.env);
+        tell_line(io, &env, "", None, style);
         io.stdout.flush()?;
         return Ok(env.exit_status());
     }

@@ -92,7 +92,11 @@ pub(super) fn clap_error(mut e: clap::Error, args: &[OsString], io: &mut Io<'_>)
     let status = env.exit_status();
     // `-r` prints data or nothing, `-q` nothing: never an envelope a pipe would take for the
     // answer (`sojx extract -r --shema x.json run | jq .verdict` must not print `null`).
+    // The annotation a workflow asked for goes to stderr instead (see `output::annotate_aside`).
     if silent {
+        if format == Some("github") {
+            let _ = crate::github::commands(io.stderr, &env);
+        }
         return status;
     }
     let _ = render::render(

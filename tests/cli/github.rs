@@ -421,3 +421,78 @@ fn model_text_in_the_job_summary_renders_as_text() {
     // Seven cells and no more: no pipe of the value or the file name ended one.
     assert_eq!(row.replace("\\|", "").matches('|').count(), 8, "{row}");
 }
+
+/// `-r` and `-q` keep stdout for the data, or nothing: the annotations of a failure (before any
+/// input, on an input, a usage error) and the stderr line still say it, on stderr, which the
+/// Actions runner reads for workflow commands too. Before issue 44 `-r --output-format github`
+/// with a missing schema printed nothing at all.
+#[test]
+fn raw_and_quiet_keep_the_annotation_on_stderr() {
+    let keys = r#"{"required": ["summary", "risk"]}"#;
+    for flag in ["-r", "-q"] {
+        let o = github(
+            &[
+                flag,
+                "--schema",
+                "no/such/schema.json",
+                "examples/claude-review.ndjson",
+            ],
+            None,
+        );
+        assert_eq!(o.code, 3, "{flag}: {}", o.stderr);
+        assert_eq!(o.stdout, "", "{flag}");
+        assert!(
+            o.stderr
+                .contains("::error title=sojx filesystem::cannot read the schema"),
+            "{flag}: {}",
+            o.stderr
+        );
+        assert!(
+            o.stderr
+                .contains("sojx: filesystem: cannot read the schema"),
+            "{flag}: {}",
+            o.stderr
+        );
+
+        let o = github(
+            &[flag, "--schema", keys, "examples/claude-review.ndjson"],
+            None,
+        );
+        assert_eq!(o.code, 1, "{flag}");
+        assert_eq!(o.stdout, "", "{flag}");
+        assert!(
+            o.stderr.contains(
+                r#"::error file=examples/claude-review.ndjson,line=7,title=sojx validation_failed at /::"summary" is a required property (/required)"#
+            ),
+            "{flag}: {}",
+            o.stderr
+        );
+        assert!(
+            o.stderr
+                .contains("sojx: examples/claude-review.ndjson: validation_failed:"),
+            "{flag}: {}",
+            o.stderr
+        );
+
+        let o = github(
+            &[flag, "--shema", keys, "examples/claude-review.ndjson"],
+            None,
+        );
+        assert_eq!(o.code, 3, "{flag}");
+        assert_eq!(o.stdout, "", "{flag}");
+        assert!(
+            o.stderr
+                .contains("::error title=sojx usage::unexpected argument '--shema' found"),
+            "{flag}: {}",
+            o.stderr
+        );
+    }
+    // On success `-r` prints the data alone: no workflow command mixes into it.
+    let o = github(
+        &["-r", "--schema", "{}", "examples/claude-review.ndjson"],
+        None,
+    );
+    assert_eq!(o.code, 0, "{}", o.stderr);
+    assert!(!o.stdout.contains("::"), "{}", o.stdout);
+    serde_json::from_str::<serde_json::Value>(&o.stdout).unwrap();
+}
