@@ -7,7 +7,7 @@ use jsonschema::Validator;
 use jsonschema::json::{Json, SerdeJson};
 use serde_json::Value;
 
-use crate::budget;
+use crate::budget::{self, Graph};
 use crate::details::{Details, Violation};
 use crate::error::Failure;
 
@@ -22,7 +22,45 @@ pub fn compile(
     base: Option<&Path>,
     settings: &Settings,
 ) -> Result<Validator, Failure> {
-    compile_with::<SerdeJson>(document, name, base, settings, budget::REGEX_LIMITS[0])
+    compile_indexed(document, name, base, settings).map(|(v, _)| v)
+}
+
+/// [`compile`], and the schema indexed for the budget walk when values need one
+/// ([`budget::walk_needed`]). The index comes first: a schema that nests subschemas deeper than
+/// [`budget::SCHEMA_DEPTH`] (a long chain of `$ref`s) is refused before the crate compiles it,
+/// in time that grows with the square of the chain.
+pub(super) fn compile_indexed(
+    document: &Value,
+    name: &str,
+    base: Option<&Path>,
+    settings: &Settings,
+) -> Result<(Validator, Option<Graph>), Failure> {
+    let graph = if budget::walk_needed(document) {
+        let (retriever, base_uri) = retriever(base, settings)?;
+        let draft = settings
+            .draft
+            .unwrap_or_else(|| jsonschema::Draft::default().detect(document));
+        Graph::new(document, base_uri.as_deref(), draft, retriever)
+    } else {
+        None
+    };
+    if graph
+        .as_ref()
+        .is_some_and(|g| g.deeper_than(budget::SCHEMA_DEPTH))
+    {
+        return Err(invalid(
+            name,
+            format!(
+                "{} nests subschemas more than {} levels deep, counting each $ref followed as a level (sojx's bound, checked before compiling: a chain of $ref that long takes the validator's compiler time that grows with its square)",
+                called(name),
+                budget::SCHEMA_DEPTH
+            ),
+        )
+        .hint("shorten the chain: let definitions $ref a shared one directly instead of each the next"));
+    }
+    let validator =
+        compile_with::<SerdeJson>(document, name, base, settings, budget::REGEX_LIMITS[0])?;
+    Ok((validator, graph))
 }
 
 /// [`compile`] with `limit` backtracking steps per regex match, for instances in the

@@ -25,7 +25,7 @@ pub use compile::{compile, dereference};
 pub use draft::{DRAFTS, draft_name};
 pub use settings::{Resource, Settings};
 
-use compile::compile_with;
+use compile::{compile_indexed, compile_with};
 
 use retrieve::{read_text, retriever};
 
@@ -202,6 +202,7 @@ impl Schema {
                 steps: 0,
                 budget: budget::STEP_BUDGET,
                 fancy_matches: 0,
+                too_deep: false,
             },
         }
     }
@@ -230,6 +231,19 @@ impl Schema {
     }
 
     fn too_costly(&self, cost: &Cost) -> Failure {
+        if cost.too_deep {
+            return Failure::new(
+                ErrorKind::SchemaInvalid,
+                Operation::Validate,
+                format!(
+                    "validating the output against the schema would nest subschemas more than {} levels deep along one path of the output (each $ref followed, each allOf/anyOf/oneOf/not/if and each member or item one level), sojx's bound: the validator recurses that deep",
+                    thousands(u64::from(budget::WALK_DEPTH)),
+                ),
+            )
+            .target(self.name.clone())
+            .retryable(false)
+            .hint("shorten the chains of $ref in the schema's recursive definitions");
+        }
         Failure::new(
             ErrorKind::SchemaInvalid,
             Operation::Validate,
@@ -418,13 +432,9 @@ pub fn load(settings: &Settings) -> Result<Option<Schema>, Failure> {
         document,
         base,
     } = read(arg)?;
-    let validator = compile(&document, &name, base.as_deref(), settings)?;
-    let (retriever, base_uri) = retriever(base.as_deref(), settings)?;
     // A schema that cannot blow up needs no walk: it costs nothing per value (see
     // `budget::walk_needed`).
-    let graph = budget::walk_needed(&document)
-        .then(|| Graph::new(&document, base_uri.as_deref(), validator.draft(), retriever))
-        .flatten();
+    let (validator, graph) = compile_indexed(&document, &name, base.as_deref(), settings)?;
     Ok(Some(Schema {
         validator,
         smaller: Default::default(),

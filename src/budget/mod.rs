@@ -16,6 +16,8 @@
 //! its answer is exact; past it, the value gets a typed error naming the bound.
 
 use jsonschema::{Draft, Registry, Retrieve};
+
+mod depth;
 use referencing::Resolver;
 use serde_json::Value;
 
@@ -33,6 +35,19 @@ pub(crate) const REGEX_BUDGET: u64 = 1_000_000;
 /// whose matches would exceed [`REGEX_BUDGET`] at one limit gets the next.
 pub(crate) const REGEX_LIMITS: [usize; 4] = [100_000, 10_000, 1_000, 100];
 
+/// Subschemas nested in one another in a schema, each `$ref` followed counting one level (a
+/// `$ref` loop is cut where it meets itself), checked before the schema is compiled: the
+/// `jsonschema` crate compiles a chain of `$ref`s in time that grows with its square (80,000
+/// `$defs` each a `$ref` to the next: 11 s and 210 MB), and sojx's walk and the validator recurse
+/// along it (a chain of 20,000 overflowed sojx's stack).
+pub(crate) const SCHEMA_DEPTH: u32 = 256;
+
+/// Subschemas nested in one another along one path of a value's walk: each `$ref` followed, each
+/// in-place keyword (`allOf`, `not`, …) and each member or item of the value one level. A `$ref`
+/// loop that descends the value (a recursive schema) passes [`SCHEMA_DEPTH`] but not this: the
+/// value gets a typed error before the validator, whose recursion follows the same path, runs.
+pub(crate) const WALK_DEPTH: u32 = 1_000;
+
 /// What the walk found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Cost {
@@ -42,11 +57,13 @@ pub(crate) struct Cost {
     pub budget: u64,
     /// Matches of patterns the backtracking engine runs.
     pub fancy_matches: u64,
+    /// The walk went deeper than [`WALK_DEPTH`] levels.
+    pub too_deep: bool,
 }
 
 impl Cost {
     pub(crate) fn over(&self) -> bool {
-        self.steps > self.budget
+        self.steps > self.budget || self.too_deep
     }
 
     /// The backtracking limit per match for this value: the largest of [`REGEX_LIMITS`] whose
@@ -100,6 +117,8 @@ impl Graph {
             budget,
             fancy: 0,
             refs: Vec::new(),
+            depth: 0,
+            too_deep: false,
             trail: None,
         };
         self.walk(&mut walk, value);
@@ -114,6 +133,8 @@ impl Graph {
             budget: u64::MAX,
             fancy: 0,
             refs: Vec::new(),
+            depth: 0,
+            too_deep: false,
             trail: Some(Trail::default()),
         };
         self.walk(&mut walk, value);
@@ -181,8 +202,43 @@ struct Walk {
     /// `$ref` targets being walked, with the value node each is applied to: a target met again
     /// on the same node is a loop, which the crate cuts too.
     refs: Vec<(usize, usize)>,
+    /// Subschemas nested along the current path ([`WALK_DEPTH`]).
+    depth: u32,
+    too_deep: bool,
     /// Where the walk is, when it records sites; `None` when it only counts.
     trail: Option<Trail>,
+}
+
+/// The reference keywords.
+const REFS: [&str; 3] = ["$ref", "$dynamicRef", "$recursiveRef"];
+
+/// The resolver inside `schema` (`draft`'s), when `schema` is a resource of its own (`$id`).
+fn enter<'r>(resolver: &Resolver<'r>, draft: Draft, schema: &'r Value) -> Option<Resolver<'r>> {
+    resolver
+        .in_subresource(draft.create_resource_ref(schema))
+        .ok()
+}
+
+/// What `keyword` (one of [`REFS`]) with `reference` points to, with its resolver and draft
+/// (`draft` when it names none); `None` when it does not resolve (the validator reports it).
+fn follow<'r>(
+    resolver: &Resolver<'r>,
+    keyword: &str,
+    reference: &str,
+    draft: Draft,
+) -> Option<(&'r Value, Resolver<'r>, Draft)> {
+    let found = if keyword == "$recursiveRef" {
+        resolver.lookup_recursive_ref()
+    } else {
+        resolver.lookup(reference)
+    };
+    let (target, inner, target_draft) = found.ok()?.into_inner();
+    let d = if target_draft == Draft::Unknown {
+        draft
+    } else {
+        target_draft
+    };
+    Some((target, inner, d))
 }
 
 /// Keywords whose value is a subschema applied to the same node.
@@ -202,6 +258,7 @@ impl Walk {
             steps: self.steps,
             budget: self.budget,
             fancy_matches: self.fancy,
+            too_deep: self.too_deep,
         }
     }
 
@@ -258,7 +315,25 @@ impl Walk {
         }
     }
 
+    /// Walk `schema` applied to `value`, one level deeper.
     fn schema(
+        &mut self,
+        schema: &Value,
+        resolver: &Resolver<'_>,
+        draft: Draft,
+        value: &Value,
+    ) -> Result<(), Over> {
+        if self.depth >= WALK_DEPTH {
+            self.too_deep = true;
+            return Err(Over);
+        }
+        self.depth += 1;
+        let walked = self.applied(schema, resolver, draft, value);
+        self.depth -= 1;
+        walked
+    }
+
+    fn applied(
         &mut self,
         schema: &Value,
         resolver: &Resolver<'_>,
@@ -269,25 +344,15 @@ impl Walk {
         let Value::Object(o) = schema else {
             return Ok(());
         };
-        let entered;
-        let resolver = match resolver.in_subresource(draft.create_resource_ref(schema)) {
-            Ok(r) => {
-                entered = r;
-                &entered
-            }
-            Err(_) => resolver,
-        };
-        for key in ["$ref", "$dynamicRef", "$recursiveRef"] {
+        let entered = enter(resolver, draft, schema);
+        let resolver = entered.as_ref().unwrap_or(resolver);
+        for key in REFS {
             let Some(Value::String(r)) = o.get(key) else {
                 continue;
             };
-            let found = if key == "$recursiveRef" {
-                resolver.lookup_recursive_ref()
-            } else {
-                resolver.lookup(r)
+            let Some((target, inner, d)) = follow(resolver, key, r, draft) else {
+                continue;
             };
-            let Ok(found) = found else { continue };
-            let (target, inner, target_draft) = found.into_inner();
             let visit = (
                 std::ptr::from_ref(target) as usize,
                 std::ptr::from_ref(value) as usize,
@@ -296,11 +361,6 @@ impl Walk {
                 continue;
             }
             self.refs.push(visit);
-            let d = if target_draft == Draft::Unknown {
-                draft
-            } else {
-                target_draft
-            };
             let r = self.within(&[&key], None, |w| w.schema(target, &inner, d, value));
             self.refs.pop();
             r?;
@@ -468,95 +528,4 @@ pub(crate) fn backtracks(pattern: &str) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn only_schemas_that_can_blow_up_are_walked() {
-        let verdict: Value =
-            serde_json::from_str(include_str!("../examples/verdict.schema.json")).unwrap();
-        assert!(!walk_needed(&verdict));
-        assert!(walk_needed(
-            &json!({"$defs": {"a": {}}, "anyOf": [{"$ref": "#/$defs/a"}]})
-        ));
-        assert!(walk_needed(
-            &json!({"properties": {"k": {"pattern": "^(a+(?!x))+$"}}})
-        ));
-        assert!(walk_needed(&json!({"patternProperties": {"(a)\\1": {}}})));
-        assert!(!walk_needed(
-            &json!({"properties": {"k": {"pattern": "^(a+)+$"}}})
-        ));
-        let wide: serde_json::Map<String, Value> = (0..200)
-            .map(|i| (format!("p{i}"), json!({"type": "string"})))
-            .collect();
-        assert!(walk_needed(&json!({"properties": wide})));
-    }
-
-    #[test]
-    fn backtracking_patterns_are_recognized() {
-        for p in ["^(a+(?!x))+$", "(?<=a)b", "(a)\\1", "a++", "(?>a)"] {
-            assert!(backtracks(p), "{p}");
-        }
-        assert!(!backtracks("^(a+)+$"));
-        assert!(!backtracks("^\\d+$"));
-    }
-
-    #[test]
-    fn regex_limit_shrinks_with_the_matches() {
-        let c = |m| Cost {
-            steps: 0,
-            budget: 1,
-            fancy_matches: m,
-        };
-        assert_eq!(c(0).regex_limit(), 100_000);
-        assert_eq!(c(10).regex_limit(), 100_000);
-        assert_eq!(c(11).regex_limit(), 10_000);
-        assert_eq!(c(20_000).regex_limit(), 100);
-    }
-
-    #[test]
-    fn sites_are_located_as_the_validator_reports_them() {
-        let schema = json!({
-            "$defs": {"p": {"pattern": "(?!x)a"}},
-            "properties": {"a/b": {"items": {"$ref": "#/$defs/p"}}},
-            "patternProperties": {"(?<=k)y": true},
-            "propertyNames": {"anyOf": [{"pattern": "(a)\\1"}]},
-        });
-        struct Offline;
-        impl Retrieve for Offline {
-            fn retrieve(
-                &self,
-                uri: &jsonschema::Uri<String>,
-            ) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-                Err(format!("offline: {uri}").into())
-            }
-        }
-        let graph = Graph::new(&schema, None, Draft::Draft202012, Offline).unwrap();
-        let sites = graph.sites(&json!({"a/b": ["s", 1]}));
-        let located: Vec<(&str, &str, &str)> = sites
-            .iter()
-            .map(|s| {
-                (
-                    s.instance_location.as_str(),
-                    s.keyword_location.as_str(),
-                    s.subject.as_str(),
-                )
-            })
-            .collect();
-        assert_eq!(
-            located,
-            [
-                ("", "/patternProperties/(?<=k)y", "a/b"),
-                ("/a~1b/0", "/properties/a~1b/items/$ref/pattern", "s"),
-                ("", "/propertyNames/anyOf/0/pattern", "a/b"),
-            ]
-        );
-        assert_eq!(graph.cost(&json!({"a/b": ["s", 1]})).fancy_matches, 4);
-    }
-
-    #[test]
-    fn nodes_count_keys() {
-        assert_eq!(nodes(&json!({"a": [1, 2]})), 5);
-    }
-}
+mod tests;
