@@ -25,7 +25,7 @@ wire_enum! {
         Internal = "internal",
         /// `run`: COMMAND could not be started (not found, not executable).
         Spawn = "spawn",
-        /// `run`: sojx got SIGINT, SIGTERM or SIGHUP while the agent ran.
+        /// `run`: sojx got a signal that would end it (SIGINT, SIGTERM, SIGHUP, SIGQUIT, …).
         Interrupted = "interrupted",
     }
 }

@@ -25,8 +25,8 @@ pub enum ExitStatus {
     /// 3: sojx could not do what it was asked (the caller's side: a usage error, a broken
     /// schema, an unreadable file); re-running the agent will not help.
     Error,
-    /// 128 + N: `run` was interrupted by signal N (SIGINT, SIGTERM, SIGHUP), as shells
-    /// report a process a signal ended. The worst of all: the run was stopped.
+    /// 128 + N: `run` was interrupted by signal N (SIGINT, SIGTERM, SIGHUP, SIGQUIT, and the
+    /// others `agent::signals` catches), as shells report a process a signal ended. The worst of all: the run was stopped.
     Interrupted(u8),
 }
 

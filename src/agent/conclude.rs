@@ -22,14 +22,22 @@ pub(crate) fn conclude(env: Envelope, report: &Report, ended: AgentEnd) -> Envel
     let env = env.as_command(Command::Run);
     let input = env.input().to_owned();
     let env = match ended {
-        AgentEnd::Interrupted(sig) => interrupted(
-            env,
-            sig,
-            &format!(
-                "while the agent ran; it was forwarded to the agent, which {}",
-                report.how()
-            ),
-        ),
+        AgentEnd::Interrupted(sig) => {
+            let sent = super::signals::forwarded(sig);
+            let when = if sent.as_raw() == sig {
+                format!(
+                    "while the agent ran; it was forwarded to the agent, which {}",
+                    report.how()
+                )
+            } else {
+                format!(
+                    "while the agent ran; the agent was sent {} to stop, and it {}",
+                    signal_name(sent.as_raw()),
+                    report.how()
+                )
+            };
+            interrupted(env, sig, &when)
+        }
         AgentEnd::TimedOut if env.error().is_none() => env.with_warning(Warning::new(
             WarningKind::AgentLingered,
             format!(

@@ -1,8 +1,8 @@
 //! `sojx run`'s agent process: COMMAND started without a shell in its own process group
 //! ([`spawn`]), its stdout read as an input and its stderr passed on with its tail kept
-//! (`pipes`), bounded by `--timeout` and `--kill-after`, SIGINT/SIGTERM/SIGHUP forwarded to
-//! its group, and how it ended told ([`Report`]) (`supervise`). Nothing here decides what the
-//! output means: the caller's work does, on a thread of its own.
+//! (`pipes`), bounded by `--timeout` and `--kill-after`, the signals sojx gets forwarded to its
+//! group (`signals`), and how it ended told ([`Report`]) (`supervise`). Nothing here decides
+//! what the output means: the caller's work does, on a thread of its own.
 //!
 //! Process groups and signals are unix's: elsewhere only the resume profiles and the retries'
 //! rules are built, for `run`'s settings (`sojx run` itself says it needs unix).
@@ -123,8 +123,8 @@ pub(crate) struct Agent {
 
 /// Start the agent as `spec` says, in a process group of its own (its pid is the group's id),
 /// stdout and stderr piped. A COMMAND that cannot be started is a `spawn` failure. The caller
-/// catches SIGINT, SIGTERM and SIGHUP first ([`Interrupts`]), so that none can end sojx and
-/// leave the agent running.
+/// catches the signals it forwards first ([`Interrupts`]), so that none can end sojx and leave
+/// the agent running.
 pub(crate) fn spawn(spec: &Spec) -> Result<Agent, Failure> {
     let Some((program, args)) = spec.argv.split_first() else {
         return Err(Failure::new(
@@ -284,21 +284,11 @@ impl Report {
 
 /// A signal's name (`SIGTERM`), or `signal N` for one without a common name.
 pub(crate) fn signal_name(sig: i32) -> String {
-    let name = match sig {
-        1 => "SIGHUP",
-        2 => "SIGINT",
-        3 => "SIGQUIT",
-        4 => "SIGILL",
-        6 => "SIGABRT",
-        8 => "SIGFPE",
-        9 => "SIGKILL",
-        11 => "SIGSEGV",
-        13 => "SIGPIPE",
-        14 => "SIGALRM",
-        15 => "SIGTERM",
-        _ => return format!("signal {sig}"),
-    };
-    name.to_owned()
+    #[cfg(unix)]
+    if let Some(name) = signal_hook::low_level::signal_name(sig) {
+        return name.to_owned();
+    }
+    format!("signal {sig}")
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
-//! SIGINT, SIGTERM and SIGHUP for the whole of a `run`: caught once, before the first attempt
-//! starts, so that none can end sojx and leave an agent running. Each is recorded (the first
-//! one decides the exit status, and no further attempt starts) and forwarded to the process
-//! group of the attempt running then, whose reading it also stops.
+//! The signals that would end sojx, for the whole of a `run`: caught once, before the first
+//! attempt starts, so that none can end sojx and leave an agent running. Each is recorded (the
+//! first one decides the exit status, 128 + N, and no further attempt starts) and the attempt
+//! running then is asked to stop: its process group gets the signal (SIGINT, SIGTERM, SIGHUP and
+//! SIGQUIT, a terminal's and a CI runner's) or SIGTERM (the others, which mean nothing to an
+//! agent: SIGUSR1 opens Node's inspector), then SIGCONT, and its reading stops.
 //!
 //! The attempt is attached while its agent runs and detached before its leader is reaped; the
 //! forwarding happens under the same lock, so a signal is never sent to a group id that may
@@ -13,6 +15,38 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rustix::process::{Pid, Signal, kill_process_group};
 
 use super::pipes::Stopper;
+
+/// Forwarded to the agent's group as they are: `Ctrl-C`, `Ctrl-\`, a CI runner's cancel, a
+/// hang-up.
+const FORWARDED: [i32; 4] = [
+    signal_hook::consts::SIGINT,
+    signal_hook::consts::SIGTERM,
+    signal_hook::consts::SIGHUP,
+    signal_hook::consts::SIGQUIT,
+];
+
+/// Ending sojx by default too: caught so that they end the run as the others do, the agent's
+/// group getting SIGTERM. Not caught: SIGPIPE (Rust ignores it: a closed stdout is a failed
+/// write, which sojx handles), the signals a fault sends (SIGSEGV, SIGBUS, …), SIGXFSZ (sojx's
+/// own write past the file size limit) and the real-time signals. Those end sojx as by
+/// default, and leave the agent running.
+const STOPPING: [i32; 6] = [
+    signal_hook::consts::SIGUSR1,
+    signal_hook::consts::SIGUSR2,
+    signal_hook::consts::SIGALRM,
+    signal_hook::consts::SIGVTALRM,
+    signal_hook::consts::SIGPROF,
+    signal_hook::consts::SIGXCPU,
+];
+
+/// What the agent's group gets when sojx got `sig`.
+pub(crate) fn forwarded(sig: i32) -> Signal {
+    if FORWARDED.contains(&sig) {
+        Signal::from_named_raw(sig).unwrap_or(Signal::TERM)
+    } else {
+        Signal::TERM
+    }
+}
 
 /// The attempt whose agent is running.
 pub(crate) struct Current {
@@ -36,13 +70,14 @@ pub(crate) struct Interrupts {
 }
 
 impl Interrupts {
-    /// Catch SIGINT, SIGTERM and SIGHUP, and start the thread that forwards them. When they
+    /// Catch the signals of the module, and start the thread that forwards them. When they
     /// cannot be caught they act on sojx as by default (ending sojx then leaves the agent
     /// running); when no thread can start to forward them, they are caught and dropped.
     pub(crate) fn catch() -> Self {
-        use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
         let shared = Arc::new(Shared::default());
-        let Ok(mut signals) = signal_hook::iterator::Signals::new([SIGINT, SIGTERM, SIGHUP]) else {
+        let Ok(mut signals) =
+            signal_hook::iterator::Signals::new(FORWARDED.iter().chain(&STOPPING))
+        else {
             return Self {
                 shared,
                 handle: None,
@@ -59,9 +94,9 @@ impl Interrupts {
                         .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
                     let current = s.current.lock().unwrap_or_else(PoisonError::into_inner);
                     if let Some(c) = current.as_ref() {
-                        if let Some(signal) = Signal::from_named_raw(sig) {
-                            let _ = kill_process_group(c.group, signal);
-                        }
+                        let _ = kill_process_group(c.group, forwarded(sig));
+                        // A stopped process (SIGTSTP) acts on the signal once continued.
+                        let _ = kill_process_group(c.group, Signal::CONT);
                         if let Some(stop) = &c.stopper {
                             stop.stop();
                         }

@@ -1,14 +1,14 @@
 //! The loop that owns a started agent until it is gone: it passes the agent's stderr on as it
-//! arrives, hands `--activity` events to the caller, forwards SIGINT/SIGTERM/SIGHUP to the
-//! agent's process group, and ends the group when `--timeout` passes, when sojx is signalled,
-//! or when the agent exited and left processes behind: SIGTERM (or the forwarded signal), then
-//! SIGKILL after `--kill-after`. No process of the group outlives the loop.
+//! arrives, hands `--activity` events to the caller, forwards the signals sojx got to the
+//! agent's process group (`signals`), and ends the group when `--timeout` passes, when sojx is
+//! signalled, or when the agent exited and left processes behind: SIGTERM (or the forwarded
+//! signal), then SIGKILL after `--kill-after`. No process of the group outlives the loop.
 //!
 //! ```text
 //!   agent stdout ──► pipes::ChildOut ──► work (the caller's, on a scoped thread) ──► Done(T)
 //!   agent stderr ──► pass_stderr ──────────────────────────────────────► Stderr(bytes)
 //!   waitid(NOWAIT) ─────────────────────────────────────────────────────► Exited
-//!   SIGINT/TERM/HUP ─► forwarded to the group ──────────────────────────► Signal(n)
+//!   SIGINT/TERM/HUP/QUIT… ─► forwarded to the group ────────────────────► Signal(n)
 //!                                                   all ──► this loop (stderr, timers)
 //! ```
 
@@ -131,7 +131,7 @@ pub(crate) fn supervise<T: Send + 'static>(
         }
         if let Some(sig) = interrupts.got() {
             // Got before this attempt was attached: forward it now.
-            state.interrupted(sig, Signal::from_named_raw(sig));
+            state.interrupted(sig, Some(super::signals::forwarded(sig)));
         }
         state.run(&rx, err, on_activity, &timed_out, interrupts);
         state.done.take()
@@ -300,6 +300,7 @@ impl<T> State<T> {
         }
         if let Some(s) = forward {
             let _ = kill_process_group(self.group, s);
+            let _ = kill_process_group(self.group, Signal::CONT);
         }
         // The signal itself is the request to stop.
         self.asked_at.get_or_insert_with(Instant::now);

@@ -82,9 +82,10 @@ const EXIT_STATUS: &[(&str, &str)] = &[
     ),
     (
         "128+N",
-        "Interrupted by signal N. sojx run catches SIGINT (130), SIGTERM (143) and SIGHUP (129), \
-         forwards it to the agent's process group, stops the group (SIGKILL after --kill-after) \
-         and prints an envelope of kind interrupted. The other commands do not catch signals: \
+        "Interrupted by signal N. sojx run catches SIGINT (130), SIGTERM (143), SIGHUP (129) and \
+         SIGQUIT (131), forwards it to the agent's process group, stops the group (SIGKILL after \
+         --kill-after) and prints an envelope of kind interrupted; SIGUSR1, SIGUSR2, SIGALRM, \
+         SIGVTALRM, SIGPROF and SIGXCPU too, the group getting SIGTERM. The other commands do not catch signals: \
          they end at once, as shells report it (130 for Ctrl-C); bytes read so far are already \
          in the --tee file.",
     ),

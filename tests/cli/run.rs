@@ -342,6 +342,9 @@ fn signals_to_sojx_are_forwarded_and_end_it_as_a_shell_reports() {
         ("INT", 130, "SIGINT"),
         ("TERM", 143, "SIGTERM"),
         ("HUP", 129, "SIGHUP"),
+        // Ctrl-\ (issue 44, item 1): it ended sojx with no envelope, and never reached the
+        // agent, in a group of its own.
+        ("QUIT", 131, "SIGQUIT"),
     ] {
         let (r, got) = interrupt(signal);
         assert_eq!(got, signal, "the agent got {got:?}");
@@ -357,6 +360,29 @@ fn signals_to_sojx_are_forwarded_and_end_it_as_a_shell_reports() {
             "{}",
             r.stderr
         );
+        group_gone(e);
+    }
+}
+
+/// The other signals that end a process by default ended sojx with no envelope, its agent's
+/// group left running (issue 44, item 1): they end the run as the others do, the agent's group
+/// asked to stop with SIGTERM (SIGUSR1 would open Node's inspector instead).
+#[test]
+fn other_ending_signals_stop_the_agent_with_sigterm() {
+    // Linux's numbers.
+    for (signal, code, name) in [("USR1", 138, "SIGUSR1"), ("ALRM", 142, "SIGALRM")] {
+        let (r, got) = interrupt(signal);
+        assert_eq!(got, "TERM", "the agent got {got:?}");
+        assert_eq!(r.code, code, "{}", r.stderr);
+        let e = r.one();
+        assert_eq!(e["error"]["details"]["signal"], name);
+        assert_eq!(
+            e["error"]["message"],
+            format!(
+                "sojx got {name} while the agent ran; the agent was sent SIGTERM to stop, and it exited with status 143"
+            )
+        );
+        assert_eq!(e["agent"]["stopped"], "interrupted");
         group_gone(e);
     }
 }

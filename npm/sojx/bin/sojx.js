@@ -2,8 +2,8 @@
 // The `sojx` command of the npm package: finds the binary that the package for this platform
 // (an optional dependency, `sojx-<os>-<cpu>[-<libc>]`) installed, and runs it with this
 // process's arguments, standard streams and environment. Its exit status comes back as this
-// process's; a signal that ends it ends this process the same way; SIGINT, SIGTERM and SIGHUP
-// sent to this process are passed on to it.
+// process's; a signal that ends it ends this process the same way; SIGINT, SIGTERM, SIGHUP and
+// SIGQUIT sent to this process are passed on to it.
 "use strict";
 
 const { spawn } = require("node:child_process");
@@ -49,7 +49,7 @@ function fail(message) {
 }
 
 const child = spawn(binary(), process.argv.slice(2), { stdio: "inherit" });
-const forwarded = ["SIGINT", "SIGTERM", "SIGHUP"];
+const forwarded = ["SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT"];
 for (const signal of forwarded) {
   process.on(signal, () => child.kill(signal));
 }
