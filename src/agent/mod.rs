@@ -1,5 +1,5 @@
-//! `sojx run`'s agent process: COMMAND started without a shell in its own process group
-//! ([`spawn`]), its stdout read as an input and its stderr passed on with its tail kept
+//! `sojx run`'s agent process: COMMAND found and checked (`launch`) and started without a shell
+//! in its own process group ([`spawn`]), its stdout read as an input and its stderr passed on with its tail kept
 //! (`pipes`), bounded by `--timeout` and `--kill-after`, the signals sojx gets forwarded to its
 //! group (`signals`), and how it ended told ([`Report`]) (`supervise`). Nothing here decides
 //! what the output means: the caller's work does, on a thread of its own.
@@ -10,6 +10,8 @@
 
 #[cfg(unix)]
 mod conclude;
+#[cfg(unix)]
+mod launch;
 #[cfg(unix)]
 mod pipes;
 mod resume;
@@ -27,10 +29,11 @@ use std::time::Instant;
 use crate::activity::Activity;
 use crate::envelope::AgentReport;
 use crate::error::{ErrorKind, Failure, Operation};
-use crate::input::io_reason;
 
 #[cfg(unix)]
 pub(crate) use conclude::{conclude, interrupted};
+#[cfg(unix)]
+pub(crate) use launch::SH;
 pub(crate) use resume::Profile;
 #[cfg(unix)]
 pub(crate) use retry::split_template;
@@ -112,6 +115,7 @@ pub(crate) fn quote(arg: &str) -> String {
 
 /// A started agent: the child (leader of its own process group), its pipes, and when it
 /// started.
+#[cfg(unix)]
 pub(crate) struct Agent {
     child: Child,
     stdout: Option<ChildStdout>,
@@ -119,14 +123,27 @@ pub(crate) struct Agent {
     started: Instant,
     /// COMMAND and its arguments, for the report.
     command: Vec<String>,
+    /// COMMAND's file, and how it was started.
+    program: launch::Program,
+}
+
+#[cfg(unix)]
+impl Agent {
+    /// The script that runs with /bin/sh because it has no `#!` line, if COMMAND is one.
+    pub(crate) fn script_without_shebang(&self) -> Option<&std::path::Path> {
+        (self.program.kind == launch::Kind::Shell).then_some(self.program.file.as_path())
+    }
 }
 
 /// Start the agent as `spec` says, in a process group of its own (its pid is the group's id),
-/// stdout and stderr piped. A COMMAND that cannot be started is a `spawn` failure. The caller
-/// catches the signals it forwards first ([`Interrupts`]), so that none can end sojx and leave
-/// the agent running.
-pub(crate) fn spawn(spec: &Spec) -> Result<Agent, Failure> {
-    let Some((program, args)) = spec.argv.split_first() else {
+/// stdout and stderr piped; COMMAND's program is looked for on `path_var` (PATH) when it holds
+/// no `/`. A COMMAND that cannot be started is a `spawn` failure, said as precisely as
+/// [`launch`] can. The caller catches the signals it forwards first ([`Interrupts`]), so that
+/// none can end sojx and leave the agent running.
+#[cfg(unix)]
+pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<Agent, Failure> {
+    use std::os::unix::process::CommandExt;
+    let Some((given, args)) = spec.argv.split_first() else {
         return Err(Failure::new(
             ErrorKind::Usage,
             Operation::ParseArguments,
@@ -134,25 +151,12 @@ pub(crate) fn spawn(spec: &Spec) -> Result<Agent, Failure> {
         )
         .retryable(false));
     };
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .stdin(match spec.stdin {
-            Stdin::Inherit => Stdio::inherit(),
-            Stdin::Null => Stdio::null(),
-            Stdin::Text(_) => Stdio::piped(),
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in &spec.env {
-        cmd.env(k, v);
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::process::CommandExt;
-        cmd.process_group(0);
-    }
+    let program = launch::find(given, path_var)?;
+    let (file, arg0, args) = program.argv(given, args);
     let started = Instant::now();
-    let mut child = cmd.spawn().map_err(|e| spawn_failure(spec, &e))?;
+    let mut cmd = Command::new(&file);
+    cmd.arg0(&arg0).args(&args);
+    let mut child = started_as(spec, cmd).map_err(|e| program.exec_failure(&e))?;
     if let (Stdin::Text(text), Some(mut pipe)) = (&spec.stdin, child.stdin.take()) {
         // On a thread of its own: an agent that reads nothing must not block sojx. A write
         // that fails (the agent exited first) is the agent's to tell.
@@ -170,37 +174,27 @@ pub(crate) fn spawn(spec: &Spec) -> Result<Agent, Failure> {
         child,
         started,
         command: spec.argv_strings(),
+        program,
     })
 }
 
-/// The `spawn` failure for `e`, naming the program and what to do.
-fn spawn_failure(spec: &Spec, e: &std::io::Error) -> Failure {
-    let program = spec
-        .argv
-        .first()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let bare = !program.contains('/');
-    let (why, hint) = match e.kind() {
-        std::io::ErrorKind::NotFound if bare => (
-            "not found on PATH".to_owned(),
-            "install it, or give its path",
-        ),
-        std::io::ErrorKind::NotFound => ("no such file".to_owned(), "check the path"),
-        std::io::ErrorKind::PermissionDenied => (
-            "permission denied (not executable, or a directory)".to_owned(),
-            "check the file's mode (chmod +x) and that it is a program",
-        ),
-        _ => (io_reason(e), "check the command after `--`"),
-    };
-    Failure::new(
-        ErrorKind::Spawn,
-        Operation::Spawn,
-        format!("cannot start `{}`: {why}", quote(&program)),
-    )
-    .target(program)
-    .retryable(false)
-    .hint(hint)
+/// Start `cmd` as the agent: in a process group of its own, with `spec`'s stdin and
+/// variables, stdout and stderr piped.
+#[cfg(unix)]
+fn started_as(spec: &Spec, mut cmd: Command) -> std::io::Result<Child> {
+    use std::os::unix::process::CommandExt;
+    cmd.stdin(match spec.stdin {
+        Stdin::Inherit => Stdio::inherit(),
+        Stdin::Null => Stdio::null(),
+        Stdin::Text(_) => Stdio::piped(),
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .process_group(0);
+    for (k, v) in &spec.env {
+        cmd.env(k, v);
+    }
+    cmd.spawn()
 }
 
 /// How the agent ended, for the envelope's `agent` object.
@@ -304,6 +298,7 @@ mod tests {
         assert_eq!(quote(""), "''");
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_missing_program_is_a_spawn_failure_naming_it() {
         let spec = Spec {
@@ -311,7 +306,7 @@ mod tests {
             stdin: Stdin::Null,
             env: Vec::new(),
         };
-        let Err(f) = spawn(&spec) else {
+        let Err(f) = spawn(&spec, None) else {
             panic!("started")
         };
         assert_eq!(f.kind, ErrorKind::Spawn);

@@ -41,6 +41,8 @@ pub struct Env {
     pub github_step_summary: Option<std::path::PathBuf>,
     /// The directory for temporary files (`TMPDIR`, else `/tmp`): `run`'s feedback files.
     pub tmpdir: std::path::PathBuf,
+    /// `PATH`: where `run` looks for COMMAND's program, as `execvp` does.
+    pub path: Option<OsString>,
 }
 
 impl Env {
@@ -60,6 +62,7 @@ impl Env {
                 .filter(|v| !v.is_empty())
                 .map(std::path::PathBuf::from),
             tmpdir: std::env::temp_dir(),
+            path: std::env::var_os("PATH"),
         }
     }
 

@@ -1141,6 +1141,11 @@ fn usage_cases() -> Vec<Case> {
             "run-not-found",
             &["run", "--", "sojx-no-such-agent", "-p", "hi"],
         ),
+        // Issue 44, item 3: the interpreter named, not "no such file" of a file that is there.
+        u(
+            "run-bad-interpreter",
+            &["run", "--", "tests/fixtures/spawn/bad-interpreter.sh"],
+        ),
         u(
             "run-schema-invalid",
             &["run", "--schema", r#"{"type":"nonsense"}"#, "--", "true"],

@@ -5,6 +5,7 @@
 #![allow(unreachable_pub, clippy::print_stderr)]
 
 mod action;
+mod agent_start;
 mod battery;
 mod citizen;
 mod common;

@@ -276,13 +276,28 @@ fn attempt(
         interrupts,
     } = *shared;
 
-    let started = match agent::spawn(spec) {
+    let started = match agent::spawn(spec, io.env.path.as_deref()) {
         Ok(s) => s,
         Err(f) => {
             return envelope::failure(Command::Run, name, f, Parts::default())
                 .with_agent(agent::Report::not_started(spec).to_report());
         }
     };
+    if let Some(script) = started.script_without_shebang() {
+        let hint = format!(
+            "`{}` has no #! line, so it runs with {}, as a shell runs it; a first line #!/bin/sh (or the interpreter it is written for) would say so",
+            agent::quote(&script.to_string_lossy()),
+            agent::SH
+        );
+        if io.first_time(&hint) {
+            let _ = writeln!(
+                io.stderr,
+                "sojx: {}: hint: {}",
+                crate::sanitize::sanitize(name),
+                crate::sanitize::sanitize(&hint)
+            );
+        }
+    }
     let bounds = Bounds {
         timeout: a.live.timeout,
         kill_after: a.kill_after,

@@ -1,0 +1,145 @@
+//! How `sojx run` starts COMMAND (issue 44, item 3): what cannot start is said precisely
+//! (`tests/fixtures/spawn/`: a missing `#!` interpreter, Windows line endings, env's missing
+//! interpreter, another machine's program, …), and a script with no `#!` line runs with
+//! /bin/sh as a shell runs it.
+
+use std::path::Path;
+
+use crate::common::{fixture, path_str, run, sojx};
+
+fn spawn_fixture(name: &str) -> String {
+    format!("./tests/fixtures/spawn/{name}")
+}
+
+/// `sojx run -- COMMAND a b` cannot start COMMAND: a `spawn` envelope (exit 3, not retryable,
+/// no pid) whose message holds `said`; the message.
+fn refused(command: &str, path: Option<&str>, said: &str) -> String {
+    let mut cmd = sojx();
+    if let Some(p) = path {
+        cmd.env("PATH", p);
+    }
+    let r = run(cmd.args(["run", "--", command, "a", "b"]));
+    assert_eq!(
+        (r.code, r.kind()),
+        (3, Some("spawn")),
+        "{command}: {}",
+        r.stdout
+    );
+    let e = r.one();
+    assert_eq!(e["error"]["retryable"], false);
+    assert!(e["agent"].get("pid").is_none(), "{command}: {}", r.stdout);
+    let message = e["error"]["message"].as_str().unwrap().to_owned();
+    assert!(message.contains(said), "{command}: {message}");
+    assert!(
+        r.stderr.contains(&format!("spawn: {message}")),
+        "{command}: {}",
+        r.stderr
+    );
+    message
+}
+
+/// Before, a missing interpreter was "no such file; check the path" of a file that is there,
+/// and the kernel's "Exec format error" said nothing of what to do.
+#[test]
+fn what_cannot_start_is_named() {
+    let m = refused(
+        &spawn_fixture("bad-interpreter.sh"),
+        None,
+        "its interpreter `/sojx-test/no/such/interpreter` (from its #! line) is not found",
+    );
+    assert!(!m.contains("no such file"), "{m}");
+    // Found on PATH: the file is named too.
+    let path = format!("{}:/usr/bin:/bin", path_str(&fixture("spawn")));
+    let m = refused(
+        "bad-interpreter.sh",
+        Some(&path),
+        "its interpreter `/sojx-test/no/such/interpreter` (from its #! line) is not found",
+    );
+    assert!(m.contains("bad-interpreter.sh` (found on PATH): "), "{m}");
+    refused(
+        &spawn_fixture("crlf-shebang.sh"),
+        None,
+        "its #! line ends with a carriage return (Windows line endings), so its interpreter is `/bin/sh\\r`",
+    );
+    if Path::new("/usr/bin/env").exists() {
+        refused(
+            &spawn_fixture("env-missing.sh"),
+            None,
+            "its interpreter `sojx-test-no-such-interpreter` (from its #! line, run by /usr/bin/env) is not found on PATH",
+        );
+    }
+    refused(
+        &spawn_fixture("not-executable.sh"),
+        None,
+        "permission denied: it is not executable (no x in its mode)",
+    );
+    refused(
+        &spawn_fixture("dangling-link"),
+        None,
+        "no such file: it is a symbolic link to `sojx-test-no-such-target`, which does not exist",
+    );
+    refused("./tests/fixtures/spawn", None, "it is a directory");
+    // Neither a program of this system nor a script: the kernel's answer, not /bin/sh's
+    // attempt at reading a binary (what execvp would make of it).
+    for f in ["unknown-format.bin", "vax.elf"] {
+        refused(
+            &spawn_fixture(f),
+            None,
+            "it is not a program this system can run (exec format error)",
+        );
+    }
+    // Not on PATH, and on PATH but not executable.
+    refused("sojx-test-no-such-agent", None, "not found on PATH");
+    refused("not-executable.sh", Some(&path), "found as `");
+}
+
+/// Before: "Exec format error". A shell runs such a file with itself, and execvp with /bin/sh.
+#[test]
+fn a_script_without_a_shebang_line_runs_with_sh() {
+    let script = spawn_fixture("no-shebang.sh");
+    let r = run(sojx().args(["run", "--", &script, "a", "b"]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let e = r.one();
+    assert_eq!(e["data"]["ran_as"], script.as_str());
+    assert_eq!(e["data"]["args"], "a b");
+    // argv as given, not sh's.
+    assert_eq!(e["agent"]["command"], serde_json::json!([script, "a", "b"]));
+    assert!(
+        r.stderr.contains(&format!(
+            "sojx: {script}: hint: `{script}` has no #! line, so it runs with /bin/sh"
+        )),
+        "{}",
+        r.stderr
+    );
+}
+
+/// A file that passed sojx's checks but that the kernel would not execute (open for writing:
+/// ETXTBSY) is still `spawn`, with the cause named.
+#[test]
+fn a_command_that_cannot_be_executed_after_its_checks_is_a_spawn_failure() {
+    let dir = crate::common::Scratch::new("start", "busy");
+    let script = dir.join("busy.sh");
+    std::fs::write(&script, "#!/bin/sh\necho '{\"a\": 1}'\n").unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let writer = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&script)
+        .unwrap();
+    if std::process::Command::new(&script).output().is_ok() {
+        crate::common::skip("this kernel executes a file open for writing (no ETXTBSY)");
+        return;
+    }
+    let r = run(sojx().args(["run", "--"]).arg(&script));
+    drop(writer);
+    assert_eq!((r.code, r.kind()), (3, Some("spawn")), "{}", r.stdout);
+    let e = r.one();
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .ends_with(": it is open for writing (text file busy)"),
+        "{}",
+        r.stdout
+    );
+    assert!(e["agent"].get("pid").is_none(), "{}", r.stdout);
+}
