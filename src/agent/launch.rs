@@ -37,8 +37,8 @@ pub(crate) enum Kind {
     /// A text file with no `#!` interpreter: `/bin/sh FILE ARGS…`.
     Shell,
     /// A binary of a format sojx does not know (another machine's program, or one a
-    /// binfmt_misc handler runs): executed as it is, so that the kernel's own answer stands
-    /// (`execvp` would hand it to /bin/sh).
+    /// binfmt_misc handler runs): started directly, so that the kernel's own answer stands
+    /// (`execvp`, which Linux's start through sojx itself uses, would hand it to /bin/sh).
     Foreign,
 }
 

@@ -1,5 +1,6 @@
 //! `sojx run`'s agent process: COMMAND found and checked (`launch`) and started without a shell
-//! in its own process group ([`spawn`]), its stdout read as an input and its stderr passed on with its tail kept
+//! in its own process group ([`spawn`]; on Linux through sojx itself, `trampoline`, so that it
+//! dies with sojx), its stdout read as an input and its stderr passed on with its tail kept
 //! (`pipes`), bounded by `--timeout` and `--kill-after`, the signals sojx gets forwarded to its
 //! group (`signals`), and how it ended told ([`Report`]) (`supervise`). Nothing here decides
 //! what the output means: the caller's work does, on a thread of its own.
@@ -21,6 +22,8 @@ mod signals;
 mod stderr;
 #[cfg(unix)]
 mod supervise;
+#[cfg(target_os = "linux")]
+mod trampoline;
 
 use std::ffi::OsString;
 use std::process::{Child, ChildStderr, ChildStdout, Command, Stdio};
@@ -42,6 +45,8 @@ pub(crate) use retry::{Extra, Parts as Feedback, Values, retries};
 pub(crate) use signals::Interrupts;
 #[cfg(unix)]
 pub(crate) use supervise::{AgentEnd, Bounds, supervise};
+#[cfg(target_os = "linux")]
+pub(crate) use trampoline::{ARG as TRAMPOLINE, exec as trampoline};
 
 /// What the threads of a supervised run tell the loop that waits for them.
 pub(crate) enum Event<T> {
@@ -123,8 +128,10 @@ pub(crate) struct Agent {
     started: Instant,
     /// COMMAND and its arguments, for the report.
     command: Vec<String>,
-    /// COMMAND's file, and how it was started.
+    /// COMMAND's file, and the nonce of the trampoline's record (Linux), to tell a COMMAND that
+    /// the trampoline could not execute.
     program: launch::Program,
+    nonce: Option<u64>,
 }
 
 #[cfg(unix)]
@@ -140,9 +147,12 @@ impl Agent {
 /// no `/`. A COMMAND that cannot be started is a `spawn` failure, said as precisely as
 /// [`launch`] can. The caller catches the signals it forwards first ([`Interrupts`]), so that
 /// none can end sojx and leave the agent running.
+///
+/// On Linux the agent starts through sojx itself ([`trampoline`]), with SIGKILL as its
+/// parent-death signal, which is sent when the thread that started it ends: call this on a
+/// thread that lives as long as sojx (the main thread).
 #[cfg(unix)]
 pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<Agent, Failure> {
-    use std::os::unix::process::CommandExt;
     let Some((given, args)) = spec.argv.split_first() else {
         return Err(Failure::new(
             ErrorKind::Usage,
@@ -154,9 +164,28 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
     let program = launch::find(given, path_var)?;
     let (file, arg0, args) = program.argv(given, args);
     let started = Instant::now();
-    let mut cmd = Command::new(&file);
-    cmd.arg0(&arg0).args(&args);
-    let mut child = started_as(spec, cmd).map_err(|e| program.exec_failure(&e))?;
+    let direct = || {
+        use std::os::unix::process::CommandExt;
+        let mut cmd = Command::new(&file);
+        cmd.arg0(&arg0).args(&args);
+        cmd
+    };
+    #[cfg(target_os = "linux")]
+    let (child, nonce) = {
+        let nonce = trampoline::nonce();
+        let through_sojx = (program.kind != launch::Kind::Foreign)
+            .then(|| started_as(spec, trampoline::command(&file, &arg0, &args, nonce)).ok())
+            .flatten();
+        match through_sojx {
+            Some(child) => (Ok(child), Some(nonce)),
+            // No /proc/self/exe (or too long an argv for it): started directly, without the
+            // parent-death signal.
+            None => (started_as(spec, direct()), None),
+        }
+    };
+    #[cfg(not(target_os = "linux"))]
+    let (child, nonce) = (started_as(spec, direct()), None);
+    let mut child = child.map_err(|e| program.exec_failure(&e))?;
     if let (Stdin::Text(text), Some(mut pipe)) = (&spec.stdin, child.stdin.take()) {
         // On a thread of its own: an agent that reads nothing must not block sojx. A write
         // that fails (the agent exited first) is the agent's to tell.
@@ -175,6 +204,7 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
         started,
         command: spec.argv_strings(),
         program,
+        nonce,
     })
 }
 

@@ -89,14 +89,31 @@ impl<R: Read + AsFd> Read for ChildOut<R> {
     }
 }
 
-/// The last [`TAIL_BYTES`] of the agent's stderr, and its first line that reported an error.
+/// The last [`TAIL_BYTES`] of the agent's stderr, its first line that reported an error, and
+/// the trampoline's record, if it wrote one.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Tail(Arc<Mutex<(Vec<u8>, Lines, bool)>>);
+pub(crate) struct Tail(Arc<Mutex<Kept>>);
+
+#[derive(Debug, Default)]
+struct Kept {
+    tail: Vec<u8>,
+    lines: Lines,
+    /// The window cut the tail.
+    cut: bool,
+    /// The errno of the trampoline that could not execute COMMAND.
+    exec_error: Option<i32>,
+}
 
 impl Tail {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Kept> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     fn push(&self, bytes: &[u8]) {
-        let mut t = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let (tail, lines, cut) = &mut *t;
+        let mut k = self.lock();
+        let Kept {
+            tail, lines, cut, ..
+        } = &mut *k;
         lines.push(bytes);
         tail.extend_from_slice(bytes);
         if tail.len() > TAIL_BYTES {
@@ -109,11 +126,11 @@ impl Tail {
     /// The tail as text: invalid UTF-8 replaced, a character cut by the 4 KiB window dropped,
     /// terminal escapes removed.
     pub(crate) fn text(&self) -> String {
-        let t = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let s = String::from_utf8_lossy(&t.0);
+        let k = self.lock();
+        let s = String::from_utf8_lossy(&k.tail);
         let mut s = s.trim_start_matches('\u{fffd}');
         // A window cut inside a line may have cut an escape sequence: that line goes.
-        if t.2
+        if k.cut
             && let Some(nl) = s.find('\n')
         {
             s = &s[nl + 1..];
@@ -123,32 +140,61 @@ impl Tail {
 
     /// The first line of the whole stderr that reported an error.
     pub(crate) fn first_error(&self) -> Option<String> {
-        let t = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        t.1.first_error()
+        self.lock().lines.first_error()
+    }
+
+    /// The errno of the trampoline's record: COMMAND could not be executed.
+    pub(crate) fn exec_error(&self) -> Option<i32> {
+        self.lock().exec_error
     }
 }
 
 /// Start the thread that passes `pipe` on as [`Event::Stderr`] (then [`Event::StderrEnd`]),
 /// keeping its tail; `false` when no thread could be started (the pipe is then dropped, and
-/// the agent's writes to it fail).
+/// the agent's writes to it fail). With the `nonce` of a start through the trampoline, the
+/// trampoline's record at the pipe's start is kept in the tail instead of passed on: it is one
+/// write of a few bytes, before any other, so the first read holds it whole.
 pub(crate) fn pass_stderr<T: Send + 'static>(
     mut pipe: impl Read + Send + 'static,
     tx: SyncSender<Event<T>>,
     tail: Tail,
+    nonce: Option<u64>,
 ) -> bool {
     std::thread::Builder::new()
         .name("sojx-agent-stderr".to_owned())
         .spawn(move || {
             let mut buf = vec![0u8; 8 * 1024];
+            let mut first = true;
             while let Ok(n @ 1..) = read_some(&mut pipe, &mut buf) {
-                tail.push(&buf[..n]);
-                if tx.send(Event::Stderr(buf[..n].to_vec())).is_err() {
+                let mut bytes = &buf[..n];
+                if std::mem::take(&mut first)
+                    && let Some((errno, len)) = nonce.and_then(|n| record(bytes, n))
+                {
+                    tail.lock().exec_error = Some(errno);
+                    bytes = &bytes[len..];
+                }
+                if bytes.is_empty() {
+                    continue;
+                }
+                tail.push(bytes);
+                if tx.send(Event::Stderr(bytes.to_vec())).is_err() {
                     return;
                 }
             }
             let _ = tx.send(Event::StderrEnd);
         })
         .is_ok()
+}
+
+/// The trampoline's record at the start of `bytes` (Linux).
+#[cfg(target_os = "linux")]
+fn record(bytes: &[u8], nonce: u64) -> Option<(i32, usize)> {
+    super::trampoline::read_record(bytes, nonce)
+}
+
+#[cfg(not(target_os = "linux"))]
+fn record(_: &[u8], _: u64) -> Option<(i32, usize)> {
+    None
 }
 
 #[cfg(test)]

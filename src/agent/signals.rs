@@ -29,7 +29,7 @@ const FORWARDED: [i32; 4] = [
 /// group getting SIGTERM. Not caught: SIGPIPE (Rust ignores it: a closed stdout is a failed
 /// write, which sojx handles), the signals a fault sends (SIGSEGV, SIGBUS, …), SIGXFSZ (sojx's
 /// own write past the file size limit) and the real-time signals. Those end sojx as by
-/// default, and leave the agent running.
+/// default; on Linux its agent then gets its parent-death signal (docs/run.md).
 const STOPPING: [i32; 6] = [
     signal_hook::consts::SIGUSR1,
     signal_hook::consts::SIGUSR2,
@@ -71,8 +71,9 @@ pub(crate) struct Interrupts {
 
 impl Interrupts {
     /// Catch the signals of the module, and start the thread that forwards them. When they
-    /// cannot be caught they act on sojx as by default (ending sojx then leaves the agent
-    /// running); when no thread can start to forward them, they are caught and dropped.
+    /// cannot be caught they act on sojx as by default (ending sojx then leaves the agent's
+    /// group running, but for the agent itself on Linux); when no thread can start to forward
+    /// them, they are caught and dropped.
     pub(crate) fn catch() -> Self {
         let shared = Arc::new(Shared::default());
         let Ok(mut signals) =

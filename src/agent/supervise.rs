@@ -66,6 +66,8 @@ pub(crate) struct Finished<T> {
     pub(crate) result: Option<T>,
     pub(crate) report: Report,
     pub(crate) ended: AgentEnd,
+    /// COMMAND did not start after all: the trampoline could not execute it (Linux).
+    pub(crate) not_started: Option<crate::error::Failure>,
 }
 
 /// Run `work` over the agent's stdout while the loop owns the agent, as the module says.
@@ -89,7 +91,7 @@ pub(crate) fn supervise<T: Send + 'static>(
     let stderr_open = agent
         .stderr
         .take()
-        .is_some_and(|e| pass_stderr(e, tx.clone(), tail.clone()));
+        .is_some_and(|e| pass_stderr(e, tx.clone(), tail.clone(), agent.nonce));
     let (stdout, stopper) = stdout_of(&mut agent);
     if !watch_exit(group, tx.clone()) {
         // Nothing will say when the leader exits: count it as gone once the work is done.
@@ -138,10 +140,16 @@ pub(crate) fn supervise<T: Send + 'static>(
     });
     // No signal is forwarded to the group once its leader may be reaped.
     interrupts.detach();
+    let not_started = tail.exec_error().map(|errno| {
+        agent
+            .program
+            .exec_failure(&std::io::Error::from_raw_os_error(errno))
+    });
     Finished {
         result,
         report: reaped(agent, pid, state.ended, &tail),
         ended: state.ended,
+        not_started,
     }
 }
 

@@ -20,8 +20,8 @@ COMMAND runs without a shell (a script with no #! line with /bin/sh), in its own
 group; its stdout is read as `extract` reads an input, its stderr is passed through, and the
 envelope's `agent` says how it ended. With --timeout the agent's group gets SIGTERM, then
 SIGKILL after --kill-after; SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to sojx are forwarded to
-it (SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF and SIGXCPU as SIGTERM). When sojx's stdin is
-not a terminal, the agent reads it.
+it (SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF and SIGXCPU as SIGTERM). On Linux the agent
+gets SIGKILL if sojx dies. When sojx's stdin is not a terminal, the agent reads it.
 Exit status: as for extract; 3 when COMMAND cannot be started (spawn); 128+N when sojx was
 interrupted by signal N (interrupted).";
 

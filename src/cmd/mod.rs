@@ -155,6 +155,18 @@ impl Write for Closable<'_> {
     }
 }
 
+/// `sojx run`'s start of an agent on Linux (docs/run.md, "How COMMAND is started"): when
+/// `args` are `sojx __sojx-exec …`, which is no command of sojx's, this process becomes the
+/// agent, or ends with the exit status returned. `None` for every other command line.
+pub fn start_agent(args: &[OsString]) -> Option<u8> {
+    #[cfg(target_os = "linux")]
+    if args.get(1).is_some_and(|a| a == crate::agent::TRAMPOLINE) {
+        return Some(crate::agent::trampoline(&args[2..], &mut io::stderr()));
+    }
+    let _ = args;
+    None
+}
+
 /// Run sojx with `args` (including the program name); returns the exit status.
 pub fn run(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> ExitStatus {
     // Buffered over `Closable`, so that serde_json's many small writes cost one call each.

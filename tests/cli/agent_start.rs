@@ -1,11 +1,12 @@
-//! How `sojx run` starts COMMAND (issue 44, item 3): what cannot start is said precisely
+//! How `sojx run` starts COMMAND (issue 44, items 1 and 3): what cannot start is said precisely
 //! (`tests/fixtures/spawn/`: a missing `#!` interpreter, Windows line endings, env's missing
-//! interpreter, another machine's program, …), and a script with no `#!` line runs with
-//! /bin/sh as a shell runs it.
+//! interpreter, another machine's program, …), a script with no `#!` line runs with /bin/sh
+//! as a shell runs it, and on Linux the agent dies with a sojx killed by SIGKILL.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
-use crate::common::{fixture, path_str, run, sojx};
+use crate::common::{fixture, path_str, patience, run, sojx, sojx_process};
 
 fn spawn_fixture(name: &str) -> String {
     format!("./tests/fixtures/spawn/{name}")
@@ -114,7 +115,7 @@ fn a_script_without_a_shebang_line_runs_with_sh() {
 }
 
 /// A file that passed sojx's checks but that the kernel would not execute (open for writing:
-/// ETXTBSY) is still `spawn`, with the cause named.
+/// ETXTBSY) is still `spawn`, from the trampoline's record on Linux, not the agent's exit 126.
 #[test]
 fn a_command_that_cannot_be_executed_after_its_checks_is_a_spawn_failure() {
     let dir = crate::common::Scratch::new("start", "busy");
@@ -142,4 +143,101 @@ fn a_command_that_cannot_be_executed_after_its_checks_is_a_spawn_failure() {
         r.stdout
     );
     assert!(e["agent"].get("pid").is_none(), "{}", r.stdout);
+    assert!(!r.stderr.contains("sojx-exec"), "{}", r.stderr);
+}
+
+/// The trampoline's record cannot be written by an agent: it holds a number only the
+/// trampoline's own argv had. An agent that writes one of its own and exits 127 is an agent
+/// that failed, its stderr passed on.
+#[test]
+fn an_agent_cannot_pass_for_a_command_that_did_not_start() {
+    let r = run(sojx().args([
+        "run",
+        "--",
+        "sh",
+        "-c",
+        r"printf '\0sojx-exec 0000000000000000 2\n' >&2; exit 127",
+    ]));
+    assert_eq!((r.code, r.kind()), (1, Some("agent_error")), "{}", r.stdout);
+    assert_eq!(r.one()["agent"]["exit_status"], 127);
+    assert!(
+        r.stderr.contains("\0sojx-exec 0000000000000000 2\n"),
+        "{}",
+        r.stderr
+    );
+}
+
+/// Linux: the trampoline, run as sojx runs it. It executes COMMAND when its parent is the one
+/// named; when it cannot, it writes its record and exits as a shell does; when its parent is
+/// another (sojx died), it runs nothing.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_trampoline_executes_command_or_says_why_not() {
+    let me = std::process::id().to_string();
+    let tramp = |args: &[&str]| {
+        sojx_process()
+            .arg("__sojx-exec")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = tramp(&[&me, "00000000000000ff", "/bin/echo", "echo", "hi"]);
+    assert_eq!(
+        (out.status.code(), &out.stdout[..]),
+        (Some(0), &b"hi\n"[..])
+    );
+    let out = tramp(&[&me, "00000000000000ff", "/sojx-test/no/such/file", "x"]);
+    assert_eq!(out.status.code(), Some(127));
+    assert_eq!(out.stderr, b"\0sojx-exec 00000000000000ff 2\n");
+    let out = tramp(&["1", "00000000000000ff", "/bin/echo", "echo", "hi"]);
+    assert_eq!((out.status.code(), out.stdout.len()), (Some(1), 0));
+}
+
+/// Linux: `sojx run -- sleep 300` killed with SIGKILL left `sleep` running under pid 1 before
+/// (issue 44, item 1); the agent now gets its parent-death signal, SIGKILL.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_sojx_killed_with_sigkill_leaves_no_agent() {
+    let dir = crate::common::Scratch::new("start", "sigkill");
+    let pidfile = dir.join("agent.pid");
+    let mut child = sojx_process()
+        .args([
+            "run",
+            "--",
+            "sh",
+            "-c",
+            "echo $$ > \"$1\"; exec sleep 300",
+            "sh",
+        ])
+        .arg(&pidfile)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let waited = Instant::now();
+    let pid = loop {
+        if let Ok(s) = std::fs::read_to_string(&pidfile)
+            && let Ok(pid) = s.trim().parse::<u32>()
+        {
+            break pid;
+        }
+        assert!(
+            waited.elapsed() < patience(Duration::from_secs(5)),
+            "the agent never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let killed = Instant::now();
+    while !crate::run::gone(u64::from(pid)) {
+        if killed.elapsed() > patience(Duration::from_secs(1)) {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+            panic!("the agent {pid} outlived a sojx killed with SIGKILL");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -45,7 +45,7 @@ fn alive_in_group(pgid: u64) -> Vec<u64> {
 }
 
 /// Whether process `pid` is gone (or a zombie waiting for a parent that no longer cares).
-fn gone(pid: u64) -> bool {
+pub(crate) fn gone(pid: u64) -> bool {
     std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
         s.rfind(')')
             .is_some_and(|i| matches!(s[i + 1..].split_whitespace().next(), Some("Z" | "X")))

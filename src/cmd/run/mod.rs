@@ -276,12 +276,13 @@ fn attempt(
         interrupts,
     } = *shared;
 
+    let not_started = |f| {
+        envelope::failure(Command::Run, name, f, Parts::default())
+            .with_agent(agent::Report::not_started(spec).to_report())
+    };
     let started = match agent::spawn(spec, io.env.path.as_deref()) {
         Ok(s) => s,
-        Err(f) => {
-            return envelope::failure(Command::Run, name, f, Parts::default())
-                .with_agent(agent::Report::not_started(spec).to_report());
-        }
+        Err(f) => return not_started(f),
     };
     if let Some(script) = started.script_without_shebang() {
         let hint = format!(
@@ -342,6 +343,9 @@ fn attempt(
         .hint("run again; if it happens again, report it with the command line");
         envelope::failure(Command::Extract, name, f, Parts::default())
     });
+    if let Some(f) = finished.not_started {
+        return not_started(f);
+    }
     let mut report = finished.report;
     report.exit_class = profile
         .zip(report.exit_status)

@@ -1,0 +1,131 @@
+//! The agent's start on Linux: sojx starts itself, `/proc/self/exe __sojx-exec PARENT NONCE
+//! FILE ARGV0 ARGS…`, as the leader of the agent's new process group; that process sets its
+//! parent-death signal to SIGKILL, checks that sojx is still its parent, and executes COMMAND,
+//! which keeps the signal (prctl(2): it survives execve, but for set-user-ID and set-group-ID
+//! programs and programs with file capabilities). So a sojx killed with SIGKILL takes its agent
+//! with it. rustix's safe wrapper sets the signal on the process itself; doing it in the child
+//! of sojx's own spawn would take `pre_exec`, which is unsafe, and the crate forbids unsafe code.
+//!
+//! The signal is sent when the *thread* that started the process ends: sojx starts every agent
+//! on its main thread ([`super::spawn`]), which lives as long as sojx.
+//!
+//! When executing COMMAND fails there (what sojx checked before has changed, or what it does
+//! not check: a file open for writing), that process writes one record to its stderr, which is
+//! the agent's stderr pipe, and exits 127 or 126 as a shell does: `NUL sojx-exec NONCE ERRNO
+//! LF`, the first bytes on the pipe. NONCE is random per start and only in that process's
+//! argv, which COMMAND's replaces, so no agent can write the record: sojx reads it
+//! ([`read_record`]) as "COMMAND did not start" (`spawn`), never as the agent's exit.
+
+use std::ffi::{OsStr, OsString};
+use std::hash::{BuildHasher, Hasher};
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Command;
+
+use rustix::process::{Signal, getpid, getppid, set_parent_process_death_signal};
+
+/// The first argument that makes sojx start an agent instead of parsing a command line.
+pub(crate) const ARG: &str = "__sojx-exec";
+
+/// sojx's own program.
+const SELF: &str = "/proc/self/exe";
+
+/// A number no one can guess, for the record of one start.
+pub(super) fn nonce() -> u64 {
+    let mut h = std::hash::RandomState::new().build_hasher();
+    h.write_u32(getpid().as_raw_nonzero().get().unsigned_abs());
+    if let Ok(t) = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH) {
+        h.write_u128(t.as_nanos());
+    }
+    h.finish()
+}
+
+/// The command that starts sojx's trampoline to execute `file` with `arg0` and `args`.
+pub(super) fn command(file: &Path, arg0: &OsStr, args: &[OsString], nonce: u64) -> Command {
+    let mut cmd = Command::new(SELF);
+    cmd.arg0("sojx")
+        .arg(ARG)
+        .arg(getpid().as_raw_nonzero().to_string())
+        .arg(format!("{nonce:016x}"))
+        .arg(file)
+        .arg(arg0)
+        .args(args);
+    cmd
+}
+
+fn prefix(nonce: u64) -> String {
+    format!("\0sojx-exec {nonce:016x} ")
+}
+
+/// The errno the trampoline of `nonce` recorded at the start of `bytes`, the first bytes of
+/// the agent's stderr, with the record's length.
+pub(super) fn read_record(bytes: &[u8], nonce: u64) -> Option<(i32, usize)> {
+    let prefix = prefix(nonce);
+    let rest = bytes.strip_prefix(prefix.as_bytes())?;
+    let end = rest.iter().position(|&b| b == b'\n')?;
+    let errno = std::str::from_utf8(&rest[..end]).ok()?.parse().ok()?;
+    Some((errno, prefix.len() + end + 1))
+}
+
+/// The trampoline: `args` are what follow [`ARG`]. Executes COMMAND, or returns the exit
+/// status: 127 or 126 after writing the record to `stderr` when it could not, 2 when `args` are
+/// not the trampoline's.
+pub(crate) fn exec(args: &[OsString], stderr: &mut dyn Write) -> u8 {
+    let [parent, nonce, file, arg0, args @ ..] = args else {
+        return 2;
+    };
+    let (Some(parent), Some(nonce)) = (
+        parent.to_str().and_then(|p| p.parse::<i32>().ok()),
+        nonce.to_str().and_then(|n| u64::from_str_radix(n, 16).ok()),
+    ) else {
+        return 2;
+    };
+    // SIGKILL: once sojx is gone nobody would follow a SIGTERM the agent ignores with a
+    // SIGKILL. When the signal cannot be set (a seccomp filter), the agent starts without it,
+    // as elsewhere than Linux.
+    let _ = set_parent_process_death_signal(Some(Signal::KILL));
+    if getppid().map(|p| p.as_raw_nonzero().get()) != Some(parent) {
+        // sojx died before the signal was set: nothing is waiting for this agent.
+        return 1;
+    }
+    let e = Command::new(file).arg0(arg0).args(args).exec();
+    let errno = e.raw_os_error().unwrap_or(0);
+    let _ = stderr
+        .write_all(format!("{}{errno}\n", prefix(nonce)).as_bytes())
+        .and_then(|()| stderr.flush());
+    if e.kind() == std::io::ErrorKind::NotFound {
+        127
+    } else {
+        126
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_record_of_this_start_is_read() {
+        let n = nonce();
+        let mut rec = format!("{}2\n", prefix(n)).into_bytes();
+        let len = rec.len();
+        rec.extend_from_slice(b"after");
+        assert_eq!(read_record(&rec, n), Some((2, len)));
+        assert_eq!(read_record(&rec, n ^ 1), None);
+        assert_eq!(read_record(b"\0sojx-exec ", n), None);
+        assert_eq!(read_record(b"error: no such file\n", n), None);
+        assert_ne!(nonce(), n);
+    }
+
+    #[test]
+    fn arguments_that_are_not_the_trampolines_start_nothing() {
+        let mut err = Vec::new();
+        assert_eq!(exec(&["x".into()], &mut err), 2);
+        assert_eq!(
+            exec(&["x".into(), "y".into(), "f".into(), "a".into()], &mut err),
+            2
+        );
+        assert!(err.is_empty());
+    }
+}
