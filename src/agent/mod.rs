@@ -1,9 +1,10 @@
 //! `sojx run`'s agent process: COMMAND found and checked (`launch`) and started without a shell
-//! in its own process group ([`spawn`]; on Linux through sojx itself, `trampoline`, so that it
-//! dies with sojx), its stdout read as an input and its stderr passed on with its tail kept
-//! (`pipes`), bounded by `--timeout` and `--kill-after`, the signals sojx gets forwarded to its
-//! group (`signals`), and how it ended told ([`Report`]) (`supervise`). Nothing here decides
-//! what the output means: the caller's work does, on a thread of its own.
+//! in its own process group ([`spawn`]; on Linux through sojx itself and with a guard in the
+//! group, `trampoline`, so that the agent and its group die with sojx), its stdout read as an
+//! input and its stderr passed on with its tail kept (`pipes`), bounded by `--timeout` and
+//! `--kill-after`, the signals sojx gets forwarded to its group (`signals`), and how it ended
+//! told ([`Report`]) (`supervise`). Nothing here decides what the output means: the caller's
+//! work does, on a thread of its own.
 //!
 //! Process groups and signals are unix's: elsewhere only the resume profiles and the retries'
 //! rules are built, for `run`'s settings (`sojx run` itself says it needs unix).
@@ -46,7 +47,7 @@ pub(crate) use signals::Interrupts;
 #[cfg(unix)]
 pub(crate) use supervise::{AgentEnd, Bounds, supervise};
 #[cfg(target_os = "linux")]
-pub(crate) use trampoline::{ARG as TRAMPOLINE, exec as trampoline};
+pub(crate) use trampoline::{ARG as TRAMPOLINE, GUARD, exec as trampoline, guarding};
 
 /// What the threads of a supervised run tell the loop that waits for them.
 pub(crate) enum Event<T> {
@@ -132,6 +133,8 @@ pub(crate) struct Agent {
     /// the trampoline could not execute.
     program: launch::Program,
     nonce: Option<u64>,
+    /// The guard in the agent's group (Linux): ends the group when sojx dies.
+    guard: Option<Child>,
 }
 
 #[cfg(unix)]
@@ -150,7 +153,8 @@ impl Agent {
 ///
 /// On Linux the agent starts through sojx itself ([`trampoline`]), with SIGKILL as its
 /// parent-death signal, which is sent when the thread that started it ends: call this on a
-/// thread that lives as long as sojx (the main thread).
+/// thread that lives as long as sojx (the main thread). A guard joins its group, which ends
+/// the group when sojx dies ([`trampoline::guard`]).
 #[cfg(unix)]
 pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<Agent, Failure> {
     let Some((given, args)) = spec.argv.split_first() else {
@@ -186,6 +190,10 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
     #[cfg(not(target_os = "linux"))]
     let (child, nonce) = (started_as(spec, direct()), None);
     let mut child = child.map_err(|e| program.exec_failure(&e))?;
+    #[cfg(target_os = "linux")]
+    let guard = trampoline::guard(&child).ok();
+    #[cfg(not(target_os = "linux"))]
+    let guard = None;
     if let (Stdin::Text(text), Some(mut pipe)) = (&spec.stdin, child.stdin.take()) {
         // On a thread of its own: an agent that reads nothing must not block sojx. A write
         // that fails (the agent exited first) is the agent's to tell.
@@ -205,6 +213,7 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
         command: spec.argv_strings(),
         program,
         nonce,
+        guard,
     })
 }
 

@@ -29,7 +29,7 @@ const FORWARDED: [i32; 4] = [
 /// group getting SIGTERM. Not caught: SIGPIPE (Rust ignores it: a closed stdout is a failed
 /// write, which sojx handles), the signals a fault sends (SIGSEGV, SIGBUS, …), SIGXFSZ (sojx's
 /// own write past the file size limit) and the real-time signals. Those end sojx as by
-/// default; on Linux its agent then gets its parent-death signal (docs/run.md).
+/// default; on Linux its agent's group is then killed all the same (docs/run.md).
 const STOPPING: [i32; 6] = [
     signal_hook::consts::SIGUSR1,
     signal_hook::consts::SIGUSR2,
@@ -37,6 +37,20 @@ const STOPPING: [i32; 6] = [
     signal_hook::consts::SIGVTALRM,
     signal_hook::consts::SIGPROF,
     signal_hook::consts::SIGXCPU,
+];
+
+/// Every signal caught.
+pub(crate) const CAUGHT: [i32; 10] = [
+    FORWARDED[0],
+    FORWARDED[1],
+    FORWARDED[2],
+    FORWARDED[3],
+    STOPPING[0],
+    STOPPING[1],
+    STOPPING[2],
+    STOPPING[3],
+    STOPPING[4],
+    STOPPING[5],
 ];
 
 /// What the agent's group gets when sojx got `sig`.
@@ -72,13 +86,11 @@ pub(crate) struct Interrupts {
 impl Interrupts {
     /// Catch the signals of the module, and start the thread that forwards them. When they
     /// cannot be caught they act on sojx as by default (ending sojx then leaves the agent's
-    /// group running, but for the agent itself on Linux); when no thread can start to forward
-    /// them, they are caught and dropped.
+    /// group running, but on Linux); when no thread can start to forward them, they are caught
+    /// and dropped.
     pub(crate) fn catch() -> Self {
         let shared = Arc::new(Shared::default());
-        let Ok(mut signals) =
-            signal_hook::iterator::Signals::new(FORWARDED.iter().chain(&STOPPING))
-        else {
+        let Ok(mut signals) = signal_hook::iterator::Signals::new(CAUGHT) else {
             return Self {
                 shared,
                 handle: None,

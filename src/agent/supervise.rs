@@ -140,14 +140,21 @@ pub(crate) fn supervise<T: Send + 'static>(
     });
     // No signal is forwarded to the group once its leader may be reaped.
     interrupts.detach();
+    let guard = agent.guard.take();
     let not_started = tail.exec_error().map(|errno| {
         agent
             .program
             .exec_failure(&std::io::Error::from_raw_os_error(errno))
     });
+    let report = reaped(agent, pid, state.ended, &tail);
+    if let Some(mut g) = guard {
+        // Killed with the group already; without its stdin it would end the group itself.
+        drop(g.stdin.take());
+        let _ = g.wait();
+    }
     Finished {
         result,
-        report: reaped(agent, pid, state.ended, &tail),
+        report,
         ended: state.ended,
         not_started,
     }

@@ -7,7 +7,8 @@
 //! of sojx's own spawn would take `pre_exec`, which is unsafe, and the crate forbids unsafe code.
 //!
 //! The signal is sent when the *thread* that started the process ends: sojx starts every agent
-//! on its main thread ([`super::spawn`]), which lives as long as sojx.
+//! on its main thread ([`super::spawn`]), which lives as long as sojx. It reaches the agent
+//! alone; the [`guard`] in the agent's group kills the rest of the group.
 //!
 //! When executing COMMAND fails there (what sojx checked before has changed, or what it does
 //! not check: a file open for writing), that process writes one record to its stderr, which is
@@ -99,6 +100,49 @@ pub(crate) fn exec(args: &[OsString], stderr: &mut dyn Write) -> u8 {
     } else {
         126
     }
+}
+
+/// The first argument that makes sojx the guard of an agent's process group.
+pub(crate) const GUARD: &str = "__sojx-guard";
+
+/// Start the guard of `agent`'s process group: sojx itself, `__sojx-guard`, in that group, its
+/// stdin a pipe that sojx holds (and no other process: std's pipes close on exec). When sojx
+/// dies, however it dies, the kernel closes that pipe and the guard kills its own process
+/// group, the agent's: the processes the agent started, which the parent-death signal (the
+/// agent's alone) does not reach. Killing its own group is safe from a reused id: the guard is
+/// in it, so the id is taken. sojx kills the group, the guard with it, when the attempt ends.
+pub(super) fn guard(agent: &std::process::Child) -> std::io::Result<std::process::Child> {
+    use std::process::Stdio;
+    let group = rustix::process::Pid::from_child(agent);
+    Command::new(SELF)
+        .arg0("sojx")
+        .arg(GUARD)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(group.as_raw_nonzero().get())
+        .spawn()
+}
+
+/// The guard: wait for the end of `stdin` (sojx's end of the pipe closed), then kill this
+/// process's group. The signals sent to the group (forwarded by sojx, or an agent's own
+/// `kill 0`) do not end it first: the guard keeps the group until sojx is gone.
+pub(crate) fn guarding(stdin: &mut dyn std::io::Read) -> u8 {
+    let got = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    for sig in super::signals::CAUGHT {
+        let _ = signal_hook::flag::register(sig, std::sync::Arc::clone(&got));
+    }
+    let mut buf = [0u8; 64];
+    loop {
+        match stdin.read(&mut buf) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
+    let _ = rustix::process::kill_current_process_group(Signal::KILL);
+    0
 }
 
 #[cfg(test)]

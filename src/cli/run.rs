@@ -21,7 +21,7 @@ group; its stdout is read as `extract` reads an input, its stderr is passed thro
 envelope's `agent` says how it ended. With --timeout the agent's group gets SIGTERM, then
 SIGKILL after --kill-after; SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to sojx are forwarded to
 it (SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF and SIGXCPU as SIGTERM). On Linux the agent
-gets SIGKILL if sojx dies. When sojx's stdin is not a terminal, the agent reads it.
+and its group get SIGKILL if sojx dies. When sojx's stdin is not a terminal, the agent reads it.
 Exit status: as for extract; 3 when COMMAND cannot be started (spawn); 128+N when sojx was
 interrupted by signal N (interrupted).";
 

@@ -155,13 +155,18 @@ impl Write for Closable<'_> {
     }
 }
 
-/// `sojx run`'s start of an agent on Linux (docs/run.md, "How COMMAND is started"): when
-/// `args` are `sojx __sojx-exec …`, which is no command of sojx's, this process becomes the
-/// agent, or ends with the exit status returned. `None` for every other command line.
+/// `sojx run`'s start of an agent on Linux (docs/run.md, "Linux: the agent dies with sojx"):
+/// when `args` are `sojx __sojx-exec …`, which is no command of sojx's, this process becomes
+/// the agent, or ends with the exit status returned; `sojx __sojx-guard` is the guard of an
+/// agent's group. `None` for every other command line.
 pub fn start_agent(args: &[OsString]) -> Option<u8> {
     #[cfg(target_os = "linux")]
     if args.get(1).is_some_and(|a| a == crate::agent::TRAMPOLINE) {
         return Some(crate::agent::trampoline(&args[2..], &mut io::stderr()));
+    }
+    #[cfg(target_os = "linux")]
+    if args.get(1).is_some_and(|a| a == crate::agent::GUARD) && args.len() == 2 {
+        return Some(crate::agent::guarding(&mut io::stdin()));
     }
     let _ = args;
     None

@@ -194,50 +194,129 @@ fn the_trampoline_executes_command_or_says_why_not() {
 }
 
 /// Linux: `sojx run -- sleep 300` killed with SIGKILL left `sleep` running under pid 1 before
-/// (issue 44, item 1); the agent now gets its parent-death signal, SIGKILL.
+/// (issue 44, item 1); the agent now gets its parent-death signal, SIGKILL, and the guard in
+/// its group kills what the agent started.
 #[cfg(target_os = "linux")]
 #[test]
 fn a_sojx_killed_with_sigkill_leaves_no_agent() {
+    // The agent itself.
+    sigkilled_sojx_leaves_none_of(r#"echo $$ > "$1.t" && mv "$1.t" "$1"; exec sleep 300"#);
+    // And a process it started, in its group.
+    sigkilled_sojx_leaves_none_of(r#"sleep 300 & echo "$$ $!" > "$1.t" && mv "$1.t" "$1"; wait"#);
+}
+
+/// `sojx run -- sh -c SCRIPT sh PIDFILE`, killed with SIGKILL once SCRIPT wrote the pids to
+/// watch in PIDFILE: each is gone soon after (or a zombie, pid 1's to reap).
+#[cfg(target_os = "linux")]
+fn sigkilled_sojx_leaves_none_of(script: &str) {
     let dir = crate::common::Scratch::new("start", "sigkill");
     let pidfile = dir.join("agent.pid");
     let mut child = sojx_process()
-        .args([
-            "run",
-            "--",
-            "sh",
-            "-c",
-            "echo $$ > \"$1\"; exec sleep 300",
-            "sh",
-        ])
+        .args(["run", "--", "sh", "-c", script, "sh"])
         .arg(&pidfile)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
+    let pids = pids_in(&pidfile);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    all_gone(
+        &pids,
+        &format!("outlived a sojx killed with SIGKILL ({script})"),
+    );
+}
+
+/// The pids a script wrote in `file` (whole: it writes another file, then renames it).
+#[cfg(target_os = "linux")]
+fn pids_in(file: &Path) -> Vec<u64> {
     let waited = Instant::now();
-    let pid = loop {
-        if let Ok(s) = std::fs::read_to_string(&pidfile)
-            && let Ok(pid) = s.trim().parse::<u32>()
-        {
-            break pid;
+    loop {
+        if let Ok(s) = std::fs::read_to_string(file) {
+            return s.split_whitespace().map(|p| p.parse().unwrap()).collect();
         }
         assert!(
             waited.elapsed() < patience(Duration::from_secs(5)),
-            "the agent never started"
+            "the script never started"
         );
         std::thread::sleep(Duration::from_millis(20));
-    };
-    child.kill().unwrap();
-    child.wait().unwrap();
-    let killed = Instant::now();
-    while !crate::run::gone(u64::from(pid)) {
-        if killed.elapsed() > patience(Duration::from_secs(1)) {
-            let _ = std::process::Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-            panic!("the agent {pid} outlived a sojx killed with SIGKILL");
+    }
+}
+
+/// Each of `pids` is gone soon (or a zombie, pid 1's to reap); else they are killed, and the
+/// test fails saying what the one left did.
+#[cfg(target_os = "linux")]
+fn all_gone(pids: &[u64], did: &str) {
+    let since = Instant::now();
+    while let Some(pid) = pids.iter().find(|&&p| !crate::run::gone(p)) {
+        if since.elapsed() > patience(Duration::from_secs(1)) {
+            for p in pids {
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", &p.to_string()])
+                    .status();
+            }
+            panic!("{pid} of {pids:?} {did}");
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Linux: the guard outlives the signals sent to its group (sojx forwards them; an agent may
+/// `kill 0`), and kills its group, what ignores SIGTERM included, once its stdin ends (sojx
+/// gone).
+#[cfg(target_os = "linux")]
+#[test]
+fn the_guard_ends_its_group_when_sojx_is_gone_and_not_before() {
+    use std::os::unix::process::CommandExt;
+    let dir = crate::common::Scratch::new("start", "guard");
+    let pidfile = dir.join("pids");
+    let sojx = assert_cmd::cargo::cargo_bin("sojx");
+    // A group: a shell that starts a child deaf to SIGTERM, then becomes the guard.
+    let script = r#"(trap '' INT TERM HUP QUIT USR1 ALRM; exec sleep 300) & echo "$$ $!" > "$1.t" && mv "$1.t" "$1"; exec "$2" __sojx-guard"#;
+    let mut guard = std::process::Command::new("sh")
+        .args(["-c", script, "sh"])
+        .arg(&pidfile)
+        .arg(&sojx)
+        .process_group(0)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pids = pids_in(&pidfile);
+    let waited = Instant::now();
+    // The guard is the group's leader here (the shell became it), once it catches SIGTERM.
+    let caught = |pid: u64| {
+        std::fs::read_to_string(format!("/proc/{pid}/status"))
+            .ok()
+            .and_then(|s| {
+                let mask = s.lines().find_map(|l| l.strip_prefix("SigCgt:"))?;
+                u64::from_str_radix(mask.trim(), 16).ok()
+            })
+            .is_some_and(|mask| mask & (1 << (15 - 1)) != 0)
+    };
+    while !caught(pids[0]) {
+        assert!(waited.elapsed() < patience(Duration::from_secs(5)));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let group = format!("-{}", pids[0]);
+    for signal in ["-INT", "-TERM", "-HUP", "-QUIT", "-USR1", "-ALRM"] {
+        let sent = std::process::Command::new("kill")
+            .args([signal, "--", &group])
+            .status()
+            .unwrap();
+        assert!(sent.success());
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    assert!(
+        guard.try_wait().unwrap().is_none() && !crate::run::gone(pids[1]),
+        "the guard or its group ended before its stdin did"
+    );
+    drop(guard.stdin.take());
+    let status = guard.wait().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9),
+        "the guard kills its own group, itself included"
+    );
+    all_gone(&pids[1..], "was left by the guard of its group");
 }
