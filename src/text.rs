@@ -73,12 +73,14 @@ fn value_then_prose(t: &str) -> bool {
 }
 
 /// Find every candidate: fenced blocks first, then the balanced scan of the text outside them.
+/// Each fenced block tried as JSON counts as a candidate, as each region of the scan does:
+/// past `max_candidates` in all, later blocks and the scan are not tried (`capped`).
 pub fn mine(text: &str, max_candidates: usize) -> Mined {
     let mut mined = Mined::default();
     let mut lines = Lines::new(text);
-    let fences = fences(text);
     let mut masked: Option<Vec<u8>> = None;
-    for f in &fences {
+    let mut tried = 0usize;
+    for f in Fences::new(text) {
         let body = &text[f.body.clone()];
         let trimmed = body.trim();
         let json_label = f.lang.eq_ignore_ascii_case("json")
@@ -90,6 +92,11 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
             // language's block, it is left to the prose scan (which finds `{"a": 1}` after a
             // `Result:` line in it, and nothing in `npm test`).
             continue;
+        }
+        tried += 1;
+        if tried > max_candidates {
+            mined.capped = true;
+            break;
         }
         let bytes = masked.get_or_insert_with(|| text.as_bytes().to_vec());
         bytes[f.whole.clone()].fill(b' ');
@@ -114,8 +121,11 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
             Err(_) => {}
         }
     }
-    let scan_bytes = masked.as_deref().unwrap_or(text.as_bytes());
-    scan(text, scan_bytes, max_candidates, &mut lines, &mut mined);
+    if !mined.capped {
+        let scan_bytes = masked.as_deref().unwrap_or(text.as_bytes());
+        let left = max_candidates - tried;
+        scan(text, scan_bytes, left, &mut lines, &mut mined);
+    }
     mined.candidates.sort_by_key(|c| c.offset);
     mined.broken.sort_by_key(|b| b.offset);
     for (i, c) in mined.candidates.iter_mut().enumerate() {
@@ -156,60 +166,78 @@ impl<'t> Lines<'t> {
 }
 
 #[derive(Debug)]
-struct Fence {
-    lang: String,
+struct Fence<'t> {
+    lang: &'t str,
     whole: std::ops::Range<usize>,
     body: std::ops::Range<usize>,
 }
 
 /// Markdown fenced blocks (``` or ~~~, up to three spaces of indent), and one-line
-/// ```` ```{…}``` ```` spans.
-fn fences(text: &str) -> Vec<Fence> {
-    let mut out = Vec::new();
-    let mut open: Option<(usize, String, usize, &str)> = None; // (start, lang, body start, marker)
-    let mut pos = 0;
-    for line in text.split_inclusive('\n') {
-        let start = pos;
-        pos += line.len();
-        let content = line.trim_end_matches(['\n', '\r']);
-        let (marker, indent) = brackets::fence_marker(content.as_bytes()).unwrap_or(("", 0));
-        let t = &content[indent..];
-        match &open {
-            None if !marker.is_empty() => {
-                let after = &t[3..];
-                if let Some(end) = after.find(marker) {
-                    // One-line span: ```{"a":1}```
-                    let body_start = start + indent + 3;
-                    out.push(Fence {
-                        lang: String::new(),
-                        whole: start..start + indent + 3 + end + 3,
-                        body: body_start..body_start + end,
-                    });
-                } else {
-                    let lang = after.split_whitespace().next().unwrap_or("").to_owned();
-                    open = Some((start, lang, pos, marker));
-                }
-            }
-            Some((s, lang, body_start, m)) if marker == *m && t[3..].trim().is_empty() => {
-                out.push(Fence {
-                    lang: lang.clone(),
-                    whole: *s..start + content.len(),
-                    body: *body_start..start,
-                });
-                open = None;
-            }
-            _ => {}
+/// ```` ```{…}``` ```` spans, in text order, found as they are asked for (a text of a million
+/// blocks is not listed whole before the first is tried).
+struct Fences<'t> {
+    text: &'t str,
+    /// Where the next line starts.
+    pos: usize,
+    /// The block still open: (start, lang, body start, marker).
+    open: Option<(usize, &'t str, usize, &'static str)>,
+}
+
+impl<'t> Fences<'t> {
+    fn new(text: &'t str) -> Self {
+        Self {
+            text,
+            pos: 0,
+            open: None,
         }
     }
-    if let Some((s, lang, body_start, _)) = open {
+}
+
+impl<'t> Iterator for Fences<'t> {
+    type Item = Fence<'t>;
+
+    fn next(&mut self) -> Option<Fence<'t>> {
+        while self.pos < self.text.len() {
+            let start = self.pos;
+            let rest = &self.text[start..];
+            let line = rest.find('\n').map_or(rest, |i| &rest[..=i]);
+            self.pos += line.len();
+            let content = line.trim_end_matches(['\n', '\r']);
+            let (marker, indent) = brackets::fence_marker(content.as_bytes()).unwrap_or(("", 0));
+            let t = &content[indent..];
+            match self.open {
+                None if !marker.is_empty() => {
+                    let after = &t[3..];
+                    if let Some(end) = after.find(marker) {
+                        // One-line span: ```{"a":1}```
+                        let body_start = start + indent + 3;
+                        return Some(Fence {
+                            lang: "",
+                            whole: start..start + indent + 3 + end + 3,
+                            body: body_start..body_start + end,
+                        });
+                    }
+                    let lang = after.split_whitespace().next().unwrap_or("");
+                    self.open = Some((start, lang, self.pos, marker));
+                }
+                Some((s, lang, body_start, m)) if marker == m && t[3..].trim().is_empty() => {
+                    self.open = None;
+                    return Some(Fence {
+                        lang,
+                        whole: s..start + content.len(),
+                        body: body_start..start,
+                    });
+                }
+                _ => {}
+            }
+        }
         // An unclosed fence (a cut-off answer): its body runs to the end.
-        out.push(Fence {
+        self.open.take().map(|(s, lang, body_start, _)| Fence {
             lang,
-            whole: s..text.len(),
-            body: body_start..text.len(),
-        });
+            whole: s..self.text.len(),
+            body: body_start..self.text.len(),
+        })
     }
-    out
 }
 
 /// The balanced scan over `bytes` (the text with fences blanked out), in one pass.

@@ -451,7 +451,7 @@ pub struct LimitArgs {
     #[command(flatten)]
     pub line: LineLimit,
 
-    /// Most JSON candidates tried in one answer text.
+    /// Most JSON candidates tried in one answer text: fenced blocks and `{…}`/`[…]` regions.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_candidates: usize,
 

@@ -209,3 +209,29 @@ fn many_candidates_after_long_prose_are_linear() {
     assert_eq!(m.candidates[9_999].line, 1);
     assert!(started.elapsed() < std::time::Duration::from_secs(10));
 }
+
+#[test]
+fn fences_count_toward_the_candidate_limit() {
+    // Each fenced block tried as JSON is a candidate: past the limit the rest of the blocks,
+    // and the prose scan, are not tried (issue 44, item 5: a million blocks were all tried).
+    let t = "```json\n{\"n\":1}\n```\n".repeat(5) + "and {\"prose\": 1}";
+    let m = mine(&t, 3);
+    assert!(m.capped);
+    assert_eq!(m.candidates.len(), 3);
+    assert!(m.candidates.iter().all(|c| c.kind == SourceKind::CodeFence));
+    // Within the limit, the blocks and the scan share it.
+    let m = mine(&t, 6);
+    assert!(!m.capped);
+    assert_eq!(m.candidates.len(), 6);
+    let m = mine(&t, 5);
+    assert!(m.capped);
+    assert_eq!(m.candidates.len(), 5);
+    // A broken block counts too; a block of another language or of no JSON does not.
+    let t = "```json\n{\"n\":\n```\n```sh\nls\n```\n```\nnpm test\n```\n```json\n{\"n\":2}\n```";
+    let m = mine(t, 2);
+    assert!(!m.capped);
+    assert_eq!((m.candidates.len(), m.broken.len()), (1, 1));
+    let m = mine(t, 1);
+    assert!(m.capped);
+    assert_eq!((m.candidates.len(), m.broken.len()), (0, 1));
+}

@@ -7,6 +7,7 @@
 mod action;
 mod agent_start;
 mod battery;
+mod bounds;
 mod citizen;
 mod common;
 mod conformance;
