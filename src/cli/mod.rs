@@ -455,9 +455,10 @@ pub struct LimitArgs {
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_candidates: usize,
 
-    /// Most answer accumulated from a stream of deltas (OpenAI chat and Responses, Ollama,
-    /// Anthropic, Gemini CLI, opencode), as for `--max-line-bytes`. Past it the input is a
-    /// `parse` error; the rest of the answer is not read into memory.
+    /// Most kept from a stream to find the answer, as for `--max-line-bytes`: the answer
+    /// accumulated from deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI,
+    /// opencode) and the tool calls, ids and error messages kept across lines. Past it the input
+    /// is a `parse` error; the rest is not read into memory.
     #[arg(long, value_name = "SIZE", default_value = "64MiB", value_parser = parse_size)]
     pub max_answer_bytes: usize,
 }

@@ -5,7 +5,9 @@ use crate::activity::Activity;
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::{Framer, Item, Stats};
 use crate::input::Piece;
-use crate::producer::{self, EventKind, Extractor, Fast, LastError, LineFacts, Outcome, Producer};
+use crate::producer::{
+    self, EventKind, Extractor, Fast, LastError, LineFacts, Outcome, Over, Producer,
+};
 
 use super::Options;
 use super::outcome::{cut_document, failed, json_document, mismatch, text_outcome, unknown_events};
@@ -69,9 +71,19 @@ pub(super) struct Router {
     pub(super) activity: bool,
     pub(super) events: Vec<Activity>,
     pub(super) fast_path: bool,
-    /// `--max-answer-bytes`, and the bytes the extractor held when it went past it.
+    /// `--max-answer-bytes`.
     pub(super) max_answer: usize,
-    pub(super) answer_over: Option<usize>,
+    /// The bound the extractor went past (then nothing more is fed to it).
+    pub(super) past: Option<Past>,
+}
+
+/// A bound on what the extractor keeps, gone past.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Past {
+    /// `--max-answer-bytes`, with the bytes held when it was passed.
+    Bytes(usize),
+    /// A count ([`Over`]).
+    Count(Over),
 }
 
 impl Router {
@@ -91,7 +103,7 @@ impl Router {
             events: Vec::new(),
             fast_path,
             max_answer,
-            answer_over: None,
+            past: None,
         }
     }
 
@@ -142,17 +154,14 @@ impl Router {
             return false;
         };
         if self.activity
-            || self.answer_over.is_some()
+            || self.past.is_some()
             || !utf8.unwrap_or_else(|| crate::framing::utf8_ok(raw))
             || !ex.fast_path().is_some_and(|fast| fast.feed_lean(no, raw))
         {
             return false;
         }
         self.recognized += 1;
-        let held = ex.held();
-        if held > self.max_answer {
-            self.answer_over = Some(held);
-        }
+        self.past = past(ex, self.max_answer);
         true
     }
 
@@ -178,15 +187,12 @@ impl Router {
             }
         }
         if let Some(ex) = &mut self.extractor {
-            if self.answer_over.is_some() {
-                // Past --max-answer-bytes: nothing more is accumulated.
+            if self.past.is_some() {
+                // Past --max-answer-bytes or a count bound: nothing more is kept.
                 return;
             }
             self.recognized += u64::from(ex.feed(&item));
-            let held = ex.held();
-            if held > self.max_answer {
-                self.answer_over = Some(held);
-            }
+            self.past = past(ex.as_ref(), self.max_answer);
             self.describe(&item);
             return;
         }
@@ -200,6 +206,7 @@ impl Router {
                 self.recognized += u64::from(ex.feed(it));
             }
             self.recognized += u64::from(ex.feed(&item));
+            self.past = past(ex.as_ref(), self.max_answer);
             self.extractor = Some(ex);
             if self.activity {
                 self.events.push(Activity {
@@ -262,23 +269,31 @@ impl Router {
         self.unclaimed(framer, stats, opts)
     }
 
-    /// The failure when the input could not be read for an answer at all: the answer grew past
-    /// `--max-answer-bytes`, or the input is UTF-16.
+    /// The failure when the input could not be read for an answer at all: what the extractor
+    /// keeps grew past `--max-answer-bytes` or a count bound, or the input is UTF-16.
     fn unreadable(&self, stats: &Stats) -> Option<Outcome> {
-        if let Some(held) = self.answer_over {
+        if let Some(past) = self.past {
             let p = self.producer().unwrap_or(Producer::Text);
-            return Some(failed(
-                p,
-                Failure::new(
-                    ErrorKind::Parse,
-                    Operation::Extract,
+            let (message, hint) = match past {
+                Past::Bytes(held) => (
                     format!(
-                        "the answer streamed in deltas grew past --max-answer-bytes {} ({held} bytes held); the rest was not read into memory",
+                        "what the stream holds to find the answer (the answer's deltas, tool calls, ids, error messages) grew past --max-answer-bytes {} ({held} bytes held); the rest was not read into memory",
                         self.max_answer
                     ),
-                )
-                .hint("raise --max-answer-bytes if the answer is really that large")
-                .retryable(false),
+                    "raise --max-answer-bytes if the answer is really that large",
+                ),
+                Past::Count(Over { what, max }) => (
+                    format!(
+                        "the stream holds more than {max} {what}, sojx's bound; the rest was not read into memory"
+                    ),
+                    "a model's run makes far fewer; check that the input is the output of one run",
+                ),
+            };
+            return Some(failed(
+                p,
+                Failure::new(ErrorKind::Parse, Operation::Extract, message)
+                    .hint(hint)
+                    .retryable(false),
             ));
         }
         // No producer writes UTF-16; read as UTF-8 it is noise, not "no answer".
@@ -341,6 +356,15 @@ impl Router {
             None => unknown_events(&self.pending, stats.values),
         }
     }
+}
+
+/// The bound `ex` went past, if any: a count first, then `--max-answer-bytes` (`max_answer`).
+fn past(ex: &dyn Extractor, max_answer: usize) -> Option<Past> {
+    if let Some(over) = ex.over() {
+        return Some(Past::Count(over));
+    }
+    let held = ex.held();
+    (held > max_answer).then_some(Past::Bytes(held))
 }
 
 /// The failure when lines over `--max-line-bytes` left nothing to read.

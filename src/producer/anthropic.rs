@@ -13,8 +13,9 @@ use serde_json::{Map, Value};
 
 use super::EventKind as Kind;
 use super::{
-    CallInput, Extractor, LastError, Outcome, Producer, Session, ToolCall, Verdict, agent_details,
-    agent_error, api_error, detail, num, snippet, str_at, tool_calls, truncated,
+    CallInput, Extractor, LastError, MAX_PARTS, Outcome, Over, Producer, Session, ToolCall,
+    Verdict, agent_details, agent_error, api_error, detail, num, snippet, str_at, tool_calls,
+    truncated,
 };
 use crate::framing::Item;
 
@@ -24,10 +25,24 @@ struct Block {
     text: String,
     json: String,
     input: Option<Value>,
+    /// The size of `input`, as JSON text.
+    input_bytes: usize,
     name: String,
     id: String,
     /// The line of the block's last part.
     line: u64,
+}
+
+impl Block {
+    /// The bytes it keeps ([`Extractor::held`]).
+    fn size(&self) -> usize {
+        self.kind.len()
+            + self.text.len()
+            + self.json.len()
+            + self.input_bytes
+            + self.name.len()
+            + self.id.len()
+    }
 }
 
 #[derive(Debug, Default)]
@@ -39,9 +54,11 @@ pub(super) struct Anthropic {
     error: Option<Value>,
     line: Option<u64>,
     session: Session,
-    /// Bytes of block text and tool JSON received (a running count: summing the blocks at
-    /// every event was quadratic in their number).
+    /// Bytes the blocks keep: their text, tool JSON and input, names and ids (a running
+    /// count: summing the blocks at every event was quadratic in their number).
     held: usize,
+    /// A block past [`MAX_PARTS`] came: nothing more is kept.
+    over: bool,
 }
 
 impl Anthropic {
@@ -89,19 +106,36 @@ impl Anthropic {
     }
 
     fn start_block(&mut self, line: u64, idx: u64, b: &Value) {
+        if !self.room_for(idx) {
+            return;
+        }
+        let input = b
+            .get("input")
+            .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
+            .cloned();
         let block = Block {
             line,
             kind: str_at(b, "type").unwrap_or("").to_owned(),
             text: str_at(b, "text").unwrap_or("").to_owned(),
-            input: b
-                .get("input")
-                .filter(|i| i.as_object().is_some_and(|o| !o.is_empty()))
-                .cloned(),
+            input_bytes: input.as_ref().map_or(0, |i| i.to_string().len()),
+            input,
             name: str_at(b, "name").unwrap_or("").to_owned(),
             id: str_at(b, "id").unwrap_or("").to_owned(),
             json: String::new(),
         };
-        self.blocks.insert(idx, block);
+        self.held += block.size();
+        if let Some(old) = self.blocks.insert(idx, block) {
+            self.held -= old.size();
+        }
+    }
+
+    /// Whether block `idx` is kept: it is already, or there are fewer than [`MAX_PARTS`]
+    /// (past them, `over`).
+    fn room_for(&mut self, idx: u64) -> bool {
+        if self.blocks.len() >= MAX_PARTS && !self.blocks.contains_key(&idx) {
+            self.over = true;
+        }
+        !self.over
     }
 }
 
@@ -112,6 +146,10 @@ impl Extractor for Anthropic {
 
     fn held(&self) -> usize {
         self.held
+    }
+
+    fn over(&self) -> Option<Over> {
+        Over::parts(self.over, "content blocks in one message")
     }
 
     fn feed(&mut self, item: &Item) -> bool {
@@ -131,12 +169,14 @@ impl Extractor for Anthropic {
             }
             Some("content_block_start") => {
                 if let Some(b) = v.get("content_block") {
-                    self.held += str_at(b, "text").map_or(0, str::len);
                     self.start_block(*line, idx, b);
                 }
                 self.line = Some(*line);
             }
             Some("content_block_delta") => {
+                if !self.room_for(idx) {
+                    return true;
+                }
                 let block = self.blocks.entry(idx).or_default();
                 block.line = *line;
                 if let Some(d) = v.get("delta") {

@@ -110,6 +110,50 @@ fn answered_by(init: Option<String>, models: &serde_json::Map<String, Value>) ->
     }
 }
 
+/// Most `severity: "error"` events listed in an `agent_error`'s `details.errors`; the others
+/// are counted (`details.errors_omitted`), as the violations of `sojx run`'s feedback are.
+const LISTED_ERRORS: usize = 20;
+
+/// The messages of the `severity: "error"` events: the first [`LISTED_ERRORS`], the last one
+/// after them, and how many there were. What a long stream of them keeps is that, not each.
+#[derive(Debug, Default)]
+struct Fatal {
+    first: Vec<String>,
+    last: Option<String>,
+    count: u64,
+    /// The bytes of the messages kept ([`Extractor::held`]).
+    bytes: usize,
+}
+
+impl Fatal {
+    fn push(&mut self, message: &str) {
+        self.count += 1;
+        if self.first.len() < LISTED_ERRORS {
+            self.first.push(message.to_owned());
+        } else {
+            self.bytes -= self.last.as_ref().map_or(0, String::len);
+            self.last = Some(message.to_owned());
+        }
+        self.bytes += message.len();
+    }
+
+    fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The last event's message.
+    fn last(&self) -> Option<&str> {
+        self.last
+            .as_deref()
+            .or(self.first.last().map(String::as_str))
+    }
+
+    /// How many are not listed.
+    fn omitted(&self) -> u64 {
+        self.count - self.first.len() as u64
+    }
+}
+
 #[derive(Debug, Default)]
 pub(super) struct Gemini {
     /// The single-object `--output-format json` form.
@@ -117,7 +161,7 @@ pub(super) struct Gemini {
     text: String,
     text_line: Option<u64>,
     result: Option<Value>,
-    fatal_events: Vec<String>,
+    fatal_events: Fatal,
     /// The message of the last `error` event of any severity (named when the stream is cut).
     last_error: Option<LastError>,
     session: Session,
@@ -173,7 +217,7 @@ impl Extractor for Gemini {
             "error" => {
                 let msg = str_at(v, "message").unwrap_or("error");
                 if str_at(v, "severity") == Some("error") {
-                    self.fatal_events.push(msg.to_owned());
+                    self.fatal_events.push(msg);
                 }
                 self.last_error = Some(LastError::error(*line, msg, v, &["severity"]));
             }
@@ -184,7 +228,7 @@ impl Extractor for Gemini {
     }
 
     fn held(&self) -> usize {
-        self.text.len()
+        self.text.len() + self.fatal_events.bytes
     }
 
     fn describe(&self, item: &Item) -> Option<(Kind, String)> {
@@ -269,7 +313,7 @@ impl Extractor for Gemini {
                 // An invalid stream ends with `status: "error"` and no `error`: its message is
                 // the `error` event before it.
                 let fallback = serde_json::json!({
-                    "message": self.fatal_events.last().map_or("the run failed", String::as_str)
+                    "message": self.fatal_events.last().unwrap_or("the run failed")
                 });
                 let e = r
                     .get("error")
@@ -285,20 +329,7 @@ impl Extractor for Gemini {
                     ),
                 )
             } else if !self.fatal_events.is_empty() {
-                agent_error(
-                    format!(
-                        "Gemini CLI reported an error: {}",
-                        snippet(&self.fatal_events[0], 300)
-                    ),
-                    agent_details(
-                        Some("error"),
-                        None,
-                        self.fatal_events
-                            .iter()
-                            .map(|s| Value::from(s.as_str()))
-                            .collect(),
-                    ),
-                )
+                fatal(&self.fatal_events)
             } else if self.text.is_empty() {
                 Verdict::Nothing {
                     message: "the Gemini CLI run ended without assistant text".into(),
@@ -319,6 +350,35 @@ impl Extractor for Gemini {
             warnings: Vec::new(),
         }
     }
+}
+
+/// The `agent_error` of a run whose `error` events of `severity: "error"` are `fatal`: the first
+/// [`LISTED_ERRORS`] listed, the others counted.
+fn fatal(fatal: &Fatal) -> Verdict {
+    let first = fatal.first.first().map_or("", String::as_str);
+    let mut message = format!("Gemini CLI reported an error: {}", snippet(first, 300));
+    let omitted = fatal.omitted();
+    if omitted > 0 {
+        message.push_str(&format!(
+            " (and {} more error events; error.details lists the first {LISTED_ERRORS})",
+            fatal.count - 1
+        ));
+    }
+    let mut details = agent_details(
+        Some("error"),
+        None,
+        fatal
+            .first
+            .iter()
+            .map(|s| Value::from(s.as_str()))
+            .collect(),
+    );
+    if omitted > 0 {
+        details
+            .more
+            .insert("errors_omitted".into(), Value::from(omitted));
+    }
+    agent_error(message, details)
 }
 
 #[cfg(test)]

@@ -196,6 +196,30 @@ pub struct Outcome {
     pub warnings: Vec<Warning>,
 }
 
+/// Most tool calls, content blocks or output items kept of one turn (of one response): far
+/// more than a model makes, few enough that the many small parts of a crafted stream stay
+/// small in memory (each part costs a few hundred bytes beside its text, which
+/// `--max-answer-bytes` bounds).
+pub(crate) const MAX_PARTS: usize = 10_000;
+
+/// A count bound that a stream went past ([`Extractor::over`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Over {
+    /// What there were too many of, in the plural ("tool calls in one turn").
+    pub what: &'static str,
+    pub max: usize,
+}
+
+impl Over {
+    /// The [`MAX_PARTS`] bound on `what`, when `past`.
+    pub(crate) fn parts(past: bool, what: &'static str) -> Option<Self> {
+        past.then_some(Self {
+            what,
+            max: MAX_PARTS,
+        })
+    }
+}
+
 /// What an `--activity` event is, which its color says: its text is the producer's own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum EventKind {
@@ -219,11 +243,18 @@ pub trait Extractor: Send {
     fn feed(&mut self, item: &Item) -> bool;
     /// End of input: decide.
     fn finish(self: Box<Self>) -> Outcome;
-    /// Bytes of answer the extractor has accumulated from deltas and fragments (text, tool
-    /// arguments): the reader stops at `--max-answer-bytes`. Extractors that keep only values
-    /// of single lines say 0.
+    /// Bytes the extractor keeps from line to line to find the answer: text and tool arguments
+    /// accumulated from deltas, and the ids, names, tool calls and error messages it keeps
+    /// (docs/limits.md): the reader stops at `--max-answer-bytes`. Extractors that keep only
+    /// values of single lines say 0.
     fn held(&self) -> usize {
         0
+    }
+    /// A bound on how many things the extractor keeps that the stream went past (tool calls of
+    /// one turn, …): the reader stops feeding it, as at `--max-answer-bytes`, and the input is
+    /// a `parse` failure naming the bound.
+    fn over(&self) -> Option<Over> {
+        None
     }
     /// A short human line for the event and its kind, for `--activity` (None: nothing worth
     /// showing).

@@ -10,8 +10,8 @@ use serde_json::{Map, Value};
 
 use super::EventKind as Kind;
 use super::{
-    CallInput, Extractor, LastError, Outcome, Producer, Session, ToolCall, Verdict, agent_details,
-    agent_error, detail, num, snippet, str_at, tool_calls, truncated,
+    CallInput, Extractor, LastError, MAX_PARTS, Outcome, Over, Producer, Session, ToolCall,
+    Verdict, agent_details, agent_error, detail, num, snippet, str_at, tool_calls, truncated,
 };
 use crate::framing::Item;
 
@@ -36,6 +36,10 @@ impl Extractor for Ollama {
 
     fn held(&self) -> usize {
         self.text.len() + self.calls_bytes
+    }
+
+    fn over(&self) -> Option<Over> {
+        Over::parts(self.calls.len() > MAX_PARTS, "tool calls in one turn")
     }
 
     fn feed(&mut self, item: &Item) -> bool {
@@ -69,6 +73,10 @@ impl Extractor for Ollama {
             .into_iter()
             .flatten()
         {
+            if self.calls.len() > MAX_PARTS {
+                // Past the bound (`over`): nothing more is kept.
+                break;
+            }
             let args = c
                 .pointer("/function/arguments")
                 .cloned()

@@ -12,8 +12,9 @@ use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    CallInput, Extractor, LastError, Outcome, Producer, Session, ToolCall, Verdict, agent_details,
-    agent_error, api_error, detail, num, snippet, str_at, tool_calls, truncated,
+    CallInput, Extractor, LastError, MAX_PARTS, Outcome, Over, Producer, Session, ToolCall,
+    Verdict, agent_details, agent_error, api_error, detail, num, snippet, str_at, tool_calls,
+    truncated,
 };
 use crate::framing::Item;
 
@@ -36,9 +37,11 @@ pub(super) struct Chat {
     error: Option<Value>,
     line: Option<u64>,
     session: Session,
-    /// Bytes of content, refusal and tool-call text received (a running count: summing the
-    /// calls at every event was quadratic in their number).
+    /// Bytes of content, refusal and tool-call text received, the calls' ids included (a
+    /// running count: summing the calls at every event was quadratic in their number).
     held: usize,
+    /// A call past [`MAX_PARTS`] came: nothing more is kept.
+    over: bool,
 }
 
 impl Chat {
@@ -61,12 +64,17 @@ impl Chat {
             if let Some(calls) = m.get("tool_calls").and_then(Value::as_array) {
                 for (i, tc) in calls.iter().enumerate() {
                     let idx = tc.get("index").and_then(Value::as_u64).unwrap_or(i as u64);
+                    if self.calls.len() >= MAX_PARTS && !self.calls.contains_key(&idx) {
+                        self.over = true;
+                        return;
+                    }
                     let call = self.calls.entry(idx).or_default();
                     if let Some(n) = tc.pointer("/function/name").and_then(Value::as_str) {
                         self.held += n.len();
                         call.name.push_str(n);
                     }
                     if let Some(id) = str_at(tc, "id") {
+                        self.held = self.held - call.id.len() + id.len();
                         id.clone_into(&mut call.id);
                     }
                     let before = call.args.len();
@@ -94,6 +102,10 @@ impl Extractor for Chat {
 
     fn held(&self) -> usize {
         self.held
+    }
+
+    fn over(&self) -> Option<Over> {
+        Over::parts(self.over, "tool calls in one turn")
     }
 
     fn feed(&mut self, item: &Item) -> bool {

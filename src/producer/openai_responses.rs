@@ -11,8 +11,9 @@ use serde_json::Value;
 
 use super::EventKind as Kind;
 use super::{
-    CallInput, Extractor, LastError, Outcome, Producer, Session, ToolCall, Verdict, agent_details,
-    agent_error, api_error, detail, field, num, snippet, str_at, tool_calls, truncated,
+    CallInput, Extractor, LastError, MAX_PARTS, Outcome, Over, Producer, Session, ToolCall,
+    Verdict, agent_details, agent_error, api_error, detail, field, num, snippet, str_at,
+    tool_calls, truncated,
 };
 use crate::framing::Item;
 
@@ -34,6 +35,10 @@ impl Extractor for Responses {
 
     fn held(&self) -> usize {
         self.items_bytes
+    }
+
+    fn over(&self) -> Option<Over> {
+        Over::parts(self.items.len() > MAX_PARTS, "output items in one response")
     }
 
     fn feed(&mut self, item: &Item) -> bool {

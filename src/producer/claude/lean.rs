@@ -183,7 +183,7 @@ impl Claude {
                     rejected(b)
                         && b.tool_use_id
                             .as_deref()
-                            .is_some_and(|id| self.call_keys.contains_key(id))
+                            .is_some_and(|id| self.calls.of_output_tool(id))
                 }) {
                     return false;
                 }
@@ -193,7 +193,7 @@ impl Claude {
                     if rejected(&b)
                         && let Some(id) = b.tool_use_id
                     {
-                        self.rejected.insert(id.into_owned());
+                        self.calls.refuse(&id);
                     }
                 }
             }

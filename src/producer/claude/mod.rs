@@ -8,12 +8,11 @@
 //! `agent_error`, not retryable when the API error before it is permanent (authentication,
 //! billing, …); Qwen Code's `success` result after an `[API Error: …]` text is `agent_error`.
 
+mod calls;
 mod failure;
 mod inert;
 mod lean;
 mod rejections;
-
-use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
@@ -25,21 +24,13 @@ use super::{
 };
 use crate::framing::Item;
 use crate::warning::{Warning, WarningKind};
+use calls::{Calls, ToolCall};
 use failure::{PERMANENT_API_ERRORS, failure};
 pub(crate) use inert::LineClass;
 use rejections::Rejections;
 
 /// Tool names that carry the schema-bound answer: Claude Code's and Qwen Code's.
 const OUTPUT_TOOLS: [&str; 2] = ["StructuredOutput", "structured_output"];
-
-#[derive(Debug)]
-struct ToolCall {
-    id: String,
-    /// `StructuredOutput` or `structured_output`.
-    tool: &'static str,
-    input: Value,
-    line: u64,
-}
 
 #[derive(Debug)]
 pub(super) struct Claude {
@@ -50,14 +41,8 @@ pub(super) struct Claude {
     init_session: Option<String>,
     model: Option<String>,
     result: Option<(u64, Value)>,
-    /// StructuredOutput calls in input order, one per id: a call with the same id as an earlier
-    /// one replaces it (both would be rejected or not alike, so only the later can win). This
-    /// keeps memory flat on long streams that repeat calls.
-    calls: BTreeMap<u64, ToolCall>,
-    /// Each id's key in `calls`.
-    call_keys: HashMap<String, u64>,
-    seen_calls: u64,
-    rejected: HashSet<String>,
+    /// StructuredOutput calls and the tool results that refused calls, bounded ([`calls`]).
+    calls: Calls,
     /// The CLI's own schema check refusing structured-output calls: how many, and its words.
     rejections: Rejections,
     /// Text of the last assistant message, and whether no Cursor `tool_call` followed it.
@@ -84,10 +69,7 @@ impl Claude {
             init_session: None,
             model: None,
             result: None,
-            calls: BTreeMap::new(),
-            call_keys: HashMap::new(),
-            seen_calls: 0,
-            rejected: HashSet::new(),
+            calls: Calls::default(),
             rejections: Rejections::default(),
             last_text: None,
             text_after_tool: false,
@@ -189,12 +171,12 @@ impl Claude {
                 && let Some(tool) =
                     str_at(b, "name").and_then(|n| OUTPUT_TOOLS.iter().find(|t| **t == n))
             {
-                self.call(ToolCall {
-                    id: str_at(b, "id").unwrap_or_default().to_owned(),
+                self.calls.call(ToolCall::new(
+                    str_at(b, "id").unwrap_or_default().to_owned(),
                     tool,
-                    input: b.get("input").cloned().unwrap_or(Value::Null),
+                    b.get("input").cloned().unwrap_or(Value::Null),
                     line,
-                });
+                ));
             }
         }
         let text = msg.get("content").and_then(content_text);
@@ -213,10 +195,9 @@ impl Claude {
                 && b.get("is_error").and_then(Value::as_bool) == Some(true)
                 && let Some(id) = str_at(b, "tool_use_id")
             {
-                if let Some(call) = self.call_keys.get(id).and_then(|k| self.calls.get(k)) {
-                    self.rejections.note(call.tool, b.get("content"));
+                if let Some(tool) = self.calls.refuse(id) {
+                    self.rejections.note(tool, b.get("content"));
                 }
-                self.rejected.insert(id.to_owned());
             }
         }
     }
@@ -225,14 +206,6 @@ impl Claude {
     fn text(&mut self, line: u64, text: String) {
         self.last_text = Some((line, text));
         self.text_after_tool = true;
-    }
-
-    fn call(&mut self, call: ToolCall) {
-        self.seen_calls += 1;
-        if let Some(old) = self.call_keys.insert(call.id.clone(), self.seen_calls) {
-            self.calls.remove(&old);
-        }
-        self.calls.insert(self.seen_calls, call);
     }
 
     fn note_session(&mut self, v: &Value) {
@@ -279,6 +252,10 @@ impl Claude {
 impl Extractor for Claude {
     fn last_error(&self) -> Option<LastError> {
         self.last_error.clone()
+    }
+
+    fn held(&self) -> usize {
+        self.calls.held()
     }
 
     fn feed(&mut self, item: &Item) -> bool {
@@ -460,14 +437,11 @@ impl Claude {
         r: &Value,
         warnings: &mut Vec<Warning>,
     ) -> Verdict {
-        let accepted = self
-            .calls
-            .values()
-            .rev()
-            .find(|c| !self.rejected.contains(&c.id));
+        let accepted = self.calls.accepted();
         let structured = field(r, "structured_output").or_else(|| field(r, "structured_result"));
         if let Some(so) = structured {
-            if let Some(call) = accepted
+            // The cross-check is against the last call not refused, when it can be told.
+            if let Ok(Some(call)) = accepted
                 && call.input != *so
             {
                 warnings.push(Warning::new(
@@ -485,18 +459,20 @@ impl Claude {
                 line: Some(line),
                 detail: Map::new(),
             }
-        } else if let Some(call) = accepted {
-            Verdict::Value {
-                kind: SourceKind::ToolInput,
-                value: call.input.clone(),
-                line: Some(call.line),
-                detail: detail(&[
-                    ("tool", Value::from("StructuredOutput")),
-                    ("tool_use_id", Value::from(call.id.clone())),
-                ]),
-            }
         } else {
-            self.final_text(producer, line, r)
+            match accepted {
+                Ok(Some(call)) => Verdict::Value {
+                    kind: SourceKind::ToolInput,
+                    value: call.input.clone(),
+                    line: Some(call.line),
+                    detail: detail(&[
+                        ("tool", Value::from("StructuredOutput")),
+                        ("tool_use_id", Value::from(call.id.clone())),
+                    ]),
+                },
+                Ok(None) => self.final_text(producer, line, r),
+                Err(f) => Verdict::Failed(f),
+            }
         }
     }
 
