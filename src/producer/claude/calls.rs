@@ -10,14 +10,16 @@
 //!   id replaces it). An older call is dropped: it can be the answer only if every later call is
 //!   refused, and then the run is a `parse` failure, never the older call guessed;
 //! - the ids of the first [`KEPT_REFUSALS`] refused calls, whatever their tool. A refusal past
-//!   them still refuses a kept call, but is not remembered for a later call with its id: a call
-//!   made after one was forgotten is not taken as the answer (a `parse` failure) unless a
-//!   `structured_output` is.
+//!   them still refuses a kept call, and is remembered in a fixed-size filter ([`Forgotten`],
+//!   1 MiB) that may say yes to an id never refused but never no to one refused: the last call,
+//!   when made after such a refusal and the filter says its id may have been refused, is not
+//!   taken as the answer (a `parse` failure) unless a `structured_output` is.
 //!
 //! Kept calls (their id and input as JSON text) and refused ids count toward
 //! `--max-answer-bytes` ([`Calls::held`]).
 
 use std::collections::{BTreeMap, HashMap};
+use std::hash::{Hash, Hasher};
 
 use serde_json::Value;
 
@@ -66,8 +68,8 @@ pub(super) struct Calls {
     refused: HashMap<String, Option<&'static str>>,
     /// A call not refused was dropped (past [`KEPT_CALLS`]).
     dropped: bool,
-    /// Calls seen when a refusal was first not remembered (past [`KEPT_REFUSALS`]).
-    forgotten: Option<u64>,
+    /// The refusals past [`KEPT_REFUSALS`], and how many calls were seen at the first.
+    forgotten: Option<(Forgotten, u64)>,
     /// The bytes of the kept calls and of the refused ids.
     held: usize,
 }
@@ -117,7 +119,11 @@ impl Calls {
                 self.refused.insert(id.to_owned(), tool);
             }
             None => {
-                self.forgotten.get_or_insert(self.seen);
+                let seen = self.seen;
+                self.forgotten
+                    .get_or_insert_with(|| (Forgotten::default(), seen))
+                    .0
+                    .insert(id);
             }
         }
         tool
@@ -146,15 +152,60 @@ impl Calls {
             }
             return Ok(None);
         };
-        match self.forgotten {
-            Some(at) if key > at => Err(unknown(format!(
+        match &self.forgotten {
+            Some((f, at)) if key > *at && f.may_hold(&call.id) => Err(unknown(format!(
                 "more than {KEPT_REFUSALS} tool calls were refused, and sojx remembers the ids of the \
                  first {KEPT_REFUSALS}: it cannot tell whether the last structured-output call (id \
-                 {:?}) was refused",
+                 {:?}) was one of the others",
                 call.id
             ))),
             _ => Ok(Some(call)),
         }
+    }
+}
+
+/// The ids of the refusals past [`KEPT_REFUSALS`], as a Bloom filter of [`Forgotten::BITS`]
+/// bits: whether an id may be among them (never "no" for one that is). With a million ids in
+/// it, about 2 in 100 other ids are "maybe".
+#[derive(Debug)]
+pub(super) struct Forgotten {
+    bits: Vec<u64>,
+}
+
+impl Default for Forgotten {
+    fn default() -> Self {
+        Self {
+            bits: vec![0; Self::BITS / 64],
+        }
+    }
+}
+
+impl Forgotten {
+    /// 1 MiB.
+    const BITS: usize = 1 << 23;
+    /// Bits set per id.
+    const PROBES: u64 = 4;
+
+    /// The bits of `id`: double hashing of one 64-bit hash (the same in every run).
+    fn probes(id: &str) -> impl Iterator<Item = usize> {
+        let mut h = std::hash::DefaultHasher::new();
+        id.hash(&mut h);
+        let h = h.finish();
+        let (a, b) = (h & 0xffff_ffff, (h >> 32) | 1);
+        (0..Self::PROBES).map(move |i| {
+            let bit = a.wrapping_add(i.wrapping_mul(b)) % Self::BITS as u64;
+            usize::try_from(bit).expect("a bit of the filter")
+        })
+    }
+
+    fn insert(&mut self, id: &str) {
+        for p in Self::probes(id) {
+            self.bits[p / 64] |= 1 << (p % 64);
+        }
+    }
+
+    fn may_hold(&self, id: &str) -> bool {
+        Self::probes(id).all(|p| self.bits[p / 64] & (1 << (p % 64)) != 0)
     }
 }
 
@@ -163,4 +214,25 @@ fn unknown(message: String) -> Failure {
     Failure::new(ErrorKind::Parse, Operation::Extract, message)
         .hint("a run makes far fewer calls; check that the input is one run's stream")
         .retryable(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Forgotten;
+
+    /// The filter never says "no" for an id in it, and rarely "maybe" for another.
+    #[test]
+    fn the_filter_of_forgotten_refusals_has_no_false_no() {
+        let mut f = Forgotten::default();
+        let n = 300_000;
+        for i in 0..n {
+            f.insert(&format!("toolu_{i}"));
+        }
+        assert!((0..n).all(|i| f.may_hold(&format!("toolu_{i}"))));
+        let maybe = (n..2 * n)
+            .filter(|i| f.may_hold(&format!("toolu_{i}")))
+            .count();
+        // About 0.1 % with 300,000 ids in 2^23 bits and 4 probes.
+        assert!(maybe < n / 200, "{maybe}");
+    }
 }
