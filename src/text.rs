@@ -78,7 +78,8 @@ fn value_then_prose(t: &str) -> bool {
 pub fn mine(text: &str, max_candidates: usize) -> Mined {
     let mut mined = Mined::default();
     let mut lines = Lines::new(text);
-    let mut masked: Option<Vec<u8>> = None;
+    // The blocks tried, blanked out of the text the scan reads (a copy made only if it runs).
+    let mut blanked: Vec<std::ops::Range<usize>> = Vec::new();
     let mut tried = 0usize;
     for f in Fences::new(text) {
         let body = &text[f.body.clone()];
@@ -98,8 +99,7 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
             mined.capped = true;
             break;
         }
-        let bytes = masked.get_or_insert_with(|| text.as_bytes().to_vec());
-        bytes[f.whole.clone()].fill(b' ');
+        blanked.push(f.whole.clone());
         let start = f.body.start + (body.len() - body.trim_start().len());
         match crate::json::from_str_lenient(trimmed) {
             Ok(read) => mined.candidates.push(Candidate {
@@ -122,6 +122,13 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
         }
     }
     if !mined.capped {
+        let masked = (!blanked.is_empty()).then(|| {
+            let mut bytes = text.as_bytes().to_vec();
+            for r in blanked {
+                bytes[r].fill(b' ');
+            }
+            bytes
+        });
         let scan_bytes = masked.as_deref().unwrap_or(text.as_bytes());
         let left = max_candidates - tried;
         scan(text, scan_bytes, left, &mut lines, &mut mined);
