@@ -41,8 +41,9 @@ pub struct Broken {
 pub struct Mined {
     pub candidates: Vec<Candidate>,
     pub broken: Vec<Broken>,
-    /// The candidate limit was reached; later text was not searched.
-    pub capped: bool,
+    /// The candidate limit was reached while the rule named was searched (`code_fence`: the
+    /// fenced blocks, `embedded`: the prose); later text was not searched.
+    pub capped: Option<SourceKind>,
 }
 
 /// The whole text, trimmed, as one JSON value (`final_text`).
@@ -96,7 +97,7 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
         }
         tried += 1;
         if tried > max_candidates {
-            mined.capped = true;
+            mined.capped = Some(SourceKind::CodeFence);
             break;
         }
         blanked.push(f.whole.clone());
@@ -121,7 +122,7 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
             Err(_) => {}
         }
     }
-    if !mined.capped {
+    if mined.capped.is_none() {
         let masked = (!blanked.is_empty()).then(|| {
             let mut bytes = text.as_bytes().to_vec();
             for r in blanked {
@@ -296,7 +297,7 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
                 }
                 attempts += 1;
                 if attempts > max_candidates {
-                    mined.capped = true;
+                    mined.capped = Some(SourceKind::Embedded);
                     return;
                 }
                 chain.get_or_insert(Chain {

@@ -22,9 +22,6 @@ wire_enum! {
         /// `compare`: an input failed and was left out of the comparison.
         InputFailed = "input_failed",
         // Finding the answer.
-        /// The answer text held more JSON candidates (fenced blocks and balanced regions) than
-        /// `--max-candidates`; the rest were not tried.
-        CandidatesCapped = "candidates_capped",
         /// The answer was dug out of prose (`code_fence`, `embedded`) and no `--schema` checked it:
         /// it may be any JSON the text held.
         UncheckedAnswer = "unchecked_answer",

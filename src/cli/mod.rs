@@ -451,7 +451,8 @@ pub struct LimitArgs {
     #[command(flatten)]
     pub line: LineLimit,
 
-    /// Most JSON candidates tried in one answer text: fenced blocks and `{…}`/`[…]` regions.
+    /// Most JSON candidates tried in one answer text: fenced blocks and `{…}`/`[…]` regions;
+    /// past it the answer (the last) is not reached, a `parse` failure.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     pub max_candidates: usize,
 

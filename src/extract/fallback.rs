@@ -3,7 +3,7 @@
 
 use serde_json::{Map, json};
 
-use crate::error::{ErrorKind, Failure};
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::producer::{Producer, SourceKind};
 use crate::text;
 use crate::warning::{Warning, WarningKind};
@@ -102,15 +102,6 @@ fn from_text(
         ));
     }
     let mined = text::mine(text, opts.max_candidates);
-    if mined.capped {
-        warnings.push(Warning::new(
-            WarningKind::CandidatesCapped,
-            format!(
-                "stopped after {} candidates (--max-candidates)",
-                opts.max_candidates
-            ),
-        ));
-    }
     // The text is the raw input (`text`): candidates' lines are input lines.
     let line_of = |l: usize| match line {
         Some(b) if producer == Producer::Text => Some(b + l as u64),
@@ -119,6 +110,12 @@ fn from_text(
     // The text rules in precedence: `code_fence`, then `embedded`; the first that yields
     // decides.
     for kind in [SourceKind::CodeFence, SourceKind::Embedded] {
+        // The rule's last candidate was not reached: whichever sojx took could be an earlier
+        // draft, never known to be the answer. (Capped in the prose, the fences were all tried
+        // and decide when they yield.)
+        if mined.capped == Some(kind) {
+            return Err(too_many_candidates(kind, opts.max_candidates));
+        }
         if let Some(found) = by_rule(kind, &mined, &line_of, opts, warnings) {
             return found;
         }
@@ -136,6 +133,23 @@ fn from_text(
         producer,
         opts,
     ))
+}
+
+/// The answer text holds more than `max` candidates by `kind`'s rule (`--max-candidates`): the
+/// last, which is the answer, was not reached.
+fn too_many_candidates(kind: SourceKind, max: usize) -> Failure {
+    let what = match kind {
+        SourceKind::CodeFence => "fenced blocks of JSON",
+        _ => "bracketed regions that could be JSON",
+    };
+    Failure::new(
+        ErrorKind::Parse,
+        Operation::Extract,
+        format!(
+            "the answer text holds more {what} than --max-candidates allows ({max}); sojx stopped before the last, so it cannot tell which one is the answer"
+        ),
+    )
+    .hint("ask the agent for structured output (see --schema), or raise --max-candidates")
 }
 
 /// The answer by one text rule (`None` when the rule found nothing): the last candidate that

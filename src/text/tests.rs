@@ -216,22 +216,22 @@ fn fences_count_toward_the_candidate_limit() {
     // and the prose scan, are not tried (issue 44, item 5: a million blocks were all tried).
     let t = "```json\n{\"n\":1}\n```\n".repeat(5) + "and {\"prose\": 1}";
     let m = mine(&t, 3);
-    assert!(m.capped);
+    assert_eq!(m.capped, Some(SourceKind::CodeFence));
     assert_eq!(m.candidates.len(), 3);
     assert!(m.candidates.iter().all(|c| c.kind == SourceKind::CodeFence));
     // Within the limit, the blocks and the scan share it.
     let m = mine(&t, 6);
-    assert!(!m.capped);
+    assert_eq!(m.capped, None);
     assert_eq!(m.candidates.len(), 6);
     let m = mine(&t, 5);
-    assert!(m.capped);
+    assert_eq!(m.capped, Some(SourceKind::Embedded));
     assert_eq!(m.candidates.len(), 5);
     // A broken block counts too; a block of another language or of no JSON does not.
     let t = "```json\n{\"n\":\n```\n```sh\nls\n```\n```\nnpm test\n```\n```json\n{\"n\":2}\n```";
     let m = mine(t, 2);
-    assert!(!m.capped);
+    assert_eq!(m.capped, None);
     assert_eq!((m.candidates.len(), m.broken.len()), (1, 1));
     let m = mine(t, 1);
-    assert!(m.capped);
+    assert_eq!(m.capped, Some(SourceKind::CodeFence));
     assert_eq!((m.candidates.len(), m.broken.len()), (0, 1));
 }

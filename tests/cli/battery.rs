@@ -431,19 +431,20 @@ fn max_line_bytes_skips_a_long_line_and_keeps_the_rest() {
 }
 
 #[test]
-fn max_candidates_stops_the_scan_with_a_warning() {
+fn max_candidates_stops_the_scan_and_fails() {
     let text = (1..=5)
         .map(|i| format!("option {i}: {{\"n\": {i}}}"))
         .collect::<Vec<_>>()
         .join("\n");
+    // The last value, the answer, is past the limit: no earlier one stands in for it.
     let r = run_stdin(&["extract", "--max-candidates", "2"], text.clone());
+    fails(&r, "parse");
+    assert!(r.stdout.contains("--max-candidates allows (2)"), "{}", r.stdout);
+    // Capped in the prose, fenced blocks (all tried) still decide.
+    let fenced = format!("```json\n{{\"n\": 0}}\n```\n{text}");
+    let r = run_stdin(&["extract", "--max-candidates", "2"], fenced);
     assert_eq!(r.code, 0, "{}", r.stdout);
-    assert_eq!(r.one()["data"]["n"], 2);
-    assert!(
-        warning_kinds(r.one()).contains(&"candidates_capped"),
-        "{}",
-        r.stdout
-    );
+    assert_eq!(r.one()["data"]["n"], 0);
     let r = run_stdin(&["extract"], text);
     assert_eq!(r.one()["data"]["n"], 5);
     // Found in prose with no schema: that warning only.
