@@ -439,7 +439,11 @@ fn max_candidates_stops_the_scan_and_fails() {
     // The last value, the answer, is past the limit: no earlier one stands in for it.
     let r = run_stdin(&["extract", "--max-candidates", "2"], text.clone());
     fails(&r, "parse");
-    assert!(r.stdout.contains("--max-candidates allows (2)"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("--max-candidates allows (2)"),
+        "{}",
+        r.stdout
+    );
     // Capped in the prose, fenced blocks (all tried) still decide.
     let fenced = format!("```json\n{{\"n\": 0}}\n```\n{text}");
     let r = run_stdin(&["extract", "--max-candidates", "2"], fenced);

@@ -256,7 +256,11 @@ fn fenced_blocks_count_toward_max_candidates() {
             .map(|n| format!("```json\n{{\"n\":{n}}}\n```\n"))
             .collect::<String>();
     let r = run_stdin(&["extract", "--from", "text"], text.as_str());
-    fails_saying(&r, "parse", "more fenced blocks of JSON than --max-candidates allows (10000)");
+    fails_saying(
+        &r,
+        "parse",
+        "more fenced blocks of JSON than --max-candidates allows (10000)",
+    );
     assert!(r.one().get("data").is_none(), "{}", r.stdout);
 
     let r = run_stdin(
