@@ -40,7 +40,7 @@ pub(crate) const REGEX_LIMITS: [usize; 4] = [100_000, 10_000, 1_000, 100];
 /// `jsonschema` crate compiles a chain of `$ref`s in time that grows with its square (80,000
 /// `$defs` each a `$ref` to the next: 11 s and 210 MB), and sojx's walk and the validator recurse
 /// along it (a chain of 20,000 overflowed sojx's stack).
-pub(crate) const SCHEMA_DEPTH: u32 = 256;
+pub(crate) const SCHEMA_DEPTH: u32 = 2_000;
 
 /// Subschemas nested in one another along one path of a value's walk: each `$ref` followed, each
 /// in-place keyword (`allOf`, `not`, …) and each member or item of the value one level. A `$ref`

@@ -17,6 +17,63 @@ fn graph(schema: &Value) -> Graph {
     Graph::new(schema, None, Draft::Draft202012, Offline).unwrap()
 }
 
+/// `n` definitions `{prefix}0` … each a `$ref` to the next, under `at` (a JSON Pointer
+/// prefix), the last `last`.
+fn chain_defs(
+    defs: &mut serde_json::Map<String, Value>,
+    prefix: &str,
+    at: &str,
+    n: usize,
+    last: Value,
+) {
+    for i in 0..n {
+        defs.insert(
+            format!("{prefix}{i}"),
+            json!({"$ref": format!("{at}{prefix}{}", i + 1)}),
+        );
+    }
+    defs.insert(format!("{prefix}{n}"), last);
+}
+
+#[test]
+fn names_are_not_keywords_to_the_depth() {
+    // A property or definition called `default` or `enum` is a subschema, not data.
+    let mut chain = serde_json::Map::new();
+    chain_defs(&mut chain, "c", "#/$defs/enum/", 300, json!({}));
+    let schema = json!({
+        "properties": {"default": {"$ref": "#/$defs/enum/c0"}},
+        "$defs": {"enum": chain},
+    });
+    assert!(graph(&schema).deeper_than(256));
+}
+
+#[test]
+fn a_loop_cut_on_one_path_does_not_shorten_another() {
+    // X reaches Y, which loops back to X (cut there), then a chain of 200; a second chain of
+    // 200 ends in Y. The path b0 … b200 → Y → X → a0 … a200 is over 400 levels, though Y,
+    // measured first from X, has one level below it on that way in.
+    let mut defs = serde_json::Map::new();
+    defs.insert(
+        "X".into(),
+        json!({"allOf": [{"$ref": "#/$defs/Y"}, {"$ref": "#/$defs/a0"}]}),
+    );
+    defs.insert("Y".into(), json!({"$ref": "#/$defs/X"}));
+    chain_defs(&mut defs, "a", "#/$defs/", 200, json!({}));
+    chain_defs(
+        &mut defs,
+        "b",
+        "#/$defs/",
+        200,
+        json!({"$ref": "#/$defs/Y"}),
+    );
+    let schema = json!({
+        "allOf": [{"$ref": "#/$defs/X"}, {"$ref": "#/$defs/b0"}],
+        "$defs": defs,
+    });
+    assert!(graph(&schema).deeper_than(256));
+    assert!(!graph(&schema).deeper_than(500));
+}
+
 #[test]
 fn depth_counts_each_ref_followed_as_a_level_and_cuts_loops() {
     // Root → $ref d0 → … → $ref d9 → d10: 11 levels by the refs, 12 by `$defs`/d0/….
