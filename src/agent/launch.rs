@@ -265,16 +265,45 @@ fn on_path(
 /// (its `#!` interpreter, its ELF loader, /bin/sh) is missing. An unreadable file (mode 0111)
 /// is the kernel's to run.
 fn read_kind(file: &Path, path_var: Option<&OsStr>) -> Result<Kind, (String, String)> {
+    read_kind_within(file, path_var, INTERPRETERS)
+}
+
+/// Interpreters of interpreters (`#!` scripts as `#!` interpreters) that Linux follows.
+const INTERPRETERS: u8 = 4;
+
+/// [`read_kind`], `nested` interpreters deep at most. Only what the kernel itself runs is
+/// `Native`: the start through sojx executes it with `execvp`, which hands a file the kernel
+/// refuses (`ENOEXEC`) to /bin/sh; anything else starts directly, where the kernel's refusal is
+/// a `spawn` failure.
+fn read_kind_within(
+    file: &Path,
+    path_var: Option<&OsStr>,
+    nested: u8,
+) -> Result<Kind, (String, String)> {
     let mut head = Vec::new();
     let read = std::fs::File::open(file).and_then(|f| f.take(HEAD).read_to_end(&mut head));
     if read.is_err() {
-        return Ok(Kind::Native);
+        // Executable but not readable: the kernel decides.
+        return Ok(Kind::Foreign);
+    }
+    if head.starts_with(b"\xef\xbb\xbf#!") {
+        return Err((
+            "it starts with a UTF-8 byte order mark before its #! line, so the system does not see the #! line".to_owned(),
+            "remove the byte order mark (sed -i '1s/^\\xEF\\xBB\\xBF//' FILE)".to_owned(),
+        ));
     }
     if let Some(line) = head.strip_prefix(b"#!") {
         let line = &line[..line.len().min(SHEBANG_LINE - 2)];
         let line = line.split(|&b| b == b'\n').next().unwrap_or_default();
         if let Some(interpreter) = shebang(line) {
-            return script(interpreter, path_var).map(|()| Kind::Native);
+            script(interpreter, path_var)?;
+            // The interpreter itself must be what the kernel runs (not a text file without
+            // `#!`, which `execvp` would give to /bin/sh with this script).
+            let path = Path::new(OsStr::from_bytes(interpreter.path));
+            return Ok(match nested.checked_sub(1) {
+                Some(n) if read_kind_within(path, path_var, n)? == Kind::Native => Kind::Native,
+                _ => Kind::Foreign,
+            });
         }
         // `#!` and nothing: the kernel cannot run it; shells run it as a script.
     } else if head.starts_with(b"\x7fELF") {
@@ -393,6 +422,15 @@ fn elf(head: &[u8]) -> Result<Kind, (String, String)> {
     // EI_CLASS, EI_DATA and e_machine: whether this machine runs it natively.
     let id = |h: &[u8]| h.get(4..6).zip(h.get(18..20)).map(|(a, b)| [a, b].concat());
     if ours.as_deref().is_some_and(|o| id(o) != id(head)) {
+        return Ok(Kind::Foreign);
+    }
+    // e_type: an executable or a shared object (a PIE); a relocatable object, a core file or
+    // a truncated header is the kernel's to refuse.
+    let big = head.get(5) == Some(&2);
+    let kind = head
+        .get(16..18)
+        .map(|t| if big { [t[1], t[0]] } else { [t[0], t[1]] });
+    if !matches!(kind, Some([2 | 3, 0])) {
         return Ok(Kind::Foreign);
     }
     match elf_interpreter(head) {

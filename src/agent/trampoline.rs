@@ -117,6 +117,7 @@ pub(super) fn guard(agent: &std::process::Child) -> std::io::Result<std::process
     Command::new(SELF)
         .arg0("sojx")
         .arg(GUARD)
+        .arg(getpid().as_raw_nonzero().to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -127,7 +128,24 @@ pub(super) fn guard(agent: &std::process::Child) -> std::io::Result<std::process
 /// The guard: wait for the end of `stdin` (sojx's end of the pipe closed), then kill this
 /// process's group. The signals sent to the group (forwarded by sojx, or an agent's own
 /// `kill 0`) do not end it first: the guard keeps the group until sojx is gone.
-pub(crate) fn guarding(stdin: &mut dyn std::io::Read) -> u8 {
+///
+/// `args` name sojx's pid: the guard keeps nothing unless sojx is its parent and it is in a
+/// group other than sojx's (the agent's), so that `sojx __sojx-guard` typed in a shell never
+/// kills the shell's job (exit status 2).
+pub(crate) fn guarding(args: &[OsString], stdin: &mut dyn std::io::Read) -> u8 {
+    let parent = match args {
+        [p] => p.to_str().and_then(|p| p.parse::<i32>().ok()),
+        _ => None,
+    };
+    let ppid = getppid().map(|p| p.as_raw_nonzero().get());
+    let Some(parent) = parent.filter(|&p| ppid == Some(p)) else {
+        return 2;
+    };
+    let parents_group =
+        rustix::process::Pid::from_raw(parent).and_then(|p| rustix::process::getpgid(Some(p)).ok());
+    if parents_group.is_none_or(|g| g == rustix::process::getpgrp()) {
+        return 2;
+    }
     let got = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     for sig in super::signals::CAUGHT {
         let _ = signal_hook::flag::register(sig, std::sync::Arc::clone(&got));

@@ -165,8 +165,8 @@ pub fn start_agent(args: &[OsString]) -> Option<u8> {
         return Some(crate::agent::trampoline(&args[2..], &mut io::stderr()));
     }
     #[cfg(target_os = "linux")]
-    if args.get(1).is_some_and(|a| a == crate::agent::GUARD) && args.len() == 2 {
-        return Some(crate::agent::guarding(&mut io::stdin()));
+    if args.get(1).is_some_and(|a| a == crate::agent::GUARD) {
+        return Some(crate::agent::guarding(&args[2..], &mut io::stdin()));
     }
     let _ = args;
     None

@@ -89,6 +89,30 @@ fn what_cannot_start_is_named() {
             "it is not a program this system can run (exec format error)",
         );
     }
+    // Only what the kernel runs goes through sojx's start, whose execvp would hand a file the
+    // kernel refuses to /bin/sh: a script whose interpreter is a text file with no #! line, and
+    // an ELF file that is no program (a relocatable object), are the kernel's to refuse.
+    let dir = crate::common::Scratch::new("start", "kernel");
+    let write = |name: &str, bytes: &[u8]| {
+        use std::os::unix::fs::PermissionsExt;
+        let f = dir.join(name);
+        std::fs::write(&f, bytes).unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path_str(&f).to_owned()
+    };
+    let text_interpreter = write("interp", b"echo '{\"ran\": \"sh\"}'\n");
+    let script = write(
+        "uses-text",
+        format!("#!{text_interpreter}\necho hi\n").as_bytes(),
+    );
+    refused(&script, None, "exec format error");
+    let mut object = std::fs::read(assert_cmd::cargo::cargo_bin("sojx")).unwrap();
+    object.truncate(64);
+    object[16..18].copy_from_slice(&1u16.to_le_bytes());
+    refused(&write("object.o", &object), None, "exec format error");
+    // A byte order mark hides the #! line from the kernel.
+    let bom = write("bom.sh", b"\xef\xbb\xbf#!/bin/sh\necho '{}'\n");
+    refused(&bom, None, "UTF-8 byte order mark before its #! line");
     // Not on PATH, and on PATH but not executable.
     refused("sojx-test-no-such-agent", None, "not found on PATH");
     refused("not-executable.sh", Some(&path), "found as `");
@@ -273,11 +297,12 @@ fn the_guard_ends_its_group_when_sojx_is_gone_and_not_before() {
     let pidfile = dir.join("pids");
     let sojx = assert_cmd::cargo::cargo_bin("sojx");
     // A group: a shell that starts a child deaf to SIGTERM, then becomes the guard.
-    let script = r#"(trap '' INT TERM HUP QUIT USR1 ALRM; exec sleep 300) & echo "$$ $!" > "$1.t" && mv "$1.t" "$1"; exec "$2" __sojx-guard"#;
+    let script = r#"(trap '' INT TERM HUP QUIT USR1 ALRM; exec sleep 300) & echo "$$ $!" > "$1.t" && mv "$1.t" "$1"; exec "$2" __sojx-guard "$3""#;
     let mut guard = std::process::Command::new("sh")
         .args(["-c", script, "sh"])
         .arg(&pidfile)
         .arg(&sojx)
+        .arg(std::process::id().to_string())
         .process_group(0)
         .stdin(std::process::Stdio::piped())
         .spawn()
@@ -319,4 +344,27 @@ fn the_guard_ends_its_group_when_sojx_is_gone_and_not_before() {
         "the guard kills its own group, itself included"
     );
     all_gone(&pids[1..], "was left by the guard of its group");
+}
+
+/// The guard keeps a group only for the sojx that started it, in another group than sojx's:
+/// `sojx __sojx-guard` typed in a shell (or with a pid not its parent's) ends at once and kills
+/// nothing. Were the check missing, the guard below would kill this test's own group.
+#[test]
+fn the_guard_refuses_a_group_it_was_not_started_for() {
+    let sojx = assert_cmd::cargo::cargo_bin("sojx");
+    let me = std::process::id().to_string();
+    for args in [
+        vec![],
+        vec!["1".to_owned()],
+        vec![me.clone(), "x".to_owned()],
+        vec![me],
+    ] {
+        let status = std::process::Command::new(&sojx)
+            .arg("__sojx-guard")
+            .args(&args)
+            .stdin(std::process::Stdio::null())
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(2), "{args:?}");
+    }
 }
