@@ -44,6 +44,23 @@ pub fn might_hold_private_key(bytes: &[u8]) -> bool {
         })
 }
 
+/// About how many bytes `v` takes in memory once parsed: each node's `Value`, each member's
+/// key and map entry, each string's (and, with arbitrary precision, each number's) text. A
+/// value of tiny items takes many times its JSON text (`[0,0,…]`: about 16 times), so what an
+/// extractor keeps between lines is counted by this, not by its text.
+pub fn footprint(v: &Value) -> usize {
+    const NODE: usize = std::mem::size_of::<Value>();
+    // A member's key (a `String`), its hash and index slot in the map.
+    const MEMBER: usize = std::mem::size_of::<String>() + 16;
+    NODE + match v {
+        Value::String(s) => s.len(),
+        Value::Number(n) => n.as_str().len(),
+        Value::Array(a) => a.iter().map(footprint).sum(),
+        Value::Object(m) => m.iter().map(|(k, x)| MEMBER + k.len() + footprint(x)).sum(),
+        Value::Null | Value::Bool(_) => 0,
+    }
+}
+
 /// One JSON text (surrounding whitespace allowed) as a `Value`, serde_json's errors included.
 pub fn from_slice(bytes: &[u8]) -> Result<Value, serde_json::Error> {
     if might_hold_private_key(bytes) {

@@ -117,7 +117,7 @@ impl Anthropic {
             line,
             kind: str_at(b, "type").unwrap_or("").to_owned(),
             text: str_at(b, "text").unwrap_or("").to_owned(),
-            input_bytes: input.as_ref().map_or(0, |i| i.to_string().len()),
+            input_bytes: input.as_ref().map_or(0, crate::json::footprint),
             input,
             name: str_at(b, "name").unwrap_or("").to_owned(),
             id: str_at(b, "id").unwrap_or("").to_owned(),

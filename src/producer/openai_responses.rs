@@ -88,7 +88,7 @@ impl Extractor for Responses {
             Some("response.output_item.done") => {
                 self.streamed = true;
                 if let Some(it) = v.get("item") {
-                    self.items_bytes += it.to_string().len();
+                    self.items_bytes += crate::json::footprint(it);
                     self.items.push(it.clone());
                 }
                 true

@@ -91,6 +91,22 @@ fn claude_keeps_the_newest_calls_and_never_guesses_a_dropped_one() {
     assert_eq!(r.kind(), Some("not_found"), "{}", r.stdout);
 }
 
+/// A kept call's input counts by what it takes in memory once parsed, not by its text:
+/// 8 calls of 100,000 zeros (200 KB of text each, 1.6 MB in all) take about 26 MB parsed, past
+/// `--max-answer-bytes 4MiB` (before, counted as text, they were within it: 63 such calls of
+/// 1 MiB held 2 GB resident under the default).
+#[test]
+fn claude_calls_count_by_their_parsed_size() {
+    let zeros = json!({ "a": vec![0; 100_000] });
+    let calls: String = (0..8)
+        .map(|n| claude_call(&format!("toolu_{n}"), &zeros) + "\n")
+        .collect();
+    let r = run_stdin(&["extract", "--max-answer-bytes", "4MiB"], claude(&calls));
+    fails_saying(&r, "parse", "grew past --max-answer-bytes");
+    let r = run_stdin(&["extract", "--max-answer-bytes", "64MiB"], claude(&calls));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
 /// Tool results refusing calls of other tools (a long session's failed commands) are remembered
 /// by id, the first 100,000 exactly and the others in a fixed-size filter, and count toward
 /// `--max-answer-bytes`: a call whose refusal may be among the others is not taken (a `parse`

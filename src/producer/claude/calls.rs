@@ -39,13 +39,13 @@ pub(super) struct ToolCall {
     pub(super) tool: &'static str,
     pub(super) input: Value,
     pub(super) line: u64,
-    /// Its id and input as JSON text, in bytes.
+    /// Its id's bytes and its input's in memory ([`crate::json::footprint`]).
     bytes: usize,
 }
 
 impl ToolCall {
     pub(super) fn new(id: String, tool: &'static str, input: Value, line: u64) -> Self {
-        let bytes = id.len() + input.to_string().len();
+        let bytes = id.len() + crate::json::footprint(&input);
         Self {
             id,
             tool,
