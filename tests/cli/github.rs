@@ -429,63 +429,46 @@ fn model_text_in_the_job_summary_renders_as_text() {
 #[test]
 fn raw_and_quiet_keep_the_annotation_on_stderr() {
     let keys = r#"{"required": ["summary", "risk"]}"#;
-    for flag in ["-r", "-q"] {
-        let o = github(
+    // A failure before any input, on an input, and of usage: the schema flag, its value, the
+    // exit code, and what stderr must hold.
+    let cases: [(&str, &str, i32, &[&str]); 3] = [
+        (
+            "--schema",
+            "no/such/schema.json",
+            3,
             &[
-                flag,
-                "--schema",
-                "no/such/schema.json",
-                "examples/claude-review.ndjson",
+                "::error title=sojx filesystem::cannot read the schema",
+                "sojx: filesystem: cannot read the schema",
             ],
-            None,
-        );
-        assert_eq!(o.code, 3, "{flag}: {}", o.stderr);
-        assert_eq!(o.stdout, "", "{flag}");
-        assert!(
-            o.stderr
-                .contains("::error title=sojx filesystem::cannot read the schema"),
-            "{flag}: {}",
-            o.stderr
-        );
-        assert!(
-            o.stderr
-                .contains("sojx: filesystem: cannot read the schema"),
-            "{flag}: {}",
-            o.stderr
-        );
-
-        let o = github(
-            &[flag, "--schema", keys, "examples/claude-review.ndjson"],
-            None,
-        );
-        assert_eq!(o.code, 1, "{flag}");
-        assert_eq!(o.stdout, "", "{flag}");
-        assert!(
-            o.stderr.contains(
-                r#"::error file=examples/claude-review.ndjson,line=7,title=sojx validation_failed at /::"summary" is a required property (/required)"#
-            ),
-            "{flag}: {}",
-            o.stderr
-        );
-        assert!(
-            o.stderr
-                .contains("sojx: examples/claude-review.ndjson: validation_failed:"),
-            "{flag}: {}",
-            o.stderr
-        );
-
-        let o = github(
-            &[flag, "--shema", keys, "examples/claude-review.ndjson"],
-            None,
-        );
-        assert_eq!(o.code, 3, "{flag}");
-        assert_eq!(o.stdout, "", "{flag}");
-        assert!(
-            o.stderr
-                .contains("::error title=sojx usage::unexpected argument '--shema' found"),
-            "{flag}: {}",
-            o.stderr
-        );
+        ),
+        (
+            "--schema",
+            keys,
+            1,
+            &[
+                r#"::error file=examples/claude-review.ndjson,line=7,title=sojx validation_failed at /::"summary" is a required property (/required)"#,
+                "sojx: examples/claude-review.ndjson: validation_failed:",
+            ],
+        ),
+        (
+            "--shema",
+            keys,
+            3,
+            &["::error title=sojx usage::unexpected argument '--shema' found"],
+        ),
+    ];
+    for flag in ["-r", "-q"] {
+        for (option, schema, code, said) in cases {
+            let o = github(
+                &[flag, option, schema, "examples/claude-review.ndjson"],
+                None,
+            );
+            assert_eq!(o.code, code, "{flag} {option} {schema}: {}", o.stderr);
+            assert_eq!(o.stdout, "", "{flag} {option} {schema}");
+            for line in said {
+                assert!(o.stderr.contains(line), "{flag}: {}", o.stderr);
+            }
+        }
     }
     // On success `-r` prints the data alone: no workflow command mixes into it.
     let o = github(
