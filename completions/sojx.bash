@@ -98,7 +98,7 @@ _sojx() {
                     return 0
                     ;;
                 --from)
-                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline json text" -- "${cur}"))
                     return 0
                     ;;
                 --schema)
@@ -206,7 +206,7 @@ _sojx() {
                     return 0
                     ;;
                 --from)
-                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline json text" -- "${cur}"))
                     return 0
                     ;;
                 --handoff)
@@ -426,7 +426,7 @@ _sojx() {
                     return 0
                     ;;
                 --from)
-                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline json text" -- "${cur}"))
                     return 0
                     ;;
                 --handoff)

@@ -15,6 +15,18 @@ use crate::warning::Warning;
 
 pub const SCHEMA_VERSION: &str = "1.1";
 
+/// The version of an envelope that names a producer of a producer file (built in or a user's):
+/// 1.2 added them, and an envelope that names none stays 1.1 (`schemas/envelope.schema.json`).
+pub const SCHEMA_VERSION_FILES: &str = "1.2";
+
+/// The schema version of an envelope naming `producer`.
+fn version(producer: Option<Producer>) -> &'static str {
+    match producer {
+        Some(p) if p.family() == crate::producer::Family::Described => SCHEMA_VERSION_FILES,
+        _ => SCHEMA_VERSION,
+    }
+}
+
 /// One envelope. Serialized in the contract's field order: the six common fields, then
 /// `error`, `producer`, `source`, `data`, `validation`, `session`, `candidate`, `found`,
 /// `warnings`; a field that is `None` is left out (a success always has `validation`, `null`
@@ -353,6 +365,7 @@ pub struct Validation {
 /// A success envelope.
 pub fn success(command: Command, input: &str, data: Value, parts: Parts) -> Envelope {
     Envelope {
+        schema_version: version(parts.producer),
         producer: parts.producer,
         source: parts.source,
         data: Some(data),
@@ -378,6 +391,7 @@ pub fn failure(command: Command, input: &str, mut failure: Failure, parts: Parts
     let status = ExitStatus::of(command, failure.kind);
     Envelope {
         error: Some(failure),
+        schema_version: version(parts.producer),
         producer: parts.producer,
         source: parts.source,
         validation: parts.validation.map(Validated::Against),

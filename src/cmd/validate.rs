@@ -104,7 +104,10 @@ fn agent_stream(env: Envelope) -> Envelope {
     if env.error_kind() != Some(ErrorKind::ValidationFailed) {
         return env;
     }
-    let Some(producer) = env.candidate().and_then(crate::producer::detect_output) else {
+    let Some(producer) = env
+        .candidate()
+        .and_then(|v| crate::producer::file::BUILT_IN.detect_output(v))
+    else {
         return env;
     };
     let hint = format!(

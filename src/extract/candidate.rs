@@ -123,6 +123,19 @@ fn schema_option(producer: Producer) -> &'static str {
             "request output_config.format {\"type\": \"json_schema\", …}, or force a tool whose input_schema is the schema"
         }
         Producer::Ollama => "request format: the JSON Schema (Ollama structured outputs)",
+        Producer::Antigravity => {
+            "run agy with --json-schema; its answer is then the result's structured_output"
+        }
+        Producer::CopilotCli
+        | Producer::Pi
+        | Producer::GrokCli
+        | Producer::Goose
+        | Producer::KimiCode
+        | Producer::BobShell
+        | Producer::Cline
+        | Producer::File(_) => {
+            "ask for one bare JSON object in the prompt (or use the CLI's schema option, if it has one)"
+        }
         Producer::Json | Producer::Text => {
             "ask the agent for structured output (e.g. claude --json-schema, codex --output-schema)"
         }

@@ -7,7 +7,7 @@ use crate::envelope::{self, Envelope, MAX_DATA_DEPTH, Parts, Source, depth};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::Item;
 use crate::names::Command;
-use crate::producer::{self, Outcome, Producer, SourceKind, Verdict};
+use crate::producer::{self, Outcome, Producer, Registry, SourceKind, Verdict};
 use crate::warning::{Warning, WarningKind};
 
 use super::Options;
@@ -68,7 +68,7 @@ pub fn decide(
     // expects `--from json` on a Claude Code array to return the array.)
     if opts.from.is_none()
         && matches!(producer, Producer::Json | Producer::Text)
-        && let Some(inner) = as_producer_output(&chosen.value, chosen.line)
+        && let Some(inner) = as_producer_output(opts.producers, &chosen.value, chosen.line)
     {
         return decide(name, inner, warnings, opts);
     }
@@ -231,8 +231,8 @@ fn unknown_output(value: &Value) -> Failure {
 /// known producer (an error or status object, a result, a response body); `None` when no
 /// producer claims it or it is only a fragment of a stream (its extractor calls it
 /// `truncated`), which leaves it an ordinary value.
-fn as_producer_output(value: &Value, line: Option<u64>) -> Option<Outcome> {
-    let mut ex = producer::detect_output(value)?.extractor()?;
+fn as_producer_output(producers: &Registry, value: &Value, line: Option<u64>) -> Option<Outcome> {
+    let mut ex = producers.detect_output(value)?.extractor()?;
     let item = Item::Value {
         line: line.unwrap_or(1),
         value: value.clone(),

@@ -28,7 +28,7 @@ use crate::input::Source;
 use crate::input::Tee;
 use crate::jq::Assertions;
 use crate::names::Command;
-use crate::producer::Producer;
+use crate::producer::{Producer, Registry};
 use crate::schema::Schema;
 
 pub use decide::decide;
@@ -42,6 +42,9 @@ use read::read_live;
 #[derive(Debug)]
 pub struct Options<'a> {
     pub from: Option<Producer>,
+    /// Every producer the command knows: detection asks it (the built-in ones, and the
+    /// producer files a user loaded).
+    pub producers: &'a Registry,
     pub strict: bool,
     pub repair: bool,
     pub max_line_bytes: usize,
@@ -68,6 +71,7 @@ impl Default for Options<'_> {
     fn default() -> Self {
         Self {
             from: None,
+            producers: &crate::producer::file::BUILT_IN,
             strict: false,
             repair: false,
             max_line_bytes: 64 << 20,

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::{Framer, Item, Stats};
-use crate::producer::{self, Outcome, Producer, Session, SourceKind, Verdict};
+use crate::producer::{self, Outcome, Producer, Registry, Session, SourceKind, Verdict};
 use crate::repair;
 use crate::text;
 use crate::warning::{Warning, WarningKind};
@@ -15,11 +15,11 @@ use super::Options;
 /// The whole input is one JSON document cut off before its end. When what was written is
 /// recognizably a producer's output (closing it tentatively shows whose), the run is
 /// `truncated` for that producer; otherwise the input is read as text (`json_invalid`).
-pub(super) fn cut_document(framer: &Framer) -> Option<Outcome> {
+pub(super) fn cut_document(framer: &Framer, producers: &Registry) -> Option<Outcome> {
     let (line, bytes) = framer.cut.as_ref()?;
     let text = std::str::from_utf8(bytes).ok()?;
     let closed = repair::repair(text)?;
-    let producer = producer::detect(&closed.value)?;
+    let producer = producers.detect(&closed.value)?;
     Some(failed(
         producer,
         Failure::new(

@@ -158,7 +158,7 @@ fn timed_out(reading: &Reading<'_>, bytes: u64, lines: u64, timeout: Option<Dura
 pub struct Reading<'o> {
     opts: &'o Options<'o>,
     framer: Framer,
-    router: Router,
+    router: Router<'o>,
     /// When the last read handed over its lines (for a `timeout` to say how long nothing came).
     last_read: Option<Instant>,
 }
@@ -214,11 +214,13 @@ fn attempt_mark(bytes: &[u8]) -> Option<u64> {
 fn framer(opts: &Options<'_>) -> Framer {
     let framer = Framer::new(opts.max_line_bytes);
     // Text glued to a producer's event is noise around that event; for `--from json` and
-    // `--from text` the raw input is the answer, and nothing is dropped from it.
+    // `--from text` the raw input is the answer, and nothing is dropped from it. (The built-in
+    // producers only: the framer takes a plain function; a loaded file's events glued to text
+    // are left as text.)
     if matches!(opts.from, Some(Producer::Json | Producer::Text)) {
         framer
     } else {
-        framer.salvage(|v| producer::detect_output(v).is_some())
+        framer.salvage(|v| producer::file::BUILT_IN.detect_output(v).is_some())
     }
 }
 
@@ -227,7 +229,12 @@ impl<'o> Reading<'o> {
         Self {
             opts,
             framer: framer(opts),
-            router: Router::new(opts.from, opts.max_answer_bytes, opts.fast_path),
+            router: Router::new(
+                opts.from,
+                opts.producers,
+                opts.max_answer_bytes,
+                opts.fast_path,
+            ),
             last_read: None,
         }
     }
@@ -241,6 +248,7 @@ impl<'o> Reading<'o> {
         self.framer = framer(self.opts);
         self.router = Router::new(
             self.opts.from,
+            self.opts.producers,
             self.opts.max_answer_bytes,
             self.opts.fast_path,
         );

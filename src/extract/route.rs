@@ -6,7 +6,7 @@ use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::{Framer, Item, Stats};
 use crate::input::Piece;
 use crate::producer::{
-    self, EventKind, Extractor, Fast, LastError, LineFacts, Outcome, Over, Producer,
+    self, EventKind, Extractor, Fast, LastError, LineFacts, Outcome, Over, Producer, Registry,
 };
 
 use super::Options;
@@ -23,7 +23,7 @@ pub(super) fn feed_piece(
     piece: Piece<'_>,
     facts: Option<LineFacts>,
     framer: &mut Framer,
-    router: &mut Router,
+    router: &mut Router<'_>,
     max: usize,
 ) {
     match piece {
@@ -53,8 +53,10 @@ pub(super) fn feed_piece(
 }
 
 /// Sends items to the producer's extractor once the producer is known.
-pub(super) struct Router {
+pub(super) struct Router<'p> {
     pub(super) forced: Option<Producer>,
+    /// Every producer the command knows, for detection.
+    pub(super) producers: &'p Registry,
     pub(super) extractor: Option<Box<dyn Extractor>>,
     pub(super) pending: Vec<Item>,
     pub(super) pending_overflow: bool,
@@ -86,11 +88,17 @@ pub(super) enum Past {
     Count(Over),
 }
 
-impl Router {
-    pub(super) fn new(forced: Option<Producer>, max_answer: usize, fast_path: bool) -> Self {
+impl<'p> Router<'p> {
+    pub(super) fn new(
+        forced: Option<Producer>,
+        producers: &'p Registry,
+        max_answer: usize,
+        fast_path: bool,
+    ) -> Self {
         let extractor = forced.and_then(Producer::extractor);
         Self {
             forced,
+            producers,
             extractor,
             pending: Vec::new(),
             pending_overflow: false,
@@ -170,11 +178,11 @@ impl Router {
             Item::Junk { .. } => return,
             Item::Value { value, .. } => {
                 if self.detected.is_none() {
-                    self.detected = producer::detect(value);
+                    self.detected = self.producers.detect(value);
                     // Only the input's first value can be a sole document.
                     self.tentative = self.detected.is_some()
                         && self.pending.is_empty()
-                        && producer::detect_output(value).is_none();
+                        && self.producers.detect_output(value).is_none();
                 } else {
                     // A second value: the input is a stream, and the first one's producer
                     // claims it.
@@ -315,7 +323,7 @@ impl Router {
     fn unclaimed(self, framer: &mut Framer, stats: &Stats, opts: &Options<'_>) -> Outcome {
         if self.forced.is_none()
             && stats.values == 0
-            && let Some(outcome) = cut_document(framer)
+            && let Some(outcome) = cut_document(framer, self.producers)
         {
             return outcome;
         }

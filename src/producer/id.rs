@@ -4,30 +4,39 @@
 
 use serde::{Serialize, Serializer};
 
+use super::file::Spec;
+
 /// The producers' table: doc (the `--from` help), variant, id (contract §3), family.
 macro_rules! producers {
     ($( #[doc = $doc:literal] $variant:ident = $id:literal, $family:ident; )*) => {
-        /// Who wrote an input (contract §3).
+        /// Who wrote an input (contract §3): a producer built into sojx, or one a user's
+        /// producer file describes.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Producer {
             $( #[doc = $doc] $variant, )*
+            /// A producer a user's producer file describes (`--producer-file`, the config
+            /// folder): loaded once, for the whole process.
+            File(&'static Spec),
         }
 
         impl Producer {
-            /// Every producer, in the table's order.
+            /// Every built-in producer, in the table's order.
             pub const ALL: &'static [Self] = &[$(Self::$variant),*];
 
             /// The id on the wire and on the command line (`claude-code`).
             pub fn id(self) -> &'static str {
                 match self {
                     $( Self::$variant => $id, )*
+                    Self::File(s) => &s.id,
                 }
             }
 
-            /// The row's doc: `--from`'s help for this producer.
+            /// The row's doc: `--from`'s help for this producer (a file's `about`, else its
+            /// name).
             pub fn doc(self) -> &'static str {
                 match self {
                     $( Self::$variant => $doc, )*
+                    Self::File(s) => s.about.as_deref().unwrap_or(&s.name),
                 }
             }
 
@@ -35,6 +44,7 @@ macro_rules! producers {
             pub fn family(self) -> Family {
                 match self {
                     $( Self::$variant => Family::$family, )*
+                    Self::File(_) => Family::Described,
                 }
             }
         }
@@ -66,6 +76,22 @@ producers! {
     Ollama = "ollama", Ollama;
     /// `rkat run --output json` (a RunResult).
     Meerkat = "meerkat", Meerkat;
+    /// GitHub Copilot CLI `copilot -p P --output-format json`.
+    CopilotCli = "copilot-cli", Described;
+    /// pi `pi -p --mode json`.
+    Pi = "pi", Described;
+    /// xAI Grok CLI `--output-format json|streaming-json`.
+    GrokCli = "grok-cli", Described;
+    /// goose `goose run --output-format json|stream-json`.
+    Goose = "goose", Described;
+    /// Kimi Code `kimi -p --output-format stream-json`.
+    KimiCode = "kimi-code", Described;
+    /// Google Antigravity `agy -p --output-format json|stream-json`.
+    Antigravity = "antigravity", Described;
+    /// IBM Bob Shell `bob run --format json`.
+    BobShell = "bob-shell", Described;
+    /// Cline `cline --json` (2.x) and `cline task --json` (1.x).
+    Cline = "cline", Described;
     /// The whole input is one bare JSON value.
     Json = "json", Json;
     /// Plain model text with JSON somewhere in it.
@@ -85,6 +111,8 @@ pub enum Family {
     Anthropic,
     Ollama,
     Meerkat,
+    /// A producer described by a producer file, built in or loaded ([`super::file`]).
+    Described,
     Json,
     Text,
 }

@@ -10,6 +10,7 @@ mod claude;
 mod codex;
 mod detect;
 mod fast;
+pub mod file;
 mod gemini;
 mod id;
 mod last_error;
@@ -32,6 +33,7 @@ use crate::warning::Warning;
 
 pub use detect::{detect, detect_output, event_type, run_identity};
 pub use fast::{Fast, FastPath, LineFacts};
+pub use file::Registry;
 pub(crate) use gemini::FATAL as GEMINI_FATAL;
 pub use id::{Family, Producer};
 pub use last_error::LastError;
@@ -63,6 +65,10 @@ impl Producer {
             Family::Anthropic => Box::new(anthropic::Anthropic::default()),
             Family::Ollama => Box::new(ollama::Ollama::default()),
             Family::Meerkat => Box::new(meerkat::Meerkat::default()),
+            Family::Described => Box::new(file::Events::new(
+                self,
+                file::spec_of(self).expect("a described producer has its spec"),
+            )),
             Family::Json | Family::Text => return None,
         })
     }
@@ -461,6 +467,31 @@ pub(crate) fn provider_error(text: &str, message: String, details: AgentDetails)
     let of = |key: &str| error.or(body).and_then(|e| str_at(e, key));
     let status = body.and_then(|b| u64_at(b, "status"));
     api_error(message, details, &[of("type"), of("code")], status)
+}
+
+/// The codes of a provider error passed on as text (`401 {"type": "error", "error": {"type":
+/// "authentication_error", …}}`): its body's `error.type` and `error.code` (or a flat body's
+/// `type` and `code`), and its HTTP status (the body's `status`, or a status before the body).
+pub(crate) fn provider_codes(text: &str) -> (Vec<String>, Option<u64>) {
+    let t = text.trim();
+    let Some((brace, body, _)) = provider_json(t) else {
+        return (Vec::new(), None);
+    };
+    let error = body.get("error").filter(|e| e.is_object());
+    let of = |key: &str| error.or(Some(&body)).and_then(|e| str_at(e, key));
+    let codes = [of("type"), of("code")]
+        .into_iter()
+        .flatten()
+        .map(str::to_owned)
+        .collect();
+    let before = t[..brace].trim();
+    let status = u64_at(&body, "status").or_else(|| {
+        before
+            .split(|c: char| !c.is_ascii_digit())
+            .find(|w| w.len() == 3)
+            .and_then(|w| w.parse().ok())
+    });
+    (codes, status)
 }
 
 /// Text of the `text` blocks of an Anthropic-style `content` array (or a plain string).

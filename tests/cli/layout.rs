@@ -294,7 +294,7 @@ const LAYERS: &[&str] = &[
     "jq: details error json",
     "schema: budget details envelope error input json warning",
     // Producers and what is built from their verdicts.
-    "producer: brackets details error framing json names warning",
+    "producer: brackets details error framing input json names warning",
     "text: brackets json producer",
     "markers: error input jq text warning",
     "envelope: error exit framing names producer warning",

@@ -1,0 +1,184 @@
+//! From a producer file's content (accepted by the schema) to a [`Spec`]: places parsed,
+//! conditions typed, and the checks the schema cannot make, each naming its place.
+
+use serde_json::{Map, Value};
+
+use super::spec::{
+    Activity, Cond, ErrorFields, Event, FORMAT, Failing, Origin, Path, Raw, RawEvent,
+    SessionFields, Spec, Test, Wrong, wrong,
+};
+
+impl Spec {
+    /// Read a file's content (accepted by the schema) into a spec.
+    pub(super) fn compile(raw: Raw, origin: Origin) -> Result<Self, Wrong> {
+        if raw.sojx_producer != FORMAT {
+            return Err(wrong(
+                "/sojx_producer",
+                format!(
+                    "format {} is not one this sojx reads (it reads {FORMAT})",
+                    raw.sojx_producer
+                ),
+            ));
+        }
+        let mut events = Vec::with_capacity(raw.events.len());
+        for (i, e) in raw.events.into_iter().enumerate() {
+            events.push(event(e, &format!("/event/{i}"))?);
+        }
+        if !events.iter().any(|e| e.claims) {
+            return Err(wrong(
+                "/event",
+                "no event claims a stream (every one has `claims = false`): sojx could never detect it",
+            ));
+        }
+        if raw.terminal && !events.iter().any(|e| e.end) {
+            return Err(wrong(
+                "/event",
+                "no event ends the run (`end = true`), so every stream would be cut off; set `terminal = false` if the producer prints no final event",
+            ));
+        }
+        Ok(Self {
+            id: raw.id,
+            name: raw.name,
+            version: raw.version,
+            about: raw.about,
+            reads_like: raw.reads_like,
+            sources: raw.sources,
+            terminal: raw.terminal,
+            permanent_codes: raw.permanent_codes,
+            events,
+            origin,
+        })
+    }
+}
+
+fn event(e: RawEvent, at: &str) -> Result<Event, Wrong> {
+    if e.when.is_empty() {
+        return Err(wrong(
+            format!("{at}/when"),
+            "an event needs at least one condition (`when`), or every object would be it",
+        ));
+    }
+    let mut when = conds(&e.when, &format!("{at}/when"))?;
+    for (i, r) in e.requires.iter().enumerate() {
+        when.push(Cond {
+            path: Path::parse(r, true).map_err(|m| wrong(format!("{at}/requires/{i}"), m))?,
+            test: Test::Present(true),
+        });
+    }
+    let path = |p: &Option<String>, key: &str| -> Result<Option<Path>, Wrong> {
+        p.as_deref()
+            .map(|s| Path::parse(s, false).map_err(|m| wrong(format!("{at}/{key}"), m)))
+            .transpose()
+    };
+    let failure = match e.failure {
+        None | Some(Value::Bool(false)) => Failing::Never,
+        Some(Value::Bool(true)) => Failing::Always,
+        Some(Value::Object(o)) => Failing::When(conds(&o, &format!("{at}/failure"))?),
+        Some(_) => return Err(wrong(format!("{at}/failure"), "a boolean or a table")),
+    };
+    let error = match &e.error {
+        None => None,
+        Some(r) => {
+            let p = |s: &Option<String>, key: &str| {
+                s.as_deref()
+                    .map(|s| {
+                        Path::parse(s, false).map_err(|m| wrong(format!("{at}/error/{key}"), m))
+                    })
+                    .transpose()
+            };
+            Some(ErrorFields {
+                message: Path::parse(&r.message, false)
+                    .map_err(|m| wrong(format!("{at}/error/message"), m))?,
+                code: p(&r.code, "code")?,
+                status: p(&r.status, "status")?,
+                retryable: p(&r.retryable, "retryable")?,
+            })
+        }
+    };
+    let s = e.session.unwrap_or_default();
+    let sp = |p: &Option<String>, key: &str| {
+        p.as_deref()
+            .map(|s| Path::parse(s, false).map_err(|m| wrong(format!("{at}/session/{key}"), m)))
+            .transpose()
+    };
+    let session = SessionFields {
+        id: sp(&s.id, "id")?,
+        model: sp(&s.model, "model")?,
+        turns: sp(&s.turns, "turns")?,
+        duration_ms: sp(&s.duration_ms, "duration_ms")?,
+        cost_usd: sp(&s.cost_usd, "cost_usd")?,
+        input_tokens: sp(&s.input_tokens, "input_tokens")?,
+        output_tokens: sp(&s.output_tokens, "output_tokens")?,
+        cache_read_input_tokens: sp(&s.cache_read_input_tokens, "cache_read_input_tokens")?,
+        cache_creation_input_tokens: sp(
+            &s.cache_creation_input_tokens,
+            "cache_creation_input_tokens",
+        )?,
+    };
+    let activity = match e.activity.as_deref() {
+        None => None,
+        Some("info") => Some(Activity::Info),
+        Some("tool") => Some(Activity::Tool),
+        Some("retry") => Some(Activity::Retry),
+        Some(other) => {
+            return Err(wrong(
+                format!("{at}/activity"),
+                format!("`{other}` is not one of info, tool, retry"),
+            ));
+        }
+    };
+    let append = match e.text_mode.as_deref() {
+        None | Some("last") => false,
+        Some("append") => true,
+        Some(other) => {
+            return Err(wrong(
+                format!("{at}/text_mode"),
+                format!("`{other}` is not one of last, append"),
+            ));
+        }
+    };
+    Ok(Event {
+        name: e.name,
+        when,
+        claims: e.claims,
+        text: path(&e.text, "text")?,
+        append,
+        structured: path(&e.structured, "structured")?,
+        reset: e.reset,
+        retry: e.retry,
+        end: e.end,
+        failure,
+        error,
+        session,
+        activity,
+    })
+}
+
+/// Conditions from a table: `place = value` (equal), `place = [values]` (one of them),
+/// `place = { not = value or [values] }`, `place = { present = bool }`.
+fn conds(table: &Map<String, Value>, at: &str) -> Result<Vec<Cond>, Wrong> {
+    let mut out = Vec::with_capacity(table.len());
+    for (place, want) in table {
+        let here = format!("{at}/{}", place.replace('~', "~0").replace('/', "~1"));
+        let path = Path::parse(place, true).map_err(|m| wrong(&here, m))?;
+        let list = |v: &Value| match v {
+            Value::Array(a) => a.clone(),
+            v => vec![v.clone()],
+        };
+        let test = match want {
+            Value::Object(o) => match (o.get("not"), o.get("present")) {
+                (Some(not), None) if o.len() == 1 => Test::NoneOf(list(not)),
+                (None, Some(Value::Bool(b))) if o.len() == 1 => Test::Present(*b),
+                _ => {
+                    return Err(wrong(
+                        here,
+                        "a condition table is `{ not = … }` or `{ present = true|false }`",
+                    ));
+                }
+            },
+            v => Test::OneOf(list(v)),
+        };
+        out.push(Cond { path, test });
+    }
+    Ok(out)
+}

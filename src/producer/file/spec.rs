@@ -1,0 +1,435 @@
+//! A producer file's content (docs/producer-files.md): the data a file holds, as read
+//! ([`Raw`], which `schemas/producer-file.schema.json` describes), and as sojx uses it
+//! ([`Spec`]: pointers split, conditions typed), with the checks the schema cannot make.
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+/// The format version this sojx reads (`sojx_producer = 1`).
+pub const FORMAT: u64 = 1;
+
+/// A producer file as written (after the schema accepted it).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct Raw {
+    pub(super) sojx_producer: u64,
+    pub(super) id: String,
+    pub(super) name: String,
+    #[serde(default)]
+    pub(super) version: Option<String>,
+    #[serde(default)]
+    pub(super) about: Option<String>,
+    #[serde(default)]
+    pub(super) reads_like: Option<String>,
+    #[serde(default)]
+    pub(super) sources: Vec<String>,
+    #[serde(default = "yes")]
+    pub(super) terminal: bool,
+    #[serde(default)]
+    pub(super) permanent_codes: Vec<String>,
+    #[serde(rename = "event")]
+    pub(super) events: Vec<RawEvent>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawEvent {
+    pub(super) name: String,
+    #[serde(default)]
+    pub(super) when: Map<String, Value>,
+    #[serde(default)]
+    pub(super) requires: Vec<String>,
+    #[serde(default = "yes")]
+    pub(super) claims: bool,
+    #[serde(default)]
+    pub(super) text: Option<String>,
+    #[serde(default)]
+    pub(super) text_mode: Option<String>,
+    #[serde(default)]
+    pub(super) structured: Option<String>,
+    #[serde(default)]
+    pub(super) reset: bool,
+    #[serde(default)]
+    pub(super) retry: bool,
+    #[serde(default)]
+    pub(super) end: bool,
+    #[serde(default)]
+    pub(super) failure: Option<Value>,
+    #[serde(default)]
+    pub(super) error: Option<RawError>,
+    #[serde(default)]
+    pub(super) session: Option<RawSession>,
+    #[serde(default)]
+    pub(super) activity: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawError {
+    pub(super) message: String,
+    #[serde(default)]
+    pub(super) code: Option<String>,
+    #[serde(default)]
+    pub(super) status: Option<String>,
+    #[serde(default)]
+    pub(super) retryable: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSession {
+    pub(super) id: Option<String>,
+    pub(super) model: Option<String>,
+    pub(super) turns: Option<String>,
+    pub(super) duration_ms: Option<String>,
+    pub(super) cost_usd: Option<String>,
+    pub(super) input_tokens: Option<String>,
+    pub(super) output_tokens: Option<String>,
+    pub(super) cache_read_input_tokens: Option<String>,
+    pub(super) cache_creation_input_tokens: Option<String>,
+}
+
+/// Where a producer came from (`sojx producers`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Origin {
+    /// Compiled into sojx (`producers/ID.toml` in its source).
+    BuiltIn,
+    /// `$XDG_CONFIG_HOME/sojx/producers/`, this file.
+    Config(String),
+    /// `--producer-file`, this file.
+    Flag(String),
+}
+
+impl Origin {
+    /// `built-in`, `config`, `flag`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::BuiltIn => "built-in",
+            Self::Config(_) => "config",
+            Self::Flag(_) => "flag",
+        }
+    }
+
+    /// The file, for a loaded one.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            Self::BuiltIn => None,
+            Self::Config(p) | Self::Flag(p) => Some(p),
+        }
+    }
+}
+
+/// A producer described by a file, ready to read a stream.
+#[derive(Debug)]
+pub struct Spec {
+    pub id: String,
+    pub name: String,
+    pub version: Option<String>,
+    pub about: Option<String>,
+    /// The producer whose reading this one shares, as the file says (`claude-code`).
+    pub reads_like: Option<String>,
+    pub sources: Vec<String>,
+    /// A stream without one of the `end` events was cut off (`truncated`).
+    pub terminal: bool,
+    /// Error codes that re-running cannot fix, beside sojx's own list.
+    pub permanent_codes: Vec<String>,
+    pub events: Vec<Event>,
+    pub origin: Origin,
+}
+
+/// A spec is one producer: two are the same when they are the same spec (a loaded file is
+/// one spec for the whole process).
+impl PartialEq for Spec {
+    fn eq(&self, other: &Self) -> bool {
+        std::ptr::eq(self, other)
+    }
+}
+
+impl Eq for Spec {}
+
+impl std::hash::Hash for Spec {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        std::ptr::hash(self, state);
+    }
+}
+
+/// One event type of the producer's vocabulary, and what it means.
+#[derive(Debug)]
+pub struct Event {
+    pub name: String,
+    pub when: Vec<Cond>,
+    pub claims: bool,
+    pub text: Option<Path>,
+    /// Text is appended to what came before (deltas), not put in its place.
+    pub append: bool,
+    pub structured: Option<Path>,
+    pub reset: bool,
+    /// The agent retries what failed: a failure before this event is not the run's.
+    pub retry: bool,
+    pub end: bool,
+    pub failure: Failing,
+    pub error: Option<ErrorFields>,
+    pub session: SessionFields,
+    pub activity: Option<Activity>,
+}
+
+/// When an event is a failure of the run.
+#[derive(Debug)]
+pub enum Failing {
+    Never,
+    Always,
+    When(Vec<Cond>),
+}
+
+#[derive(Debug)]
+pub struct ErrorFields {
+    pub message: Path,
+    pub code: Option<Path>,
+    pub status: Option<Path>,
+    pub retryable: Option<Path>,
+}
+
+#[derive(Debug, Default)]
+pub struct SessionFields {
+    pub id: Option<Path>,
+    pub model: Option<Path>,
+    pub turns: Option<Path>,
+    pub duration_ms: Option<Path>,
+    pub cost_usd: Option<Path>,
+    pub input_tokens: Option<Path>,
+    pub output_tokens: Option<Path>,
+    pub cache_read_input_tokens: Option<Path>,
+    pub cache_creation_input_tokens: Option<Path>,
+}
+
+/// How `--activity` shows an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Activity {
+    Info,
+    Tool,
+    Retry,
+}
+
+/// A place in an event: a member name, or a JSON Pointer (RFC 6901) whose `*` tokens (in
+/// conditions) stand for any element of an array.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Path(Vec<Token>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Key(String),
+    /// `*`: any element of an array (conditions only).
+    Any,
+    /// `-`: the array's last element (RFC 6901 uses `-` for the place past the end; sojx
+    /// reads it as the last).
+    Last,
+}
+
+/// A condition on an event: the value at `path` is one of, or none of, some values; or is
+/// there (not null), or is not.
+#[derive(Debug)]
+pub struct Cond {
+    pub path: Path,
+    pub test: Test,
+}
+
+#[derive(Debug)]
+pub enum Test {
+    OneOf(Vec<Value>),
+    NoneOf(Vec<Value>),
+    Present(bool),
+}
+
+/// A check the schema cannot make failed: where in the file (a JSON Pointer) and why.
+#[derive(Debug)]
+pub(super) struct Wrong {
+    pub place: String,
+    pub message: String,
+}
+
+pub(super) fn wrong(place: impl Into<String>, message: impl Into<String>) -> Wrong {
+    Wrong {
+        place: place.into(),
+        message: message.into(),
+    }
+}
+
+impl Path {
+    /// Parse `s`: a JSON Pointer when it starts with `/`, else one member's name. `*` is
+    /// allowed as a token only when `any` (conditions).
+    pub(super) fn parse(s: &str, any: bool) -> Result<Self, String> {
+        let Some(rest) = s.strip_prefix('/') else {
+            if s.is_empty() {
+                return Err("an empty place: write a member's name or a JSON Pointer".into());
+            }
+            return Ok(Self(vec![Token::Key(s.to_owned())]));
+        };
+        let mut tokens = Vec::new();
+        for t in rest.split('/') {
+            if t == "*" {
+                if !any {
+                    return Err(format!(
+                        "`{s}`: `*` (any element) is allowed in conditions only"
+                    ));
+                }
+                tokens.push(Token::Any);
+                continue;
+            }
+            if t == "-" {
+                tokens.push(Token::Last);
+                continue;
+            }
+            if t.replace("~0", "").replace("~1", "").contains('~') {
+                return Err(format!(
+                    "`{s}` is not a JSON Pointer: `~` must be written `~0` (and `/` in a name `~1`)"
+                ));
+            }
+            tokens.push(Token::Key(t.replace("~1", "/").replace("~0", "~")));
+        }
+        Ok(Self(tokens))
+    }
+
+    /// The value at this place, when there is one and it is not null (a path with `*` finds
+    /// the first).
+    pub fn get<'a>(&self, v: &'a Value) -> Option<&'a Value> {
+        let mut found = None;
+        walk(v, &self.0, &mut |x| {
+            found = Some(x);
+            true
+        });
+        found.filter(|x| !x.is_null())
+    }
+
+    /// Whether any value at this place satisfies `f` (`*` tries every element).
+    fn any<'a>(&self, v: &'a Value, f: &mut dyn FnMut(&'a Value) -> bool) -> bool {
+        walk(v, &self.0, f)
+    }
+}
+
+/// Visit the values at `tokens` below `v` until `f` says stop (true); whether it did.
+fn walk<'a>(v: &'a Value, tokens: &[Token], f: &mut dyn FnMut(&'a Value) -> bool) -> bool {
+    let Some((first, rest)) = tokens.split_first() else {
+        return f(v);
+    };
+    match (first, v) {
+        (Token::Key(k), Value::Object(o)) => o.get(k).is_some_and(|x| walk(x, rest, f)),
+        (Token::Key(k), Value::Array(a)) => k
+            .parse::<usize>()
+            .ok()
+            .filter(|_| k == "0" || !k.starts_with('0'))
+            .and_then(|i| a.get(i))
+            .is_some_and(|x| walk(x, rest, f)),
+        (Token::Any, Value::Array(a)) => a.iter().any(|x| walk(x, rest, f)),
+        (Token::Last, Value::Array(a)) => a.last().is_some_and(|x| walk(x, rest, f)),
+        _ => false,
+    }
+}
+
+/// JSON equality, numbers by their value (`0` is `0.0`): exactly, as a condition's number is
+/// a code or a count, never a measurement.
+#[allow(clippy::float_cmp)]
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            x == y || matches!((x.as_f64(), y.as_f64()), (Some(p), Some(q)) if p == q)
+        }
+        _ => a == b,
+    }
+}
+
+impl Cond {
+    pub fn holds(&self, v: &Value) -> bool {
+        match &self.test {
+            Test::OneOf(values) => self
+                .path
+                .any(v, &mut |x| values.iter().any(|want| same(x, want))),
+            Test::NoneOf(values) => !self
+                .path
+                .any(v, &mut |x| values.iter().any(|want| same(x, want))),
+            Test::Present(want) => self.path.any(v, &mut |x| !x.is_null()) == *want,
+        }
+    }
+}
+
+impl Event {
+    /// Whether `v` is this event.
+    pub fn matches(&self, v: &Value) -> bool {
+        v.is_object() && self.when.iter().all(|c| c.holds(v))
+    }
+
+    /// Whether `v`, this event, is a failure of the run.
+    pub fn fails(&self, v: &Value) -> bool {
+        match &self.failure {
+            Failing::Never => false,
+            Failing::Always => true,
+            Failing::When(conds) => conds.iter().all(|c| c.holds(v)),
+        }
+    }
+}
+
+impl Spec {
+    /// The event `v` is, if it is one of the vocabulary's.
+    pub fn event(&self, v: &Value) -> Option<&Event> {
+        self.events.iter().find(|e| e.matches(v))
+    }
+
+    /// Whether `v` alone claims a stream for this producer: it is one of the events that
+    /// claim.
+    pub fn claims(&self, v: &Value) -> bool {
+        self.event(v).is_some_and(|e| e.claims)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn places_are_members_or_pointers() {
+        let v = json!({"a/b": 1, "m": {"c": [{"t": "x"}, {"t": "error", "text": "boom"}]}});
+        assert_eq!(Path::parse("a/b", false).unwrap().get(&v), Some(&json!(1)));
+        assert_eq!(
+            Path::parse("/a~1b", false).unwrap().get(&v),
+            Some(&json!(1))
+        );
+        assert_eq!(
+            Path::parse("/m/c/1/text", false).unwrap().get(&v),
+            Some(&json!("boom"))
+        );
+        assert_eq!(Path::parse("/m/c/01/text", false).unwrap().get(&v), None);
+        assert!(Path::parse("/m/*/t", false).is_err());
+        assert!(Path::parse("/a~2", false).is_err());
+        assert!(Path::parse("", false).is_err());
+        let any = Cond {
+            path: Path::parse("/m/c/*/t", true).unwrap(),
+            test: Test::OneOf(vec![json!("error")]),
+        };
+        assert!(any.holds(&v));
+        let none = Cond {
+            path: Path::parse("/m/c/*/t", true).unwrap(),
+            test: Test::NoneOf(vec![json!("error")]),
+        };
+        assert!(!none.holds(&v));
+    }
+
+    #[test]
+    fn numbers_compare_by_value_and_null_is_absent() {
+        let c = |test| Cond {
+            path: Path::parse("n", false).unwrap(),
+            test,
+        };
+        let v: Value = serde_json::from_str(r#"{"n": 0.0, "z": null}"#).unwrap();
+        assert!(c(Test::OneOf(vec![json!(0)])).holds(&v));
+        assert!(!c(Test::NoneOf(vec![json!(0)])).holds(&v));
+        let z = Cond {
+            path: Path::parse("z", false).unwrap(),
+            test: Test::Present(false),
+        };
+        assert!(z.holds(&v));
+    }
+}
