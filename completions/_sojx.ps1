@@ -31,6 +31,7 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Report contradictions between sibling outputs (same key, different field value)')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check that a schema is valid and that a provider''s structured output accepts it')
             [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Print a schema lowered for a provider''s structured-output feature')
+            [CompletionResult]::new('producers', 'producers', [CompletionResultType]::ParameterValue, 'List the producers sojx reads, or check a producer file against inputs')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -39,7 +40,8 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
             [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Force the schema''s draft instead of reading `$schema` (default 2020-12)')
             [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file''s own directory')
-            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Which producer wrote the input; `auto` detects it from the content')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Which producer wrote the input; `auto` detects it from the content. A producer file''s id (--producer-file, the config folder) is one too')
+            [CompletionResult]::new('--producer-file', '--producer-file', [CompletionResultType]::ParameterName, 'Also read the producer FILE describes (a producer file, TOML or JSON: docs/producer-files.md), beside sojx''s own and those of `$XDG_CONFIG_HOME/sojx/producers/` (repeatable). Its producer is detected first')
             [CompletionResult]::new('--handoff', '--handoff', [CompletionResultType]::ParameterName, 'With --markers: add this legacy escalation file''s content (JSON if it parses, else its text) to the marker data as `escalation`. A regular file of at most 64 MiB')
             [CompletionResult]::new('--assert', '--assert', [CompletionResultType]::ParameterName, 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`')
             [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations')
@@ -69,7 +71,8 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
             [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Force the schema''s draft instead of reading `$schema` (default 2020-12)')
             [CompletionResult]::new('--resource', '--resource', [CompletionResultType]::ParameterName, 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file''s own directory')
-            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Which producer wrote the input; `auto` detects it from the content')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Which producer wrote the input; `auto` detects it from the content. A producer file''s id (--producer-file, the config folder) is one too')
+            [CompletionResult]::new('--producer-file', '--producer-file', [CompletionResultType]::ParameterName, 'Also read the producer FILE describes (a producer file, TOML or JSON: docs/producer-files.md), beside sojx''s own and those of `$XDG_CONFIG_HOME/sojx/producers/` (repeatable). Its producer is detected first')
             [CompletionResult]::new('--handoff', '--handoff', [CompletionResultType]::ParameterName, 'With --markers: add this legacy escalation file''s content (JSON if it parses, else its text) to the marker data as `escalation`. A regular file of at most 64 MiB')
             [CompletionResult]::new('--assert', '--assert', [CompletionResultType]::ParameterName, 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`')
             [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations')
@@ -126,7 +129,8 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--items', '--items', [CompletionResultType]::ParameterName, 'jq expression yielding the items to compare from each input''s `data`, e.g. `.findings[]`')
             [CompletionResult]::new('--key', '--key', [CompletionResultType]::ParameterName, 'jq expression yielding an item''s identity, e.g. `[.file, .line]`')
             [CompletionResult]::new('--field', '--field', [CompletionResultType]::ParameterName, 'jq expression yielding the value that must agree between items with the same key, e.g. `.severity`')
-            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Which producer wrote the runs; `auto` detects it from the content')
+            [CompletionResult]::new('--from', '--from', [CompletionResultType]::ParameterName, 'Which producer wrote the runs; `auto` detects it from the content. A producer file''s id (--producer-file, the config folder) is one too')
+            [CompletionResult]::new('--producer-file', '--producer-file', [CompletionResultType]::ParameterName, 'As for `sojx extract`: also read the producer FILE describes (repeatable)')
             [CompletionResult]::new('-s', '-s', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
             [CompletionResult]::new('--schema', '--schema', [CompletionResultType]::ParameterName, 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped')
             [CompletionResult]::new('--draft', '--draft', [CompletionResultType]::ParameterName, 'Force the schema''s draft instead of reading `$schema` (default 2020-12)')
@@ -179,6 +183,44 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'sojx;producers' {
+            [CompletionResult]::new('--producer-file', '--producer-file', [CompletionResultType]::ParameterName, 'Also list the producer FILE describes (a producer file, as `extract --producer-file` takes it; repeatable)')
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colors on stderr and in `--output-format text`')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a producer file; with INPUTs, extract each as its producer (one envelope each)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'sojx;producers;check' {
+            [CompletionResult]::new('--output-format', '--output-format', [CompletionResultType]::ParameterName, '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to use colors on stderr and in `--output-format text`')
+            [CompletionResult]::new('--pretty', '--pretty', [CompletionResultType]::ParameterName, 'Pretty-print the envelope (the default when stdout is a terminal)')
+            [CompletionResult]::new('-r', '-r', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
+        'sojx;producers;help' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a producer file; with INPUTs, extract each as its producer (one envelope each)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'sojx;producers;help;check' {
+            break
+        }
+        'sojx;producers;help;help' {
+            break
+        }
         'sojx;help' {
             [CompletionResult]::new('extract', 'extract', [CompletionResultType]::ParameterValue, 'Extract, validate and print an envelope per input (the main job)')
             [CompletionResult]::new('run', 'run', [CompletionResultType]::ParameterValue, 'Run an agent, extract and validate its answer from its output, and say how it ended')
@@ -186,6 +228,7 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             [CompletionResult]::new('compare', 'compare', [CompletionResultType]::ParameterValue, 'Report contradictions between sibling outputs (same key, different field value)')
             [CompletionResult]::new('lint', 'lint', [CompletionResultType]::ParameterValue, 'Check that a schema is valid and that a provider''s structured output accepts it')
             [CompletionResult]::new('compile', 'compile', [CompletionResultType]::ParameterValue, 'Print a schema lowered for a provider''s structured-output feature')
+            [CompletionResult]::new('producers', 'producers', [CompletionResultType]::ParameterValue, 'List the producers sojx reads, or check a producer file against inputs')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -205,6 +248,25 @@ Register-ArgumentCompleter -Native -CommandName 'sojx' -ScriptBlock {
             break
         }
         'sojx;help;compile' {
+            break
+        }
+        'sojx;help;producers' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a producer file; with INPUTs, extract each as its producer (one envelope each)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'sojx;help;producers;check' {
+            break
+        }
+        'sojx;help;producers;help' {
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check a producer file; with INPUTs, extract each as its producer (one envelope each)')
+            [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
+            break
+        }
+        'sojx;help;producers;help;check' {
+            break
+        }
+        'sojx;help;producers;help;help' {
             break
         }
         'sojx;help;help' {

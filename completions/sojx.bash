@@ -31,6 +31,9 @@ _sojx() {
             sojx,lint)
                 cmd="sojx__subcmd__lint"
                 ;;
+            sojx,producers)
+                cmd="sojx__subcmd__producers"
+                ;;
             sojx,run)
                 cmd="sojx__subcmd__run"
                 ;;
@@ -52,11 +55,38 @@ _sojx() {
             sojx__subcmd__help,lint)
                 cmd="sojx__subcmd__help__subcmd__lint"
                 ;;
+            sojx__subcmd__help,producers)
+                cmd="sojx__subcmd__help__subcmd__producers"
+                ;;
             sojx__subcmd__help,run)
                 cmd="sojx__subcmd__help__subcmd__run"
                 ;;
             sojx__subcmd__help,validate)
                 cmd="sojx__subcmd__help__subcmd__validate"
+                ;;
+            sojx__subcmd__help__subcmd__producers,check)
+                cmd="sojx__subcmd__help__subcmd__producers__subcmd__check"
+                ;;
+            sojx__subcmd__help__subcmd__producers,help)
+                cmd="sojx__subcmd__help__subcmd__producers__subcmd__help"
+                ;;
+            sojx__subcmd__help__subcmd__producers__subcmd__help,check)
+                cmd="sojx__subcmd__help__subcmd__producers__subcmd__help__subcmd__check"
+                ;;
+            sojx__subcmd__help__subcmd__producers__subcmd__help,help)
+                cmd="sojx__subcmd__help__subcmd__producers__subcmd__help__subcmd__help"
+                ;;
+            sojx__subcmd__producers,check)
+                cmd="sojx__subcmd__producers__subcmd__check"
+                ;;
+            sojx__subcmd__producers,help)
+                cmd="sojx__subcmd__producers__subcmd__help"
+                ;;
+            sojx__subcmd__producers__subcmd__help,check)
+                cmd="sojx__subcmd__producers__subcmd__help__subcmd__check"
+                ;;
+            sojx__subcmd__producers__subcmd__help,help)
+                cmd="sojx__subcmd__producers__subcmd__help__subcmd__help"
                 ;;
             *)
                 ;;
@@ -65,7 +95,7 @@ _sojx() {
 
     case "${cmd}" in
         sojx)
-            opts="-h -V --help --version extract run validate compare lint compile help"
+            opts="-h -V --help --version extract run validate compare lint compile producers help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -79,7 +109,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__compare)
-            opts="-s -r -q -h --items --key --field --from --strict --repair --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --items --key --field --from --producer-file --strict --repair --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -99,6 +129,10 @@ _sojx() {
                     ;;
                 --from)
                     COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline json text" -- "${cur}"))
+                    return 0
+                    ;;
+                --producer-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --schema)
@@ -183,7 +217,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__extract)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --producer-file --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -207,6 +241,10 @@ _sojx() {
                     ;;
                 --from)
                     COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline json text" -- "${cur}"))
+                    return 0
+                    ;;
+                --producer-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --handoff)
@@ -257,7 +295,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__help)
-            opts="extract run validate compare lint compile help"
+            opts="extract run validate compare lint compile producers help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -340,6 +378,76 @@ _sojx() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sojx__subcmd__help__subcmd__producers)
+            opts="check help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sojx__subcmd__help__subcmd__producers__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sojx__subcmd__help__subcmd__producers__subcmd__help)
+            opts="check help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sojx__subcmd__help__subcmd__producers__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sojx__subcmd__help__subcmd__producers__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 5 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sojx__subcmd__help__subcmd__run)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -402,8 +510,98 @@ _sojx() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        sojx__subcmd__producers)
+            opts="-r -q -h --producer-file --output-format --pretty --raw --quiet --color --help check help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --producer-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --output-format)
+                    COMPREPLY=($(compgen -W "json text github" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sojx__subcmd__producers__subcmd__check)
+            opts="-r -q -h --output-format --pretty --raw --quiet --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --output-format)
+                    COMPREPLY=($(compgen -W "json text github" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sojx__subcmd__producers__subcmd__help)
+            opts="check help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sojx__subcmd__producers__subcmd__help__subcmd__check)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        sojx__subcmd__producers__subcmd__help__subcmd__help)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         sojx__subcmd__run)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --kill-after --max-line-bytes --max-candidates --max-answer-bytes --max-attempts --retry-on --resume-profile --retry-command --feedback-template --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --producer-file --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --kill-after --max-line-bytes --max-candidates --max-answer-bytes --max-attempts --retry-on --resume-profile --retry-command --feedback-template --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -427,6 +625,10 @@ _sojx() {
                     ;;
                 --from)
                     COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline json text" -- "${cur}"))
+                    return 0
+                    ;;
+                --producer-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 --handoff)

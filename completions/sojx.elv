@@ -28,6 +28,7 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand compare 'Report contradictions between sibling outputs (same key, different field value)'
             cand lint 'Check that a schema is valid and that a provider''s structured output accepts it'
             cand compile 'Print a schema lowered for a provider''s structured-output feature'
+            cand producers 'List the producers sojx reads, or check a producer file against inputs'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sojx;extract'= {
@@ -35,7 +36,8 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --schema 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
             cand --draft 'Force the schema''s draft instead of reading `$schema` (default 2020-12)'
             cand --resource 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file''s own directory'
-            cand --from 'Which producer wrote the input; `auto` detects it from the content'
+            cand --from 'Which producer wrote the input; `auto` detects it from the content. A producer file''s id (--producer-file, the config folder) is one too'
+            cand --producer-file 'Also read the producer FILE describes (a producer file, TOML or JSON: docs/producer-files.md), beside sojx''s own and those of `$XDG_CONFIG_HOME/sojx/producers/` (repeatable). Its producer is detected first'
             cand --handoff 'With --markers: add this legacy escalation file''s content (JSON if it parses, else its text) to the marker data as `escalation`. A regular file of at most 64 MiB'
             cand --assert 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`'
             cand --output-format '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations'
@@ -64,7 +66,8 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --schema 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
             cand --draft 'Force the schema''s draft instead of reading `$schema` (default 2020-12)'
             cand --resource 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file''s own directory'
-            cand --from 'Which producer wrote the input; `auto` detects it from the content'
+            cand --from 'Which producer wrote the input; `auto` detects it from the content. A producer file''s id (--producer-file, the config folder) is one too'
+            cand --producer-file 'Also read the producer FILE describes (a producer file, TOML or JSON: docs/producer-files.md), beside sojx''s own and those of `$XDG_CONFIG_HOME/sojx/producers/` (repeatable). Its producer is detected first'
             cand --handoff 'With --markers: add this legacy escalation file''s content (JSON if it parses, else its text) to the marker data as `escalation`. A regular file of at most 64 MiB'
             cand --assert 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`'
             cand --output-format '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations'
@@ -119,7 +122,8 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --items 'jq expression yielding the items to compare from each input''s `data`, e.g. `.findings[]`'
             cand --key 'jq expression yielding an item''s identity, e.g. `[.file, .line]`'
             cand --field 'jq expression yielding the value that must agree between items with the same key, e.g. `.severity`'
-            cand --from 'Which producer wrote the runs; `auto` detects it from the content'
+            cand --from 'Which producer wrote the runs; `auto` detects it from the content. A producer file''s id (--producer-file, the config folder) is one too'
+            cand --producer-file 'As for `sojx extract`: also read the producer FILE describes (repeatable)'
             cand -s 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
             cand --schema 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped'
             cand --draft 'Force the schema''s draft instead of reading `$schema` (default 2020-12)'
@@ -169,6 +173,39 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
+        &'sojx;producers'= {
+            cand --producer-file 'Also list the producer FILE describes (a producer file, as `extract --producer-file` takes it; repeatable)'
+            cand --output-format '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations'
+            cand --color 'When to use colors on stderr and in `--output-format text`'
+            cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
+            cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -q 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand --quiet 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand check 'Check a producer file; with INPUTs, extract each as its producer (one envelope each)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'sojx;producers;check'= {
+            cand --output-format '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations'
+            cand --color 'When to use colors on stderr and in `--output-format text`'
+            cand --pretty 'Pretty-print the envelope (the default when stdout is a terminal)'
+            cand -r 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+            cand -q 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand --quiet 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'sojx;producers;help'= {
+            cand check 'Check a producer file; with INPUTs, extract each as its producer (one envelope each)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'sojx;producers;help;check'= {
+        }
+        &'sojx;producers;help;help'= {
+        }
         &'sojx;help'= {
             cand extract 'Extract, validate and print an envelope per input (the main job)'
             cand run 'Run an agent, extract and validate its answer from its output, and say how it ended'
@@ -176,6 +213,7 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand compare 'Report contradictions between sibling outputs (same key, different field value)'
             cand lint 'Check that a schema is valid and that a provider''s structured output accepts it'
             cand compile 'Print a schema lowered for a provider''s structured-output feature'
+            cand producers 'List the producers sojx reads, or check a producer file against inputs'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'sojx;help;extract'= {
@@ -189,6 +227,20 @@ set edit:completion:arg-completer[sojx] = {|@words|
         &'sojx;help;lint'= {
         }
         &'sojx;help;compile'= {
+        }
+        &'sojx;help;producers'= {
+            cand check 'Check a producer file; with INPUTs, extract each as its producer (one envelope each)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'sojx;help;producers;check'= {
+        }
+        &'sojx;help;producers;help'= {
+            cand check 'Check a producer file; with INPUTs, extract each as its producer (one envelope each)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'sojx;help;producers;help;check'= {
+        }
+        &'sojx;help;producers;help;help'= {
         }
         &'sojx;help;help'= {
         }

@@ -32,6 +32,7 @@ complete -c sojx -n "__fish_sojx_needs_command" -f -a "validate" -d 'Validate pl
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "compare" -d 'Report contradictions between sibling outputs (same key, different field value)'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "compile" -d 'Print a schema lowered for a provider\'s structured-output feature'
+complete -c sojx -n "__fish_sojx_needs_command" -f -a "producers" -d 'List the producers sojx reads, or check a producer file against inputs'
 complete -c sojx -n "__fish_sojx_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
@@ -40,7 +41,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand extract" -l draft -d 'Force th
 2019-09\t''
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
-complete -c sojx -n "__fish_sojx_using_subcommand extract" -l from -d 'Which producer wrote the input; `auto` detects it from the content' -r -f -a "auto\t'Detect the producer from the content'
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l from -d 'Which producer wrote the input; `auto` detects it from the content. A producer file\'s id (--producer-file, the config folder) is one too' -r -f -a "auto\t'Detect the producer from the content'
 claude-code\t'`claude -p --output-format stream-json|json`, Claude Agent SDK messages'
 codex\t'`codex exec --json` events'
 gemini-cli\t'`gemini -p --output-format json|stream-json`'
@@ -63,6 +64,7 @@ bob-shell\t'IBM Bob Shell `bob run --format json`'
 cline\t'Cline `cline --json` (2.x) and `cline task --json` (1.x)'
 json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l producer-file -d 'Also read the producer FILE describes (a producer file, TOML or JSON: docs/producer-files.md), beside sojx\'s own and those of `$XDG_CONFIG_HOME/sojx/producers/` (repeatable). Its producer is detected first' -r -F
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l handoff -d 'With --markers: add this legacy escalation file\'s content (JSON if it parses, else its text) to the marker data as `escalation`. A regular file of at most 64 MiB' -r -F
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l assert -d 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
@@ -93,7 +95,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand run" -l draft -d 'Force the sc
 2019-09\t''
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
-complete -c sojx -n "__fish_sojx_using_subcommand run" -l from -d 'Which producer wrote the input; `auto` detects it from the content' -r -f -a "auto\t'Detect the producer from the content'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l from -d 'Which producer wrote the input; `auto` detects it from the content. A producer file\'s id (--producer-file, the config folder) is one too' -r -f -a "auto\t'Detect the producer from the content'
 claude-code\t'`claude -p --output-format stream-json|json`, Claude Agent SDK messages'
 codex\t'`codex exec --json` events'
 gemini-cli\t'`gemini -p --output-format json|stream-json`'
@@ -116,6 +118,7 @@ bob-shell\t'IBM Bob Shell `bob run --format json`'
 cline\t'Cline `cline --json` (2.x) and `cline task --json` (1.x)'
 json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l producer-file -d 'Also read the producer FILE describes (a producer file, TOML or JSON: docs/producer-files.md), beside sojx\'s own and those of `$XDG_CONFIG_HOME/sojx/producers/` (repeatable). Its producer is detected first' -r -F
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l handoff -d 'With --markers: add this legacy escalation file\'s content (JSON if it parses, else its text) to the marker data as `escalation`. A regular file of at most 64 MiB' -r -F
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l assert -d 'A semantic check in jq syntax, evaluated on `data` after schema validation (repeatable). It passes when it yields at least one value and none is false or null; otherwise the input fails with `assertion_failed`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
@@ -179,7 +182,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand validate" -s h -l help -d 'Pri
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l items -d 'jq expression yielding the items to compare from each input\'s `data`, e.g. `.findings[]`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l key -d 'jq expression yielding an item\'s identity, e.g. `[.file, .line]`' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l field -d 'jq expression yielding the value that must agree between items with the same key, e.g. `.severity`' -r
-complete -c sojx -n "__fish_sojx_using_subcommand compare" -l from -d 'Which producer wrote the runs; `auto` detects it from the content' -r -f -a "auto\t'Detect the producer from the content'
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l from -d 'Which producer wrote the runs; `auto` detects it from the content. A producer file\'s id (--producer-file, the config folder) is one too' -r -f -a "auto\t'Detect the producer from the content'
 claude-code\t'`claude -p --output-format stream-json|json`, Claude Agent SDK messages'
 codex\t'`codex exec --json` events'
 gemini-cli\t'`gemini -p --output-format json|stream-json`'
@@ -202,6 +205,7 @@ bob-shell\t'IBM Bob Shell `bob run --format json`'
 cline\t'Cline `cline --json` (2.x) and `cline task --json` (1.x)'
 json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l producer-file -d 'As for `sojx extract`: also read the producer FILE describes (repeatable)' -r -F
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
 6\t''
@@ -268,10 +272,38 @@ complete -c sojx -n "__fish_sojx_using_subcommand compile" -l pretty -d 'Pretty-
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
 complete -c sojx -n "__fish_sojx_using_subcommand compile" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "extract" -d 'Extract, validate and print an envelope per input (the main job)'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "run" -d 'Run an agent, extract and validate its answer from its output, and say how it ended'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "validate" -d 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "compare" -d 'Report contradictions between sibling outputs (same key, different field value)'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "compile" -d 'Print a schema lowered for a provider\'s structured-output feature'
-complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and not __fish_seen_subcommand_from check help" -l producer-file -d 'Also list the producer FILE describes (a producer file, as `extract --producer-file` takes it; repeatable)' -r -F
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and not __fish_seen_subcommand_from check help" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+text\t'A short human summary'
+github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and not __fish_seen_subcommand_from check help" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
+always\t'Always color (text output and stderr; JSON is never colored)'
+never\t'Never color'"
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and not __fish_seen_subcommand_from check help" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and not __fish_seen_subcommand_from check help" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and not __fish_seen_subcommand_from check help" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and not __fish_seen_subcommand_from check help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and not __fish_seen_subcommand_from check help" -f -a "check" -d 'Check a producer file; with INPUTs, extract each as its producer (one envelope each)'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and not __fish_seen_subcommand_from check help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and __fish_seen_subcommand_from check" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
+text\t'A short human summary'
+github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and __fish_seen_subcommand_from check" -l color -d 'When to use colors on stderr and in `--output-format text`' -r -f -a "auto\t'Color when the stream is a terminal and `NO_COLOR` is not set'
+always\t'Always color (text output and stderr; JSON is never colored)'
+never\t'Never color'"
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and __fish_seen_subcommand_from check" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and __fish_seen_subcommand_from check" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and __fish_seen_subcommand_from check" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and __fish_seen_subcommand_from check" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and __fish_seen_subcommand_from help" -f -a "check" -d 'Check a producer file; with INPUTs, extract each as its producer (one envelope each)'
+complete -c sojx -n "__fish_sojx_using_subcommand producers; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile producers help" -f -a "extract" -d 'Extract, validate and print an envelope per input (the main job)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile producers help" -f -a "run" -d 'Run an agent, extract and validate its answer from its output, and say how it ended'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile producers help" -f -a "validate" -d 'Validate plain JSON documents, or JSON Lines (one document per line), against a schema'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile producers help" -f -a "compare" -d 'Report contradictions between sibling outputs (same key, different field value)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile producers help" -f -a "lint" -d 'Check that a schema is valid and that a provider\'s structured output accepts it'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile producers help" -f -a "compile" -d 'Print a schema lowered for a provider\'s structured-output feature'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile producers help" -f -a "producers" -d 'List the producers sojx reads, or check a producer file against inputs'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and not __fish_seen_subcommand_from extract run validate compare lint compile producers help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and __fish_seen_subcommand_from producers" -f -a "check" -d 'Check a producer file; with INPUTs, extract each as its producer (one envelope each)'
+complete -c sojx -n "__fish_sojx_using_subcommand help; and __fish_seen_subcommand_from producers" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'

@@ -30,7 +30,7 @@ for f in $(files); do
     n=$((n + 1))
     name="seed$n-$(basename "$f")"
     for t in framing text_mine repair; do put "$t" "$name" < "$f"; done
-    # producers: selector % 14 is the --from producer (claude-code .. text).
+    # producers: selector % 22 is the --from producer (claude-code .. text; see Producer::ALL).
     for s in 000 001 002 006 007 010 011 012 013 014 015; do put producers "$name" "$s" < "$f"; done
     # extract: selector % 4 picks no schema or one of three; 0100 adds --repair, 0200 --strict.
     for s in 000 001 002 003 100 200; do put extract "$name" "$s" < "$f"; done
@@ -45,4 +45,11 @@ printf '{"verdict": "pass", "items": [1, 2,' | put repair cut-off
 printf 'Sure! {"a": 1, "b": [true, false,],}' | put repair trailing-comma
 printf '{"s": "unterminated \\u12' | put repair cut-escape
 printf 'data: {"a":\ndata: 1}\n\nevent: ping\n: comment\ndata: [DONE]\n' | put framing sse
+
+# producer_file: each producer file (0 TOML, 1 JSON), then NUL and an input of its producer.
+for f in "$root"/producers/*.toml "$root"/examples/producer-file/*.toml; do
+    id=$(basename "$f" .toml)
+    input=$(find "$root/tests/fixtures/producers/$id" "$root/examples/producer-file" -type f ! -name '*.toml' 2>/dev/null | head -1)
+    { cat "$f"; printf '\000'; [ -n "$input" ] && cat "$input"; } | put producer_file "file-$id" 000
+done
 echo "seeded $n files into $corpus"

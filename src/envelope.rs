@@ -19,9 +19,10 @@ pub const SCHEMA_VERSION: &str = "1.1";
 /// 1.2 added them, and an envelope that names none stays 1.1 (`schemas/envelope.schema.json`).
 pub const SCHEMA_VERSION_FILES: &str = "1.2";
 
-/// The schema version of an envelope naming `producer`.
-fn version(producer: Option<Producer>) -> &'static str {
+/// The schema version of `command`'s envelope naming `producer` (`sojx producers` is 1.2's).
+fn version(command: Command, producer: Option<Producer>) -> &'static str {
     match producer {
+        _ if command == Command::Producers => SCHEMA_VERSION_FILES,
         Some(p) if p.family() == crate::producer::Family::Described => SCHEMA_VERSION_FILES,
         _ => SCHEMA_VERSION,
     }
@@ -72,7 +73,7 @@ impl Envelope {
             command,
             exit_code,
             output_format: "json",
-            schema_version: SCHEMA_VERSION,
+            schema_version: version(command, None),
             input: input.to_owned(),
             error: None,
             producer: None,
@@ -93,6 +94,7 @@ impl Envelope {
     #[must_use]
     pub fn as_command(mut self, command: Command) -> Self {
         self.command = command;
+        self.schema_version = version(command, self.producer);
         if let Some(e) = &self.error {
             self.exit_code = ExitStatus::of(command, e.kind);
         }
@@ -365,7 +367,7 @@ pub struct Validation {
 /// A success envelope.
 pub fn success(command: Command, input: &str, data: Value, parts: Parts) -> Envelope {
     Envelope {
-        schema_version: version(parts.producer),
+        schema_version: version(command, parts.producer),
         producer: parts.producer,
         source: parts.source,
         data: Some(data),
@@ -391,7 +393,7 @@ pub fn failure(command: Command, input: &str, mut failure: Failure, parts: Parts
     let status = ExitStatus::of(command, failure.kind);
     Envelope {
         error: Some(failure),
-        schema_version: version(parts.producer),
+        schema_version: version(command, parts.producer),
         producer: parts.producer,
         source: parts.source,
         validation: parts.validation.map(Validated::Against),

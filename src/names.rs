@@ -75,6 +75,7 @@ wire_enum! {
         Compare = "compare",
         Lint = "lint",
         Compile = "compile",
+        Producers = "producers",
         /// A usage error before a subcommand was named (or of the hidden `generate`, which
         /// prints no envelope of its own).
         Sojx = "sojx",

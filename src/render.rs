@@ -275,6 +275,11 @@ fn failed(
 /// The text summary of a success: `✓ INPUT (producer): kind, line N, valid against S` (`lint`
 /// and `compile`: `a valid draft D schema`), then the data (`lint`: its findings).
 fn succeeded(out: &mut dyn Write, env: &Envelope, who: &str, color: bool) -> io::Result<()> {
+    if env.command() == Command::Producers
+        && let Some(Value::Array(list)) = env.data()
+    {
+        return producer_table(out, list, color);
+    }
     let kind = env
         .source()
         .map_or(env.command().as_str(), |s| s.kind.as_str());
@@ -308,6 +313,39 @@ fn succeeded(out: &mut dyn Write, env: &Envelope, who: &str, color: bool) -> io:
         None => {}
     }
     Ok(())
+}
+
+/// `sojx producers` for people: one line per producer, its id, where it comes from, its
+/// version, and what it reads.
+fn producer_table(out: &mut dyn Write, list: &[Value], color: bool) -> io::Result<()> {
+    let field = |p: &Value, k: &str| p.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let rows: Vec<[String; 4]> = list
+        .iter()
+        .map(|p| {
+            let from = match (field(p, "origin").as_str(), field(p, "reads").as_str()) {
+                ("built-in", "code") => "built-in".to_owned(),
+                ("built-in", _) => "built-in file".to_owned(),
+                (origin, _) => format!("{origin}: {}", field(p, "file")),
+            };
+            [field(p, "id"), from, field(p, "version"), field(p, "about")]
+        })
+        .collect();
+    let width = |i: usize| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0);
+    let (w0, w1, w2) = (width(0), width(1), width(2));
+    for [id, from, version, about] in &rows {
+        let id = sanitize(id);
+        let pad = w0.saturating_sub(id.chars().count());
+        writeln!(
+            out,
+            "{}{:pad$}  {:w1$}  {:w2$}  {}",
+            paint(color, &id, |s| s.bold().to_string()),
+            "",
+            sanitize(from),
+            sanitize(version),
+            sanitize(about)
+        )?;
+    }
+    writeln!(out, "{} producers", rows.len())
 }
 
 /// How `run`'s agent ended, for people: `exited with status 1`, `killed by SIGKILL (sojx stopped

@@ -8,7 +8,6 @@ use clap::builder::Resettable;
 use clap::{ArgMatches, Args, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::color::ColorWhen;
-use crate::producer::Producer;
 use crate::provider::{Compat, LintProvider, Provider};
 use crate::render::OutputFormat;
 use crate::schema::Resource;
@@ -21,6 +20,7 @@ pub use parse::{draft_parser, parse_resource, parse_size, parse_tee, parse_timeo
 use run::RUN_EXAMPLES;
 pub(crate) use run::ResumeProfile;
 pub use run::{RetryArgs, RunArgs};
+pub use values::FromParser;
 
 const EXTRACT_EXAMPLES: &str = "\
 Examples:
@@ -61,6 +61,12 @@ Examples:
   sojx compile --provider anthropic --compat strict schema.json
   claude -p \"…\" \\
       --json-schema \"$(sojx compile -r --provider claude-code schema.json)\"";
+
+const PRODUCERS_EXAMPLES: &str = "\
+Examples:
+  sojx producers --output-format text
+  sojx producers check acme.toml run.jsonl
+  sojx extract --producer-file acme.toml run.jsonl";
 
 const COMPARE_EXAMPLES: &str = "\
 Examples:
@@ -104,6 +110,9 @@ pub enum Command {
     /// Print a schema lowered for a provider's structured-output feature.
     #[command(after_help = COMPILE_EXAMPLES)]
     Compile(Lazy<CompileArgs>),
+    /// List the producers sojx reads, or check a producer file against inputs.
+    #[command(after_help = PRODUCERS_EXAMPLES)]
+    Producers(Lazy<ProducersArgs>),
     /// Print a shell completion script or the man page, generated from this definition.
     #[command(hide = true)]
     Generate(Lazy<GenerateArgs>),
@@ -259,9 +268,16 @@ pub struct KeptArgs {
 /// How `extract` and `run` find the answer in an agent's output.
 #[derive(Debug, Args)]
 pub struct AnswerArgs {
-    /// Which producer wrote the input; `auto` detects it from the content.
-    #[arg(long, value_enum, default_value_t = From::AUTO, value_name = "PRODUCER")]
+    /// Which producer wrote the input; `auto` detects it from the content. A producer file's id
+    /// (--producer-file, the config folder) is one too.
+    #[arg(long, value_parser = FromParser, default_value = "auto", value_name = "PRODUCER")]
     pub from: From,
+
+    /// Also read the producer FILE describes (a producer file, TOML or JSON:
+    /// docs/producer-files.md), beside sojx's own and those of
+    /// `$XDG_CONFIG_HOME/sojx/producers/` (repeatable). Its producer is detected first.
+    #[arg(long = "producer-file", value_name = "FILE")]
+    pub producer_files: Vec<PathBuf>,
 
     /// Accept only a value that is exactly one JSON document: no code fences, no JSON dug out
     /// of prose, no repair.
@@ -341,9 +357,14 @@ pub struct CompareArgs {
     #[arg(long, value_name = "EXPR")]
     pub field: String,
 
-    /// Which producer wrote the runs; `auto` detects it from the content.
-    #[arg(long, value_enum, default_value_t = From::AUTO, value_name = "PRODUCER")]
+    /// Which producer wrote the runs; `auto` detects it from the content. A producer file's id
+    /// (--producer-file, the config folder) is one too.
+    #[arg(long, value_parser = FromParser, default_value = "auto", value_name = "PRODUCER")]
     pub from: From,
+
+    /// As for `sojx extract`: also read the producer FILE describes (repeatable).
+    #[arg(long = "producer-file", value_name = "FILE")]
+    pub producer_files: Vec<PathBuf>,
 
     /// As for `sojx extract`: only a value that is exactly one JSON document.
     #[arg(long, conflicts_with = "repair")]
@@ -411,6 +432,41 @@ pub struct OutputArgs {
     pub(crate) color: ColorWhen,
 }
 
+/// `sojx producers`: the list, or `check`.
+#[derive(Debug, Args)]
+pub struct ProducersArgs {
+    #[command(subcommand)]
+    pub check: Option<ProducersCommand>,
+
+    /// Also list the producer FILE describes (a producer file, as `extract --producer-file`
+    /// takes it; repeatable).
+    #[arg(long = "producer-file", value_name = "FILE")]
+    pub producer_files: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ProducersCommand {
+    /// Check a producer file; with INPUTs, extract each as its producer (one envelope each).
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The producer file (TOML, or JSON by its name's `.json`).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+
+    /// Inputs to read as the file's producer (`-` is stdin).
+    #[arg(value_name = "INPUT")]
+    pub inputs: Vec<PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
 #[derive(Debug, Args)]
 pub struct GenerateArgs {
     /// What to print on stdout.
@@ -475,11 +531,12 @@ pub struct LineLimit {
     pub max_line_bytes: usize,
 }
 
-/// `--from`: a producer, or `auto` (`None`) to detect it from the content. The producers and
-/// their help come from [`Producer`]'s table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct From(pub Option<Producer>);
-
-impl From {
-    pub const AUTO: Self = Self(None);
+/// `--from`: `auto` to detect the producer from the content, or a producer's id: one of sojx's
+/// own (their ids and help come from [`Producer`]'s table, for the help and completions) or a
+/// loaded producer file's, which `cmd/` resolves once the files are loaded.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum From {
+    #[default]
+    Auto,
+    Id(String),
 }

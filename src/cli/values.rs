@@ -3,7 +3,7 @@
 //! `--help`, the completions and the man page show it.
 
 use clap::ValueEnum;
-use clap::builder::PossibleValue;
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
 use super::{From, ResumeProfile};
 use crate::agent::{Extra, Profile};
@@ -99,21 +99,45 @@ impl ValueEnum for ResumeProfile {
     }
 }
 
-impl ValueEnum for From {
-    fn value_variants<'a>() -> &'a [Self] {
-        static ALL: std::sync::LazyLock<Vec<From>> = std::sync::LazyLock::new(|| {
-            std::iter::once(From::AUTO)
-                .chain(Producer::ALL.iter().map(|&p| From(Some(p))))
-                .collect()
-        });
-        &ALL
+/// `--from`'s parser: `auto`, or an id of the producer-file format (`[a-z0-9][a-z0-9-]*`),
+/// which `cmd/` resolves once the producer files are loaded; anything else is clap's
+/// invalid-value error. Its possible values (for the help, completions and the man page) are
+/// `auto` and sojx's own producers.
+#[derive(Debug, Clone, Copy)]
+pub struct FromParser;
+
+impl FromParser {
+    fn values() -> impl Iterator<Item = PossibleValue> {
+        std::iter::once(PossibleValue::new("auto").help("Detect the producer from the content"))
+            .chain(
+                Producer::ALL
+                    .iter()
+                    .map(|p| PossibleValue::new(p.id()).help(help_line(p.doc()))),
+            )
+    }
+}
+
+impl TypedValueParser for FromParser {
+    type Value = From;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<From, clap::Error> {
+        match value.to_str() {
+            Some("auto") => Ok(From::Auto),
+            Some(id) if crate::producer::file::valid_id(id) => Ok(From::Id(id.to_owned())),
+            // clap's own error, listing the possible values.
+            _ => PossibleValuesParser::new(Self::values())
+                .parse_ref(cmd, arg, value)
+                .map(|_| From::Auto),
+        }
     }
 
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(match self.0 {
-            None => PossibleValue::new("auto").help("Detect the producer from the content"),
-            Some(p) => PossibleValue::new(p.id()).help(help_line(p.doc())),
-        })
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(Self::values()))
     }
 }
 
@@ -133,11 +157,18 @@ mod tests {
 
     #[test]
     fn from_names_every_producer_by_its_id() {
-        assert_eq!(From::from_str("auto", false), Ok(From::AUTO));
+        let cmd = clap::Command::new("t");
+        let parse = |s: &str| FromParser.parse_ref(&cmd, None, std::ffi::OsStr::new(s));
+        assert_eq!(parse("auto").unwrap(), From::Auto);
         for &p in Producer::ALL {
-            assert_eq!(From::from_str(p.id(), false), Ok(From(Some(p))));
+            assert_eq!(parse(p.id()).unwrap(), From::Id(p.id().to_owned()));
         }
-        assert_eq!(From::value_variants().len(), Producer::ALL.len() + 1);
+        assert_eq!(parse("my-cli").unwrap(), From::Id("my-cli".into()));
+        assert!(parse("Not An Id").is_err());
+        assert_eq!(
+            FromParser.possible_values().unwrap().count(),
+            Producer::ALL.len() + 1
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::io;
 
-use super::extract::extract_options;
+use super::extract::{Producers, extract_options};
 use super::output::{emit, sources, stdin_guard, style};
 use super::{Io, settings};
 use crate::envelope::{self, Parts};
@@ -27,6 +27,10 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         Ok(e) => e,
         Err(f) => return fail(io, f),
     };
+    let producers = match Producers::load(&a.producer_files, &a.from, &io.env) {
+        Ok(p) => p,
+        Err(f) => return fail(io, f),
+    };
     let schema = match settings::load(&settings::schema(&a.schema)) {
         Ok(s) => s,
         Err(f) => return fail(io, f),
@@ -35,7 +39,7 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         return Ok(code);
     }
     let opts = extract_options(
-        a.from,
+        &producers,
         a.strict,
         a.repair,
         &a.limits,

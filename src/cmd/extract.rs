@@ -10,12 +10,13 @@ use super::output::{
 use super::{Env, Io, settings};
 use crate::exit::ExitStatus;
 use crate::names::Command;
+use crate::producer::{Producer, Registry};
 use crate::{activity, batch, cli, extract, input, jq, markers, render, schema};
 
 /// `extract`'s options for a run of `compare` or `extract`: the flags both share, and the plan
 /// the environment sets (the fast path; no reading ahead, which `extract` may turn on).
 pub(super) fn extract_options<'a>(
-    from: cli::From,
+    producers: &'a Producers,
     strict: bool,
     repair: bool,
     limits: &cli::LimitArgs,
@@ -23,7 +24,8 @@ pub(super) fn extract_options<'a>(
     env: &Env,
 ) -> extract::Options<'a> {
     extract::Options {
-        from: from.0,
+        from: producers.from,
+        producers: &producers.registry,
         strict,
         repair,
         max_line_bytes: limits.line.max_line_bytes,
@@ -36,9 +38,30 @@ pub(super) fn extract_options<'a>(
     }
 }
 
-/// What `extract` and `run` read before any input: the schema, the `--assert` expressions and
-/// the `--handoff` file.
+/// The producers a command knows (sojx's own and the loaded producer files), and the one
+/// `--from` names.
+pub(super) struct Producers {
+    registry: Registry,
+    from: Option<Producer>,
+}
+
+impl Producers {
+    /// Load the producer files (`--producer-file`, the config folder) and resolve `--from`.
+    pub(super) fn load(
+        files: &[std::path::PathBuf],
+        from: &cli::From,
+        env: &Env,
+    ) -> Result<Self, crate::error::Failure> {
+        let registry = settings::producers(files, env)?;
+        let from = settings::from(from, &registry)?;
+        Ok(Self { registry, from })
+    }
+}
+
+/// What `extract` and `run` read before any input: the producer files, the schema, the
+/// `--assert` expressions and the `--handoff` file.
 pub(super) struct Prepared {
+    producers: Producers,
     schema: Option<schema::Schema>,
     assertions: jq::Assertions,
     handoff: Option<serde_json::Value>,
@@ -49,8 +72,10 @@ impl Prepared {
     pub(super) fn load(
         schema: &schema::Settings,
         answer: &cli::AnswerArgs,
+        env: &Env,
     ) -> Result<Self, crate::error::Failure> {
         Ok(Self {
+            producers: Producers::load(&answer.producer_files, &answer.from, env)?,
             schema: settings::load(schema)?,
             assertions: jq::Assertions::compile(&answer.asserts)?,
             handoff: answer
@@ -90,7 +115,7 @@ impl Prepared {
             assertions: (!self.assertions.is_empty()).then_some(&self.assertions),
             read_ahead,
             ..extract_options(
-                answer.from,
+                &self.producers,
                 answer.strict,
                 answer.repair,
                 limits,
@@ -115,7 +140,7 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         Ok(read) => read,
         Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
     };
-    let loaded = match Prepared::load(&schema, &a.answer) {
+    let loaded = match Prepared::load(&schema, &a.answer, &io.env) {
         Ok(l) => l,
         Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
     };

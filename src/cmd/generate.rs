@@ -39,8 +39,9 @@ fn public(full: &clap::Command) -> clap::Command {
         .get_subcommands()
         .filter(|c| !c.is_hide_set())
         .map(|c| {
-            // Add the subcommand's arguments (`cli::Lazy`).
-            let mut c = c.clone();
+            // Add the subcommand's arguments (`cli::Lazy`); its own subcommands (`producers
+            // check`) are named from the root's, as the generators look them up.
+            let mut c = c.clone().bin_name(format!("sojx {}", c.get_name()));
             c.build();
             c
         })

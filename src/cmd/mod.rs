@@ -8,6 +8,7 @@ mod extract;
 mod generate;
 mod lint;
 mod output;
+mod producers;
 mod run;
 mod settings;
 mod usage;
@@ -43,6 +44,28 @@ pub struct Env {
     pub tmpdir: std::path::PathBuf,
     /// `PATH`: where `run` looks for COMMAND's program, as `execvp` does.
     pub path: Option<OsString>,
+    /// The folder of the user's producer files: `$XDG_CONFIG_HOME/sojx/producers` (an
+    /// absolute `XDG_CONFIG_HOME`, per the XDG Base Directory specification), else
+    /// `$HOME/.config/sojx/producers`; on Windows `%APPDATA%\sojx\producers`.
+    pub producers_dir: Option<std::path::PathBuf>,
+}
+
+/// [`Env::producers_dir`], from the environment.
+fn producers_dir() -> Option<std::path::PathBuf> {
+    use std::path::PathBuf;
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    let config = if cfg!(windows) {
+        var("APPDATA")
+    } else {
+        var("XDG_CONFIG_HOME")
+            .filter(|p| p.is_absolute())
+            .or_else(|| var("HOME").map(|h| h.join(".config")))
+    };
+    config.map(|c| c.join("sojx").join("producers"))
 }
 
 impl Env {
@@ -63,6 +86,7 @@ impl Env {
                 .map(std::path::PathBuf::from),
             tmpdir: std::env::temp_dir(),
             path: std::env::var_os("PATH"),
+            producers_dir: producers_dir(),
         }
     }
 
@@ -216,6 +240,7 @@ fn run_closable(args: impl IntoIterator<Item = OsString>, io: &mut Io<'_>) -> Ex
         Command::Compare(Lazy(a)) => compare::run(&a, io),
         Command::Lint(Lazy(a)) => lint::run(&a, io),
         Command::Compile(Lazy(a)) => compile::run(&a, io),
+        Command::Producers(Lazy(a)) => producers::run(&a, io),
         Command::Generate(Lazy(a)) => generate::run(&a, io),
     };
     let summary = output::write_summary(io);

@@ -2,7 +2,7 @@
 //! Below `cmd/` nothing knows clap or [`crate::cli`]; each module takes its settings.
 
 use crate::cli;
-use crate::error::Failure;
+use crate::error::{ErrorKind, Failure, Operation};
 use crate::{lint, schema};
 
 /// `--schema`, `--draft`, `--ignore-formats` and `--resource`.
@@ -34,4 +34,48 @@ pub(super) fn load(s: &schema::Settings) -> Result<Option<schema::Schema>, Failu
         schema.warnings = lint::schema_warnings(&schema.document);
     }
     Ok(schema)
+}
+
+/// The producers a command knows: sojx's own, the producer files of `--producer-file`
+/// (`files`) and of the config folder ([`Env::producers_dir`]). A file that cannot be read
+/// or does not validate is `usage` (exit 3), naming the file and the place in it.
+pub(super) fn producers(
+    files: &[std::path::PathBuf],
+    env: &super::Env,
+) -> Result<crate::producer::Registry, Failure> {
+    crate::producer::Registry::load(files, env.producers_dir.as_deref())
+        .map_err(|e| producer_failure(&e))
+}
+
+/// The `usage` failure of a producer file that cannot be used: the file and the place in it.
+pub(super) fn producer_failure(e: &crate::producer::file::LoadError) -> Failure {
+    Failure::new(ErrorKind::Usage, Operation::Read, e.to_string())
+        .target(e.file.clone())
+        .hint("fix the producer file (docs/producer-files.md; `sojx producers check FILE` shows what it reads), or move it out of the config folder")
+        .retryable(false)
+}
+
+/// The producer `--from` names, among those `registry` knows (`None`: `auto`).
+pub(super) fn from(
+    from: &cli::From,
+    registry: &crate::producer::Registry,
+) -> Result<Option<crate::producer::Producer>, Failure> {
+    let cli::From::Id(id) = from else {
+        return Ok(None);
+    };
+    registry.resolve(id).map(Some).ok_or_else(|| {
+        let ids: Vec<&str> = std::iter::once("auto")
+            .chain(registry.all().iter().map(|p| p.id()))
+            .collect();
+        Failure::new(
+            ErrorKind::Usage,
+            Operation::ParseArguments,
+            format!(
+                "invalid value '{id}' for '--from <PRODUCER>': no producer has this id [possible values: {}]",
+                ids.join(", ")
+            ),
+        )
+        .hint("describe the producer in a producer file and give it with --producer-file FILE (docs/producer-files.md)")
+        .retryable(false)
+    })
 }

@@ -196,7 +196,7 @@ pub(super) fn unknown_events(pending: &[Item], values: u64) -> Outcome {
             Operation::Detect,
             format!("the input holds {what}"),
         )
-        .hint("name the producer with --from (--from json if the value is the answer), or use --from text to look for the answer in the raw text")
+        .hint("describe the producer in a producer file and give it with --producer-file FILE (docs/producer-files.md), name it with --from (--from json if the value is the answer), or use --from text to look for the answer in the raw text")
         .retryable(false),
     )
 }

@@ -46,9 +46,15 @@ pub fn sojx_process() -> std::process::Command {
     for k in UNSET {
         c.env_remove(k);
     }
+    // No producer files of the developer's config folder: a folder that does not exist.
+    c.env("XDG_CONFIG_HOME", NO_CONFIG);
     c.current_dir(root());
     c
 }
+
+/// `XDG_CONFIG_HOME` for the tests: a folder that does not exist, so that the producer files of
+/// the config folder are none.
+pub const NO_CONFIG: &str = "/nonexistent/sojx-tests-config";
 
 /// `sojx` with a clean environment: no color variables, no terminal.
 pub fn sojx() -> Command {

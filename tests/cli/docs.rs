@@ -80,6 +80,8 @@ fn console_transcripts_run() {
         .env("CLICOLOR_FORCE", "0")
         .env("FORCE_COLOR", "")
         .env("COLUMNS", "100")
+        // No producer files of the developer's config folder.
+        .env("XDG_CONFIG_HOME", crate::common::NO_CONFIG)
         .timeout(std::time::Duration::from_secs(60));
     for file in documents() {
         cases.case(file);

@@ -25,6 +25,7 @@ mod layout;
 mod messages;
 mod numbers;
 mod pipelines;
+mod producer_files;
 mod producers;
 mod props;
 mod retry;

@@ -58,7 +58,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         },
         _ => schema_flags.clone(),
     };
-    let setup = Prepared::load(&schema_settings, &a.answer).and_then(|mut l| {
+    let setup = Prepared::load(&schema_settings, &a.answer, &io.env).and_then(|mut l| {
         if let (None, Some((flag, _))) = (&schema_flags.schema, &from_argv) {
             l.schema_from(&format!("{name} {flag}"));
         }

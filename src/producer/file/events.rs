@@ -63,8 +63,12 @@ impl Events {
         let structured = e.structured.as_ref().and_then(|p| p.get(v));
         if (text.is_some() || structured.is_some() || e.reset) && matches!(self.state, State::Ended)
         {
-            // A new run after one that ended: its answer is not the earlier one's.
+            // A new run after one that ended: its answer is not the earlier one's, and starts
+            // from nothing.
             self.state = State::Running;
+            self.text.clear();
+            self.text_line = None;
+            self.structured = None;
         }
         if e.reset {
             self.text.clear();
@@ -299,6 +303,96 @@ impl Extractor for Events {
             verdict,
             session: this.session,
             warnings: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    use super::*;
+    use crate::producer::file::{Origin, parse};
+
+    /// One event of the made-up Acme CLI (`examples/producer-file/acme.toml`).
+    #[derive(Debug, Clone)]
+    enum Ev {
+        Say(u8),
+        Tool,
+        Done(bool),
+        Start,
+        Other,
+    }
+
+    fn value(e: &Ev) -> Value {
+        match e {
+            Ev::Say(n) => json!({"kind": "acme.say", "text": format!("{{\"n\": {n}}}")}),
+            Ev::Tool => json!({"kind": "acme.tool", "name": "read"}),
+            Ev::Done(ok) => json!({"kind": "acme.done", "ok": ok, "error": {"message": "no"}}),
+            Ev::Start => json!({"kind": "acme.start", "run": "r"}),
+            Ev::Other => json!({"kind": "acme.unknown"}),
+        }
+    }
+
+    fn ev() -> impl Strategy<Value = Ev> {
+        prop_oneof![
+            (0u8..4).prop_map(Ev::Say),
+            Just(Ev::Tool),
+            any::<bool>().prop_map(Ev::Done),
+            Just(Ev::Start),
+            Just(Ev::Other),
+        ]
+    }
+
+    proptest! {
+        /// Exit 0 only with the final answer: the verdict is the text of the `say` events after
+        /// the last tool call, and only when the run's last deciding event is a good `done`
+        /// with nothing said after it; a failure stays a failure, a run without its `done` is
+        /// cut off.
+        #[test]
+        fn only_a_run_that_ended_well_gives_its_last_answer(events in proptest::collection::vec(ev(), 0..24)) {
+            let text = include_str!("../../../examples/producer-file/acme.toml");
+            let spec: &'static Spec = Box::leak(Box::new(parse(text, "acme.toml", false, Origin::BuiltIn).unwrap()));
+            let mut ex = Box::new(Events::new(Producer::File(spec), spec));
+            for (i, e) in events.iter().enumerate() {
+                ex.feed(&Item::Value { line: i as u64 + 1, value: value(e) });
+            }
+            // The model: the first failure wins; a good `done` ends the run; a say or tool
+            // after an end starts a new one.
+            let (mut failed, mut ended, mut said) = (false, false, String::new());
+            for e in &events {
+                match e {
+                    Ev::Say(n) => {
+                        if ended {
+                            said.clear();
+                        }
+                        ended = false;
+                        said.push_str(&format!("{{\"n\": {n}}}"));
+                    }
+                    Ev::Tool => {
+                        ended = false;
+                        said.clear();
+                    }
+                    Ev::Done(false) => failed = true,
+                    Ev::Done(true) => ended |= !failed,
+                    Ev::Start | Ev::Other => {}
+                }
+            }
+            let verdict = ex.finish().verdict;
+            match verdict {
+                Verdict::Failed(f) if failed => prop_assert_eq!(f.kind, crate::error::ErrorKind::AgentError),
+                Verdict::Failed(f) => {
+                    prop_assert!(!ended, "{:?}", f);
+                    prop_assert_eq!(f.kind, crate::error::ErrorKind::Truncated);
+                }
+                Verdict::Text { text, .. } => {
+                    prop_assert!(ended && !failed);
+                    prop_assert_eq!(text, said);
+                }
+                Verdict::Nothing { .. } => prop_assert!(ended && !failed && said.is_empty()),
+                other => prop_assert!(false, "{:?}", other),
+            }
         }
     }
 }

@@ -19,7 +19,18 @@ use crate::input::FileId;
 pub(crate) use builtin::spec_of;
 pub(crate) use events::Events;
 pub use load::{LoadError, MAX_FILE_BYTES, SCHEMA, load, parse};
-pub use spec::{FORMAT, Origin, Spec};
+pub use spec::{Event, FORMAT, Origin, Spec};
+
+/// Whether `id` is a producer id of the producer-file format: `[a-z0-9][a-z0-9-]{0,62}`
+/// (`schemas/producer-file.schema.json`).
+pub fn valid_id(id: &str) -> bool {
+    let b = id.as_bytes();
+    !b.is_empty()
+        && b.len() <= 63
+        && (b[0].is_ascii_lowercase() || b[0].is_ascii_digit())
+        && b.iter()
+            .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+}
 
 /// Every producer a command knows: the built-in ones, and the producer files a user loaded
 /// (`--producer-file`, then the config folder), which come first in detection and take the

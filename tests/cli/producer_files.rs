@@ -1,0 +1,245 @@
+//! Producer files from the command line (issue 43, docs/producer-files.md): `--producer-file`,
+//! the config folder, `--from` with a file's id, `sojx producers` and `sojx producers check`,
+//! and each mistake in a file named with its place (`usage`, exit 3).
+
+use serde_json::Value;
+
+use crate::common::{path_str, run, scratch_dir, sojx};
+
+const ACME: &str = "examples/producer-file/acme.toml";
+const RUN: &str = "examples/producer-file/acme-run.jsonl";
+const FAILED: &str = "examples/producer-file/acme-failed.jsonl";
+
+/// The only envelope's string at `pointer` holds `want`.
+fn says(r: &crate::common::Run, pointer: &str, want: &str) {
+    let got = r
+        .one()
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    assert!(
+        got.contains(want),
+        "{pointer}: {want:?} not in {}",
+        r.stdout
+    );
+}
+
+fn answer() -> Value {
+    serde_json::json!({"verdict": "PASS", "confidence": 0.9, "issues": []})
+}
+
+#[test]
+fn a_file_from_the_docs_reads_the_made_up_cli() {
+    // Unknown without the file: `parse`, with the producer-file way out.
+    let r = run(sojx().args(["extract", RUN]));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.kind(), Some("parse"));
+    says(&r, "/error/hint", "--producer-file");
+    // With it: detected, the answer after the last tool call, the session's facts.
+    let r = run(sojx().args([
+        "extract",
+        "--producer-file",
+        ACME,
+        "--schema",
+        "examples/verdict.schema.json",
+        RUN,
+    ]));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let e = r.one();
+    assert_eq!(e["producer"], "acme");
+    assert_eq!(e["schema_version"], "1.2");
+    assert_eq!(e["data"], answer());
+    assert_eq!(e["source"]["line"], 4);
+    assert_eq!(e["session"]["id"], "run-7");
+    assert_eq!(e["session"]["usage"]["output_tokens"], 41);
+    // Its failure is the agent's, not retryable by its own code.
+    let r = run(sojx().args(["extract", "--producer-file", ACME, FAILED]));
+    assert_eq!(r.kind(), Some("agent_error"));
+    assert_eq!(r.one()["error"]["retryable"], false);
+    assert_eq!(r.one()["error"]["details"]["code"], "invalid_api_key");
+    // `--from` names it; without the file the id is unknown (usage, exit 3).
+    let r = run(sojx().args(["extract", "--producer-file", ACME, "--from", "acme", RUN]));
+    assert_eq!(r.code, 0);
+    let r = run(sojx().args(["extract", "--from", "acme", RUN]));
+    assert_eq!(r.code, 3);
+    says(&r, "/error/message", "no producer has this id");
+    // A forced producer that reads nothing of the input says so.
+    let r = run(sojx().args([
+        "extract",
+        "--producer-file",
+        ACME,
+        "--from",
+        "acme",
+        "examples/claude-review.ndjson",
+    ]));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+}
+
+#[test]
+fn the_config_folder_is_read_and_a_flag_wins() {
+    let dir = scratch_dir("producer-files", "config");
+    let folder = dir.path().join("sojx/producers");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(ACME, folder.join("acme.toml")).unwrap();
+    std::fs::write(folder.join("notes.txt"), "not a producer file").unwrap();
+    let with_config = |args: &[&str]| {
+        let mut c = sojx();
+        c.env("XDG_CONFIG_HOME", dir.path()).args(args);
+        run(&mut c)
+    };
+    let r = with_config(&["extract", RUN]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["producer"], "acme");
+    let r = with_config(&["producers"]);
+    let list = r.one()["data"].as_array().unwrap().clone();
+    let acme = list.iter().find(|p| p["id"] == "acme").unwrap();
+    assert_eq!(acme["origin"], "config");
+    assert_eq!(acme["reads"], "file");
+    // The same id from a flag: the flag's file is the one.
+    let other = dir.path().join("acme-flag.toml");
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(ACME)
+            .unwrap()
+            .replace("Acme Agent", "Acme Agent (flag)"),
+    )
+    .unwrap();
+    let r = with_config(&["producers", "--producer-file", path_str(&other)]);
+    let list = r.one()["data"].as_array().unwrap().clone();
+    let acme: Vec<&Value> = list.iter().filter(|p| p["id"] == "acme").collect();
+    assert_eq!(acme.len(), 1);
+    assert_eq!(acme[0]["origin"], "flag");
+    assert_eq!(acme[0]["name"], "Acme Agent (flag)");
+    // A broken file in the folder stops every command that reads producers, naming it.
+    std::fs::write(folder.join("broken.toml"), "sojx_producer = 1\nid = \n").unwrap();
+    let r = with_config(&["extract", RUN]);
+    assert_eq!(r.code, 3);
+    let e = r.one();
+    assert_eq!(e["error"]["kind"], "usage");
+    assert!(
+        e["error"]["target"]
+            .as_str()
+            .unwrap()
+            .ends_with("broken.toml"),
+        "{}",
+        r.stdout
+    );
+    says(&r, "/error/message", "at line 2, column 6");
+}
+
+#[test]
+fn producers_lists_every_producer_with_where_it_comes_from() {
+    let r = run(sojx().args(["producers"]));
+    assert_eq!(r.code, 0);
+    let e = r.one();
+    assert_eq!(e["command"], "producers");
+    let list = e["data"].as_array().unwrap();
+    let ids: Vec<&str> = list.iter().map(|p| p["id"].as_str().unwrap()).collect();
+    for &p in sojx::producer::Producer::ALL {
+        assert!(ids.contains(&p.id()), "{} is not listed", p.id());
+    }
+    let files = list.iter().filter(|p| p["reads"] == "file").count();
+    assert!(files >= 8, "{files} built-in producer files");
+    for p in list {
+        assert_eq!(p["origin"], "built-in", "{p}");
+    }
+    // For people: a table, one line per producer and a count.
+    let r = sojx()
+        .args(["producers", "--output-format", "text"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(r.stdout).unwrap();
+    assert!(text.contains("grok-cli"), "{text}");
+    assert!(
+        text.ends_with(&format!("{} producers\n", ids.len())),
+        "{text}"
+    );
+}
+
+#[test]
+fn check_names_each_mistake_with_its_place() {
+    let dir = scratch_dir("producer-files", "check");
+    let text = std::fs::read_to_string(ACME).unwrap();
+    let cases = [
+        (
+            text.replace("id = \"acme\"", "id = \"Acme\""),
+            "x.toml",
+            "at /id:",
+        ),
+        (
+            text.replace("end = true", "end = \"yes\""),
+            "x.toml",
+            "at /event/3/end:",
+        ),
+        (
+            text.replace("text = \"text\"", "text = \"/body/*\""),
+            "x.toml",
+            "at /event/1/text: `/body/*`: `*` (any element) is allowed in conditions only",
+        ),
+        (
+            text.replace("end = true", "end = false"),
+            "x.toml",
+            "at /event: no event ends the run",
+        ),
+        (
+            text.replace("id = \"acme\"", "id = \"codex\""),
+            "x.toml",
+            "is a producer sojx reads in code",
+        ),
+        ("{\"sojx_producer\": 1,".to_owned(), "x.json", "not JSON"),
+        (
+            text.replace("sojx_producer = 1", "sojx_producer = 2"),
+            "x.toml",
+            "at /sojx_producer:",
+        ),
+    ];
+    for (content, name, want) in cases {
+        let f = dir.path().join(name);
+        std::fs::write(&f, &content).unwrap();
+        let r = run(sojx().args(["producers", "check", path_str(&f)]));
+        assert_eq!(r.code, 3, "{want}: {}", r.stdout);
+        let message = r.one()["error"]["message"].as_str().unwrap();
+        assert!(message.contains(want), "{want}: {message}");
+        // The same file given to extract: the same failure, before any input.
+        if want != "is a producer sojx reads in code" {
+            let r = run(sojx().args(["extract", "--producer-file", path_str(&f), RUN]));
+            assert_eq!(r.code, 3, "{}", r.stdout);
+        }
+    }
+    // A folder or a FIFO is not read.
+    let r = run(sojx().args(["producers", "check", path_str(dir.path())]));
+    assert_eq!(r.code, 3);
+    assert!(r.stdout.contains("not a regular file"), "{}", r.stdout);
+    // With inputs: what it extracts from each, as its producer.
+    let r = run(sojx().args(["producers", "check", ACME, RUN, FAILED]));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.envelopes.len(), 2);
+    assert_eq!(r.envelopes[0]["data"], answer());
+    assert_eq!(r.envelopes[0]["command"], "producers");
+    assert_eq!(r.envelopes[1]["error"]["kind"], "agent_error");
+}
+
+#[test]
+fn compare_and_run_take_producer_files() {
+    let r = run(sojx().args([
+        "compare",
+        "--producer-file",
+        ACME,
+        "--items",
+        ".issues[]",
+        "--key",
+        ".file",
+        "--field",
+        ".severity",
+        RUN,
+        RUN,
+    ]));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    #[cfg(unix)]
+    {
+        let r = run(sojx().args(["run", "--producer-file", ACME, "--", "cat", RUN]));
+        assert_eq!(r.code, 0, "{}", r.stdout);
+        assert_eq!(r.one()["producer"], "acme");
+        assert_eq!(r.one()["data"], answer());
+    }
+}
