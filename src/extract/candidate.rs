@@ -133,6 +133,7 @@ fn schema_option(producer: Producer) -> &'static str {
         | Producer::KimiCode
         | Producer::BobShell
         | Producer::Cline
+        | Producer::Continue
         | Producer::File(_) => {
             "ask for one bare JSON object in the prompt (or use the CLI's schema option, if it has one)"
         }

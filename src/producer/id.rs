@@ -92,6 +92,8 @@ producers! {
     BobShell = "bob-shell", Described;
     /// Cline `cline --json` (2.x) and `cline task --json` (1.x).
     Cline = "cline", Described;
+    /// Continue `cn -p --format json`.
+    Continue = "continue", Described;
     /// The whole input is one bare JSON value.
     Json = "json", Json;
     /// Plain model text with JSON somewhere in it.

@@ -4,7 +4,7 @@
 
 use std::sync::LazyLock;
 
-use super::spec::{Origin, Spec};
+use super::spec::Spec;
 use crate::producer::{Family, Producer};
 
 /// Each built-in file: its id (the producers' table in `id.rs` has a row of family
@@ -30,19 +30,15 @@ pub(crate) const FILES: &[(&str, &str)] = &[
         include_str!("../../../producers/bob-shell.toml"),
     ),
     ("cline", include_str!("../../../producers/cline.toml")),
+    ("continue", include_str!("../../../producers/continue.toml")),
 ];
 
 static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
     FILES
         .iter()
         .map(|(id, text)| {
-            super::parse(
-                text,
-                &format!("producers/{id}.toml"),
-                false,
-                Origin::BuiltIn,
-            )
-            .unwrap_or_else(|e| panic!("a built-in producer file is wrong: {e}"))
+            super::load::parse_built_in(text, &format!("producers/{id}.toml"))
+                .unwrap_or_else(|e| panic!("a built-in producer file is wrong: {e}"))
         })
         .collect()
 });
@@ -70,6 +66,10 @@ mod tests {
                 .unwrap_or_else(|| panic!("{id} has no row in the producers' table"));
             let spec = spec_of(*p).unwrap_or_else(|| panic!("{id} is not described"));
             assert_eq!(spec.id, *id);
+            // What users' files go through: the schema, then the checks.
+            let text = FILES.iter().find(|(i, _)| i == id).unwrap().1;
+            super::super::parse(text, id, false, super::super::Origin::BuiltIn)
+                .unwrap_or_else(|e| panic!("{e}"));
         }
         for p in Producer::ALL {
             if p.family() == Family::Described {
