@@ -135,6 +135,8 @@ pub(crate) struct Agent {
     nonce: Option<u64>,
     /// The guard in the agent's group (Linux): ends the group when sojx dies.
     guard: Option<Child>,
+    /// The agent's process group: its guard's pid (the guard leads it), else the agent's.
+    group: u32,
 }
 
 #[cfg(unix)]
@@ -174,26 +176,39 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
         cmd.arg0(&arg0).args(&args);
         cmd
     };
+    // The guard first, leading the group the agent joins (Linux).
+    #[cfg(target_os = "linux")]
+    let mut guard = trampoline::guard().ok();
+    #[cfg(not(target_os = "linux"))]
+    let mut guard: Option<Child> = None;
+    let group = guard.as_ref().map_or(0, Child::id);
     #[cfg(target_os = "linux")]
     let (child, nonce) = {
         let nonce = trampoline::nonce();
         let through_sojx = (program.kind != launch::Kind::Foreign)
-            .then(|| started_as(spec, trampoline::command(&file, &arg0, &args, nonce)).ok())
+            .then(|| started_as(spec, trampoline::command(&file, &arg0, &args, nonce), group).ok())
             .flatten();
         match through_sojx {
             Some(child) => (Ok(child), Some(nonce)),
             // No /proc/self/exe (or too long an argv for it): started directly, without the
             // parent-death signal.
-            None => (started_as(spec, direct()), None),
+            None => (started_as(spec, direct(), group), None),
         }
     };
     #[cfg(not(target_os = "linux"))]
-    let (child, nonce) = (started_as(spec, direct()), None);
-    let mut child = child.map_err(|e| program.exec_failure(&e))?;
-    #[cfg(target_os = "linux")]
-    let guard = trampoline::guard(&child).ok();
-    #[cfg(not(target_os = "linux"))]
-    let guard = None;
+    let (child, nonce) = (started_as(spec, direct(), group), None);
+    let mut child = match child {
+        Ok(c) => c,
+        Err(e) => {
+            if let Some(mut g) = guard.take() {
+                // Its stdin closed, the guard ends its group: itself alone.
+                drop(g.stdin.take());
+                let _ = g.wait();
+            }
+            return Err(program.exec_failure(&e));
+        }
+    };
+    let group = if group == 0 { child.id() } else { group };
     if let (Stdin::Text(text), Some(mut pipe)) = (&spec.stdin, child.stdin.take()) {
         // On a thread of its own: an agent that reads nothing must not block sojx. A write
         // that fails (the agent exited first) is the agent's to tell.
@@ -214,13 +229,14 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
         program,
         nonce,
         guard,
+        group,
     })
 }
 
-/// Start `cmd` as the agent: in a process group of its own, with `spec`'s stdin and
-/// variables, stdout and stderr piped.
+/// Start `cmd` as the agent: in the process group `group` (its guard's), or, when 0, in a new
+/// group it leads; with `spec`'s stdin and variables, stdout and stderr piped.
 #[cfg(unix)]
-fn started_as(spec: &Spec, mut cmd: Command) -> std::io::Result<Child> {
+fn started_as(spec: &Spec, mut cmd: Command, group: u32) -> std::io::Result<Child> {
     use std::os::unix::process::CommandExt;
     cmd.stdin(match spec.stdin {
         Stdin::Inherit => Stdio::inherit(),
@@ -229,7 +245,7 @@ fn started_as(spec: &Spec, mut cmd: Command) -> std::io::Result<Child> {
     })
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())
-    .process_group(0);
+    .process_group(i32::try_from(group).unwrap_or(0));
     for (k, v) in &spec.env {
         cmd.env(k, v);
     }

@@ -86,14 +86,18 @@ pub(crate) fn supervise<T: Send + 'static>(
 ) -> Finished<T> {
     let (tx, rx) = mpsc::sync_channel::<Event<T>>(EVENTS_IN_FLIGHT);
     let pid = agent.child.id();
-    let group = Pid::from_child(&agent.child);
+    let group = i32::try_from(agent.group)
+        .ok()
+        .and_then(Pid::from_raw)
+        .unwrap_or_else(|| Pid::from_child(&agent.child));
     let tail = Tail::default();
     let stderr_open = agent
         .stderr
         .take()
         .is_some_and(|e| pass_stderr(e, tx.clone(), tail.clone(), agent.nonce));
     let (stdout, stopper) = stdout_of(&mut agent);
-    if !watch_exit(group, tx.clone()) {
+    // The agent (the process sojx started; its group's leader is the guard, on Linux).
+    if !watch_exit(Pid::from_child(&agent.child), tx.clone()) {
         // Nothing will say when the leader exits: count it as gone once the work is done.
         let _ = tx.send(Event::Exited);
     }

@@ -105,15 +105,16 @@ pub(crate) fn exec(args: &[OsString], stderr: &mut dyn Write) -> u8 {
 /// The first argument that makes sojx the guard of an agent's process group.
 pub(crate) const GUARD: &str = "__sojx-guard";
 
-/// Start the guard of `agent`'s process group: sojx itself, `__sojx-guard`, in that group, its
-/// stdin a pipe that sojx holds (and no other process: std's pipes close on exec). When sojx
-/// dies, however it dies, the kernel closes that pipe and the guard kills its own process
-/// group, the agent's: the processes the agent started, which the parent-death signal (the
-/// agent's alone) does not reach. Killing its own group is safe from a reused id: the guard is
-/// in it, so the id is taken. sojx kills the group, the guard with it, when the attempt ends.
-pub(super) fn guard(agent: &std::process::Child) -> std::io::Result<std::process::Child> {
+/// Start the guard of the agent's process group, before the agent: sojx itself,
+/// `__sojx-guard`, as the leader of a new group that the agent then joins (so that no agent
+/// runs a moment without its guard), its stdin a pipe that sojx holds (and no other process:
+/// std's pipes close on exec). When sojx dies, however it dies, the kernel closes that pipe and
+/// the guard kills its own process group, the agent's: the processes the agent started, which
+/// the parent-death signal (the agent's alone) does not reach. Killing its own group is safe
+/// from a reused id: the guard leads it, so the id is taken while it lives. sojx kills the
+/// group, the guard with it, when the attempt ends.
+pub(super) fn guard() -> std::io::Result<std::process::Child> {
     use std::process::Stdio;
-    let group = rustix::process::Pid::from_child(agent);
     Command::new(SELF)
         .arg0("sojx")
         .arg(GUARD)
@@ -121,7 +122,7 @@ pub(super) fn guard(agent: &std::process::Child) -> std::io::Result<std::process
         .stdin(Stdio::piped())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
-        .process_group(group.as_raw_nonzero().get())
+        .process_group(0)
         .spawn()
 }
 
