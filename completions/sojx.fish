@@ -63,6 +63,10 @@ antigravity\t'Google Antigravity `agy -p --output-format json|stream-json`'
 bob-shell\t'IBM Bob Shell `bob run --format json`'
 cline\t'Cline `cline --json` (2.x) and `cline task --json` (1.x)'
 continue\t'Continue `cn -p --format json`'
+droid\t'Factory Droid `droid exec -o json|stream-json`'
+kilo\t'Kilo `kilo run --format json` (opencode\'s events)'
+codebuddy\t'CodeBuddy Code `codebuddy -p --output-format stream-json` (Claude Code\'s shapes)'
+auggie\t'Auggie `auggie --print --output-format json` (Cursor\'s result)'
 json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l producer-file -d 'Also read the producer FILE describes (a producer file, TOML or JSON: docs/producer-files.md), beside sojx\'s own and those of `$XDG_CONFIG_HOME/sojx/producers/` (repeatable). Its producer is detected first' -r -F
@@ -118,6 +122,10 @@ antigravity\t'Google Antigravity `agy -p --output-format json|stream-json`'
 bob-shell\t'IBM Bob Shell `bob run --format json`'
 cline\t'Cline `cline --json` (2.x) and `cline task --json` (1.x)'
 continue\t'Continue `cn -p --format json`'
+droid\t'Factory Droid `droid exec -o json|stream-json`'
+kilo\t'Kilo `kilo run --format json` (opencode\'s events)'
+codebuddy\t'CodeBuddy Code `codebuddy -p --output-format stream-json` (Claude Code\'s shapes)'
+auggie\t'Auggie `auggie --print --output-format json` (Cursor\'s result)'
 json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l producer-file -d 'Also read the producer FILE describes (a producer file, TOML or JSON: docs/producer-files.md), beside sojx\'s own and those of `$XDG_CONFIG_HOME/sojx/producers/` (repeatable). Its producer is detected first' -r -F
@@ -206,6 +214,10 @@ antigravity\t'Google Antigravity `agy -p --output-format json|stream-json`'
 bob-shell\t'IBM Bob Shell `bob run --format json`'
 cline\t'Cline `cline --json` (2.x) and `cline task --json` (1.x)'
 continue\t'Continue `cn -p --format json`'
+droid\t'Factory Droid `droid exec -o json|stream-json`'
+kilo\t'Kilo `kilo run --format json` (opencode\'s events)'
+codebuddy\t'CodeBuddy Code `codebuddy -p --output-format stream-json` (Claude Code\'s shapes)'
+auggie\t'Auggie `auggie --print --output-format json` (Cursor\'s result)'
 json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l producer-file -d 'As for `sojx extract`: also read the producer FILE describes (repeatable)' -r -F

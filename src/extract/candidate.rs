@@ -134,6 +134,10 @@ fn schema_option(producer: Producer) -> &'static str {
         | Producer::BobShell
         | Producer::Cline
         | Producer::Continue
+        | Producer::Droid
+        | Producer::Kilo
+        | Producer::Codebuddy
+        | Producer::Auggie
         | Producer::File(_) => {
             "ask for one bare JSON object in the prompt (or use the CLI's schema option, if it has one)"
         }

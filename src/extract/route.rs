@@ -6,7 +6,8 @@ use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::{Framer, Item, Stats};
 use crate::input::Piece;
 use crate::producer::{
-    self, EventKind, Extractor, Fast, LastError, LineFacts, Outcome, Over, Producer, Registry,
+    self, EventKind, Extractor, Family, Fast, LastError, LineFacts, Outcome, Over, Producer,
+    Registry,
 };
 
 use super::Options;
@@ -36,7 +37,11 @@ pub(super) fn feed_piece(
         },
         Piece::TooLong { no } => framer.too_long(no),
     }
-    if router.extractor.is_some() && framer.keeps_text() {
+    // Once the producer's extractor took something, the input is its stream. With `--from`
+    // the extractor is there from the start: until it recognizes a line, what precedes the
+    // stream (prose, a fenced block quoting another producer's event) is still text, as it is
+    // for a detected producer.
+    if router.extractor.is_some() && router.recognized > 0 && framer.keeps_text() {
         framer.drop_text();
     }
     // Values kept while the producer is unknown are bounded by bytes too, not only by count:
@@ -256,11 +261,16 @@ impl<'p> Router<'p> {
             return outcome;
         }
         if let Some(ex) = self.extractor.take() {
+            // A producer described by its own events (a producer file) is decided by them: sojx's
+            // detection may name the producer it starts like (Droid's stream begins with Claude
+            // Code's init line).
+            let own_events = |f: Producer| f.family() == Family::Described && f.reads_as() == f;
             if let Some(f) = self.forced
                 && (self.recognized == 0
-                    || self
-                        .detected
-                        .is_some_and(|d| !f.same_family(d, self.recognized)))
+                    || (!own_events(f)
+                        && self
+                            .detected
+                            .is_some_and(|d| !f.same_family(d, self.recognized))))
             {
                 return mismatch(f, self.detected, empty);
             }

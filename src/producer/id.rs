@@ -94,6 +94,14 @@ producers! {
     Cline = "cline", Described;
     /// Continue `cn -p --format json`.
     Continue = "continue", Described;
+    /// Factory Droid `droid exec -o json|stream-json`.
+    Droid = "droid", Described;
+    /// Kilo `kilo run --format json` (opencode's events).
+    Kilo = "kilo", Described;
+    /// CodeBuddy Code `codebuddy -p --output-format stream-json` (Claude Code's shapes).
+    Codebuddy = "codebuddy", Described;
+    /// Auggie `auggie --print --output-format json` (Cursor's result).
+    Auggie = "auggie", Described;
     /// The whole input is one bare JSON value.
     Json = "json", Json;
     /// Plain model text with JSON somewhere in it.

@@ -46,11 +46,29 @@ impl Producer {
     /// same for Chat Completions and Responses (detected as `openai-chat`), so either reads it
     /// when it recognized something.
     pub fn same_family(self, detected: Self, recognized: u64) -> bool {
+        // A look-alike reads as the producer it resembles.
+        let (self_, detected) = (self.reads_as(), detected.reads_as());
         let claude_like = |p: Self| p.family() == Family::Claude;
         let openai = |p| matches!(p, Self::OpenaiChat | Self::OpenaiResponses);
-        self == detected
-            || (claude_like(self) && claude_like(detected))
-            || (openai(self) && openai(detected) && recognized > 0)
+        self_ == detected
+            || (claude_like(self_) && claude_like(detected))
+            || (openai(self_) && openai(detected) && recognized > 0)
+    }
+
+    /// The producer whose reader reads this one: a look-alike's (a producer file without events
+    /// that names one of sojx's own producers in `reads_like`), else itself.
+    #[must_use]
+    pub fn reads_as(self) -> Self {
+        file::spec_of(self)
+            .filter(|s| s.events.is_empty())
+            .and_then(|s| s.reads_like.as_deref())
+            .and_then(|id| {
+                Self::ALL
+                    .iter()
+                    .copied()
+                    .find(|p| p.id() == id && p.family() != Family::Described)
+            })
+            .unwrap_or(self)
     }
 
     /// The extractor for this producer; `None` for `json` and `text`, which read the whole input.
@@ -65,10 +83,13 @@ impl Producer {
             Family::Anthropic => Box::new(anthropic::Anthropic::default()),
             Family::Ollama => Box::new(ollama::Ollama::default()),
             Family::Meerkat => Box::new(meerkat::Meerkat::default()),
-            Family::Described => Box::new(file::Events::new(
-                self,
-                file::spec_of(self).expect("a described producer has its spec"),
-            )),
+            Family::Described => {
+                let spec = file::spec_of(self).expect("a described producer has its spec");
+                match self.reads_as() {
+                    p if p != self => Box::new(file::Relabel::new(p.extractor()?, self)),
+                    _ => Box::new(file::Events::new(self, spec)),
+                }
+            }
             Family::Json | Family::Text => return None,
         })
     }

@@ -138,6 +138,7 @@ fn producers_lists_every_producer_with_where_it_comes_from() {
     for &p in sojx::producer::Producer::ALL {
         assert!(ids.contains(&p.id()), "{} is not listed", p.id());
     }
+    assert!(ids.len() >= 26, "{} producers", ids.len());
     let files = list.iter().filter(|p| p["reads"] == "file").count();
     assert!(files >= 8, "{files} built-in producer files");
     for p in list {
@@ -188,6 +189,17 @@ fn check_names_each_mistake_with_its_place() {
         ),
         ("{\"sojx_producer\": 1,".to_owned(), "x.json", "not JSON"),
         (
+            "sojx_producer = 1\nid = \"look\"\nname = \"L\"\nreads_like = \"nobody\"\n".to_owned(),
+            "x.toml",
+            "at /reads_like: `nobody` is not a producer sojx reads in code",
+        ),
+        (
+            "sojx_producer = 1\nid = \"look\"\nname = \"L\"\nevent = []\nreads_like = \"x\"\n"
+                .to_owned(),
+            "x.toml",
+            "at /event:",
+        ),
+        (
             text.replace("sojx_producer = 1", "sojx_producer = 2"),
             "x.toml",
             "at /sojx_producer:",
@@ -217,6 +229,40 @@ fn check_names_each_mistake_with_its_place() {
     assert_eq!(r.envelopes[0]["data"], answer());
     assert_eq!(r.envelopes[0]["command"], "producers");
     assert_eq!(r.envelopes[1]["error"]["kind"], "agent_error");
+}
+
+#[test]
+fn a_look_alike_is_read_by_the_producer_it_resembles_under_its_own_id() {
+    let kilo = "tests/fixtures/producers/kilo/happy-7.7.7.jsonl";
+    let r = run(sojx().args(["extract", kilo]));
+    assert_eq!(r.one()["producer"], "opencode");
+    let r = run(sojx().args(["extract", "--from", "kilo", kilo]));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["producer"], "kilo");
+    assert_eq!(r.one()["schema_version"], "1.2");
+    assert_eq!(r.one()["data"], answer());
+    // On another producer's input, as for any --from: a `parse` failure naming what it is.
+    let r = run(sojx().args(["extract", "--from", "kilo", "examples/claude-review.ndjson"]));
+    assert_eq!(r.code, 1);
+    assert_eq!(r.kind(), Some("parse"));
+    // A user's look-alike: a file of four lines.
+    let dir = scratch_dir("producer-files", "look-alike");
+    let f = dir.path().join("fork.toml");
+    std::fs::write(
+        &f,
+        "sojx_producer = 1\nid = \"my-fork\"\nname = \"Fork\"\nreads_like = \"opencode\"\n",
+    )
+    .unwrap();
+    let r = run(sojx().args([
+        "extract",
+        "--producer-file",
+        path_str(&f),
+        "--from",
+        "my-fork",
+        kilo,
+    ]));
+    assert_eq!(r.one()["producer"], "my-fork");
+    assert_eq!(r.one()["data"], answer());
 }
 
 #[test]

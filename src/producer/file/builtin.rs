@@ -31,6 +31,13 @@ pub(crate) const FILES: &[(&str, &str)] = &[
     ),
     ("cline", include_str!("../../../producers/cline.toml")),
     ("continue", include_str!("../../../producers/continue.toml")),
+    ("droid", include_str!("../../../producers/droid.toml")),
+    ("kilo", include_str!("../../../producers/kilo.toml")),
+    (
+        "codebuddy",
+        include_str!("../../../producers/codebuddy.toml"),
+    ),
+    ("auggie", include_str!("../../../producers/auggie.toml")),
 ];
 
 static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {

@@ -24,13 +24,22 @@ impl Spec {
         for (i, e) in raw.events.into_iter().enumerate() {
             events.push(event(e, &format!("/event/{i}"))?);
         }
-        if !events.iter().any(|e| e.claims) {
+        if events.is_empty() {
+            // A look-alike: read by the producer it resembles (checked where producers are
+            // known, `Registry::load`), chosen with `--from`.
+            if raw.reads_like.is_none() {
+                return Err(wrong(
+                    "/event",
+                    "no events: describe the producer's events, or name the producer whose reader reads it with `reads_like`",
+                ));
+            }
+        } else if !events.iter().any(|e| e.claims) {
             return Err(wrong(
                 "/event",
                 "no event claims a stream (every one has `claims = false`): sojx could never detect it",
             ));
         }
-        if raw.terminal && !events.iter().any(|e| e.end) {
+        if raw.terminal && !events.is_empty() && !events.iter().any(|e| e.end) {
             return Err(wrong(
                 "/event",
                 "no event ends the run (`end = true`), so every stream would be cut off; set `terminal = false` if the producer prints no final event",

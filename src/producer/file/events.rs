@@ -21,6 +21,53 @@ use crate::producer::{
     truncated_after,
 };
 
+/// A look-alike's extractor: the reader of the producer it resembles, its outcome under the
+/// look-alike's id.
+pub(crate) struct Relabel {
+    inner: Box<dyn Extractor>,
+    producer: Producer,
+}
+
+impl Relabel {
+    pub(crate) fn new(inner: Box<dyn Extractor>, producer: Producer) -> Self {
+        Self { inner, producer }
+    }
+}
+
+impl Extractor for Relabel {
+    fn feed(&mut self, item: &Item) -> bool {
+        self.inner.feed(item)
+    }
+
+    fn finish(self: Box<Self>) -> Outcome {
+        let producer = self.producer;
+        Outcome {
+            producer,
+            ..self.inner.finish()
+        }
+    }
+
+    fn held(&self) -> usize {
+        self.inner.held()
+    }
+
+    fn over(&self) -> Option<crate::producer::Over> {
+        self.inner.over()
+    }
+
+    fn describe(&self, item: &Item) -> Option<(EventKind, String)> {
+        self.inner.describe(item)
+    }
+
+    fn last_error(&self) -> Option<LastError> {
+        self.inner.last_error()
+    }
+
+    fn fast_path(&mut self) -> Option<&mut dyn crate::producer::FastPath> {
+        self.inner.fast_path()
+    }
+}
+
 /// Where the run stands.
 #[derive(Debug)]
 enum State {

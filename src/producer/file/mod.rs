@@ -17,7 +17,7 @@ use super::{Family, Producer};
 use crate::input::FileId;
 
 pub(crate) use builtin::spec_of;
-pub(crate) use events::Events;
+pub(crate) use events::{Events, Relabel};
 pub use load::{LoadError, MAX_FILE_BYTES, SCHEMA, load, parse};
 pub use spec::{Event, FORMAT, Origin, Spec};
 
@@ -157,6 +157,23 @@ fn add(user: &mut Vec<&'static Spec>, spec: Spec, flag: bool) -> Result<(), Load
             "`{}` is a producer sojx reads in code; give the file another id",
             p.id()
         )));
+    }
+    if spec.events.is_empty() {
+        let code = spec.reads_like.as_deref().and_then(|id| {
+            Producer::ALL
+                .iter()
+                .find(|p| p.id() == id && p.family() != Family::Described)
+        });
+        if code.is_none() {
+            return Err(LoadError {
+                file: file.clone(),
+                place: "/reads_like".into(),
+                message: format!(
+                    "`{}` is not a producer sojx reads in code, so it cannot read this file's producer; describe its events instead",
+                    spec.reads_like.as_deref().unwrap_or_default()
+                ),
+            });
+        }
     }
     if let Some(other) = user.iter().find(|s| s.id == spec.id) {
         if flag {

@@ -27,7 +27,7 @@ pub(super) struct Raw {
     pub(super) terminal: bool,
     #[serde(default)]
     pub(super) permanent_codes: Vec<String>,
-    #[serde(rename = "event")]
+    #[serde(rename = "event", default)]
     pub(super) events: Vec<RawEvent>,
 }
 
@@ -130,7 +130,8 @@ pub struct Spec {
     pub name: String,
     pub version: Option<String>,
     pub about: Option<String>,
-    /// The producer whose reading this one shares, as the file says (`claude-code`).
+    /// The producer whose shapes this one shares (`claude-code`). A file without events is read
+    /// by that producer's reader (a look-alike: its own id, chosen with `--from`).
     pub reads_like: Option<String>,
     pub sources: Vec<String>,
     /// A stream without one of the `end` events was cut off (`truncated`).
