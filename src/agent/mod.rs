@@ -1,6 +1,6 @@
 //! `sojx run`'s agent process: COMMAND found and checked (`launch`) and started without a shell
-//! in its own process group ([`spawn`]; on Linux through sojx itself and with a guard in the
-//! group, `trampoline`, so that the agent and its group die with sojx), its stdout read as an
+//! in its own process group ([`spawn`]; on Linux through sojx itself, in a group its guard
+//! leads, `trampoline`, so that the agent and its group die with sojx), its stdout read as an
 //! input and its stderr passed on with its tail kept (`pipes`), bounded by `--timeout` and
 //! `--kill-after`, the signals sojx gets forwarded to its group (`signals`), and how it ended
 //! told ([`Report`]) (`supervise`). Nothing here decides what the output means: the caller's
@@ -147,7 +147,8 @@ impl Agent {
     }
 }
 
-/// Start the agent as `spec` says, in a process group of its own (its pid is the group's id),
+/// Start the agent as `spec` says, in a process group of its own (led by its guard on Linux,
+/// else by the agent: `Agent::group`),
 /// stdout and stderr piped; COMMAND's program is looked for on `path_var` (PATH) when it holds
 /// no `/`. A COMMAND that cannot be started is a `spawn` failure, said as precisely as
 /// [`launch`] can. The caller catches the signals it forwards first ([`Interrupts`]), so that
@@ -155,8 +156,8 @@ impl Agent {
 ///
 /// On Linux the agent starts through sojx itself ([`trampoline`]), with SIGKILL as its
 /// parent-death signal, which is sent when the thread that started it ends: call this on a
-/// thread that lives as long as sojx (the main thread). A guard joins its group, which ends
-/// the group when sojx dies ([`trampoline::guard`]).
+/// thread that lives as long as sojx (the main thread). A guard started first leads the group
+/// the agent joins, and ends the group when sojx dies ([`trampoline::guard`]).
 #[cfg(unix)]
 pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<Agent, Failure> {
     let Some((given, args)) = spec.argv.split_first() else {

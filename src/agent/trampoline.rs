@@ -1,5 +1,5 @@
 //! The agent's start on Linux: sojx starts itself, `/proc/self/exe __sojx-exec PARENT NONCE
-//! FILE ARGV0 ARGS…`, as the leader of the agent's new process group; that process sets its
+//! FILE ARGV0 ARGS…`, in the agent's new process group (its [`guard`] leads it); that process sets its
 //! parent-death signal to SIGKILL, checks that sojx is still its parent, and executes COMMAND,
 //! which keeps the signal (prctl(2): it survives execve, but for set-user-ID and set-group-ID
 //! programs and programs with file capabilities). So a sojx killed with SIGKILL takes its agent

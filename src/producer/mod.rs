@@ -63,10 +63,10 @@ impl Producer {
             .filter(|s| s.events.is_empty())
             .and_then(|s| s.reads_like.as_deref())
             .and_then(|id| {
-                Self::ALL
-                    .iter()
-                    .copied()
-                    .find(|p| p.id() == id && p.family() != Family::Described)
+                Self::ALL.iter().copied().find(|p| {
+                    p.id() == id
+                        && !matches!(p.family(), Family::Described | Family::Json | Family::Text)
+                })
             })
             .unwrap_or(self)
     }

@@ -289,3 +289,29 @@ fn compare_and_run_take_producer_files() {
         assert_eq!(r.one()["data"], answer());
     }
 }
+
+/// A bare answer shaped like a built-in file's event stays the answer unless the event ends a
+/// run or carries the run's identity (contract §4): never exit 0 with a producer's status line,
+/// never a failure made of an answer.
+#[test]
+fn a_sole_value_is_a_producers_output_only_with_its_identity() {
+    let answers = [
+        r#"{"type":"error","error":"disk full"}"#,
+        r#"{"type":"error","code":"E1","message":"disk full","retryable":false}"#,
+        r#"{"type":"tool_result","ok":true}"#,
+        r#"{"event":"init","steps":3}"#,
+        r#"{"type":"turn_end","score":2}"#,
+    ];
+    for a in answers {
+        let r = run(sojx().arg("extract").write_stdin(a));
+        assert_eq!(r.code, 0, "{a}: {}", r.stdout);
+        assert_eq!(r.one()["producer"], "json", "{a}");
+    }
+    // pi's session line alone (a run that stopped before the model answered) is pi's.
+    let r = run(sojx().arg("extract").write_stdin(
+        r#"{"type":"session","version":3,"id":"01a2","timestamp":"2026-11-27T16:16:28.653Z","cwd":"/w"}"#,
+    ));
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert_eq!(r.one()["producer"], "pi");
+    assert_eq!(r.kind(), Some("truncated"));
+}

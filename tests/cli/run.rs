@@ -10,7 +10,36 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::common::{fixture, path_str, patience, run, sojx};
+use crate::common::{fixture, path_str, patience, run};
+
+thread_local! {
+    /// The mark of this test's last sojx: in its environment, so in its agent's and in every
+    /// process the agent started ([`group_gone`]).
+    static MARK: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// A new mark for the next sojx of this test.
+fn mark() -> String {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let m = format!("{}-{n}", std::process::id());
+    MARK.with(|c| c.borrow_mut().clone_from(&m));
+    m
+}
+
+/// `sojx` as `crate::common::sojx`, marked.
+fn sojx() -> assert_cmd::Command {
+    let mut c = crate::common::sojx();
+    c.env("SOJX_TEST_MARK", mark());
+    c
+}
+
+/// `crate::common::sojx_process`, marked.
+fn sojx_process() -> std::process::Command {
+    let mut c = crate::common::sojx_process();
+    c.env("SOJX_TEST_MARK", mark());
+    c
+}
 
 /// The recorded Claude Code run of the README (`examples/`).
 const REVIEW: &str = "examples/claude-review.ndjson";
@@ -82,14 +111,46 @@ fn timed(args: &[&str]) -> (crate::common::Run, Duration) {
     (r, started.elapsed())
 }
 
-/// The agent's group is gone: the group id is the agent's pid.
+/// Nothing the agent started is left: no live process of the agent's group (its id the
+/// agent's pid, or, on Linux, its guard's) nor any process with this test's sojx's mark in its
+/// environment (the agent and all it started inherit it, whatever their group).
 fn group_gone(e: &Value) {
     let pgid = e["agent"]["pid"].as_u64().expect("agent.pid");
-    let left = alive_in_group(pgid);
+    let mut left = alive_in_group(pgid);
+    let mark = MARK.with(|c| c.borrow().clone());
+    assert!(!mark.is_empty(), "the test's sojx was not marked");
+    left.extend(alive_with_mark(&mark));
     assert!(
         left.is_empty(),
         "processes of the agent's group left: {left:?}"
     );
+}
+
+/// The live processes (not zombies) whose environment holds `SOJX_TEST_MARK=mark`.
+fn alive_with_mark(mark: &str) -> Vec<u64> {
+    let want = format!("SOJX_TEST_MARK={mark}");
+    let mut alive = Vec::new();
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return alive;
+    };
+    for e in dir.flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u64>() else {
+            continue;
+        };
+        let Ok(env) = std::fs::read(e.path().join("environ")) else {
+            continue;
+        };
+        let marked = env.split(|&b| b == 0).any(|v| v == want.as_bytes());
+        let zombie = std::fs::read_to_string(e.path().join("stat")).is_ok_and(|stat| {
+            stat.rfind(')')
+                .and_then(|i| stat[i + 1..].split_whitespace().next())
+                .is_some_and(|state| state == "Z" || state == "X")
+        });
+        if marked && !zombie {
+            alive.push(pid);
+        }
+    }
+    alive
 }
 
 /// An envelope without what differs between `run` and `extract`.
@@ -293,7 +354,7 @@ fn a_grandchild_that_holds_the_pipe_cannot_hold_sojx_past_its_timeout() {
 fn interrupt(signal: &str) -> (crate::common::Run, String) {
     let dir = scratch(&format!("signal-{signal}"));
     let mark = dir.join("signal");
-    let child = crate::common::sojx_process()
+    let child = sojx_process()
         .args(["run", "--kill-after", "2", "--", &agent("record-signal.sh")])
         .arg(&mark)
         .stdin(Stdio::null())

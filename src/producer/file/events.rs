@@ -122,6 +122,13 @@ impl Events {
             self.text_line = None;
             self.structured = None;
         }
+        // An answer event whose text place holds no text (an empty content list) replaces the
+        // answer with nothing: an earlier message is not this one's.
+        let said = e.text.as_ref().is_some_and(|p| p.get(v).is_some());
+        if said && text.is_none() && !e.append {
+            self.text.clear();
+            self.text_line = None;
+        }
         if let Some(t) = text {
             if !e.append {
                 self.text.clear();
@@ -247,9 +254,31 @@ impl Extractor for Events {
         };
         let line = *line;
         self.session(&e.session, value);
+        if e.retry {
+            // The agent retries what failed: neither the failure nor the failed attempt's
+            // text is the run's.
+            if matches!(self.state, State::Failed(_)) {
+                self.state = State::Running;
+            }
+            self.text.clear();
+            self.text_line = None;
+            self.structured = None;
+        }
         self.answer(e, value, line);
-        if e.retry && matches!(self.state, State::Failed(_)) {
-            self.state = State::Running;
+        if let Some(fields) = &e.error
+            && let Some(said) = fields.message.get(value)
+        {
+            // The last error, for a cut-off stream or a timeout to name.
+            let mut last = LastError::error(line, &words(said), value, &[]);
+            let retryable = fields
+                .retryable
+                .as_ref()
+                .and_then(|p| p.get(value))
+                .and_then(Value::as_bool);
+            if retryable == Some(false) {
+                last = last.class(&e.name, false);
+            }
+            self.last_error = Some(last);
         }
         if e.fails(value) {
             // The first failure says why (a later one, the run's end with its exit code or

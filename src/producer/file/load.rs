@@ -123,7 +123,7 @@ pub(super) fn parse_built_in(text: &str, name: &str) -> Result<Spec, LoadError> 
 
 /// `line L, column C` (1-based, columns in characters) of byte `at` in `text`.
 fn line_column(text: &str, at: usize) -> String {
-    let before = &text[..at.min(text.len())];
+    let before = text.get(..at).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
     format!("line {line}, column {column}")

@@ -115,9 +115,16 @@ impl Registry {
     /// [`Registry::detect`] for a value that must carry a run's identity
     /// ([`super::detect_output`]); a file's claiming event is the producer's own.
     pub fn detect_output(&self, v: &Value) -> Option<Producer> {
-        self.claim(v)
+        let output = |s: &Spec| s.claims_output(v, super::run_identity);
+        if !v.is_object() {
+            return super::detect_output(v);
+        }
+        self.user
+            .iter()
+            .find(|s| output(s))
+            .map(|s| Producer::File(s))
             .or_else(|| super::detect_output(v))
-            .or_else(|| self.claim_built_in(v))
+            .or_else(|| self.built_in(v, output))
     }
 
     fn claim(&self, v: &Value) -> Option<Producer> {
@@ -134,12 +141,18 @@ impl Registry {
         if !v.is_object() {
             return None;
         }
+        self.built_in(v, |s| s.claims(v))
+    }
+
+    /// The first built-in file producer (in the producers' table's order) whose spec says yes,
+    /// but for those a loaded file replaces.
+    fn built_in(&self, _v: &Value, yes: impl Fn(&Spec) -> bool) -> Option<Producer> {
         Producer::ALL
             .iter()
             .copied()
             .filter(|p| p.family() == Family::Described)
             .filter(|p| !self.user.iter().any(|s| s.id == p.id()))
-            .find(|&p| spec_of(p).is_some_and(|s| s.claims(v)))
+            .find(|&p| spec_of(p).is_some_and(&yes))
     }
 }
 
@@ -160,9 +173,10 @@ fn add(user: &mut Vec<&'static Spec>, spec: Spec, flag: bool) -> Result<(), Load
     }
     if spec.events.is_empty() {
         let code = spec.reads_like.as_deref().and_then(|id| {
-            Producer::ALL
-                .iter()
-                .find(|p| p.id() == id && p.family() != Family::Described)
+            Producer::ALL.iter().find(|p| {
+                p.id() == id
+                    && !matches!(p.family(), Family::Described | Family::Json | Family::Text)
+            })
         });
         if code.is_none() {
             return Err(LoadError {

@@ -207,6 +207,27 @@ pub struct SessionFields {
     pub cache_creation_input_tokens: Option<Path>,
 }
 
+impl SessionFields {
+    /// Whether `v` holds one of the run's facts where this event keeps them (its session id,
+    /// model, turns, cost or tokens): then it is the run's, not an answer (pi's `session` line).
+    pub fn identifies(&self, v: &Value) -> bool {
+        [
+            &self.id,
+            &self.model,
+            &self.turns,
+            &self.duration_ms,
+            &self.cost_usd,
+            &self.input_tokens,
+            &self.output_tokens,
+            &self.cache_read_input_tokens,
+            &self.cache_creation_input_tokens,
+        ]
+        .into_iter()
+        .flatten()
+        .any(|p| p.get(v).is_some())
+    }
+}
+
 /// How `--activity` shows an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Activity {
@@ -382,6 +403,15 @@ impl Spec {
     /// claim.
     pub fn claims(&self, v: &Value) -> bool {
         self.event(v).is_some_and(|e| e.claims)
+    }
+
+    /// Whether `v`, the whole input or a value found in text, is this producer's output rather
+    /// than an answer shaped like one of its events: an event that claims and ends a run (a
+    /// result object), or one that carries a run's identity (`identity`: a session id, the
+    /// run's usage or turns). `{"type": "error", "message": …}` alone stays an answer.
+    pub fn claims_output(&self, v: &Value, identity: fn(&Value) -> bool) -> bool {
+        self.event(v)
+            .is_some_and(|e| e.claims && (e.end || e.session.identifies(v) || identity(v)))
     }
 }
 
