@@ -48,11 +48,12 @@ fn agent(name: &str) -> String {
     path_str(&fixture(&format!("agents/{name}"))).to_owned()
 }
 
-/// The processes of group `pgid` still alive (not zombies), from `/proc`.
-fn alive_in_group(pgid: u64) -> Vec<u64> {
-    let mut alive = Vec::new();
+/// The live processes (not zombies), from `/proc`: each pid, its `/proc` folder and its
+/// group id.
+fn live_processes() -> Vec<(u64, std::path::PathBuf, u64)> {
+    let mut live = Vec::new();
     let Ok(dir) = std::fs::read_dir("/proc") else {
-        return alive;
+        return live;
     };
     for e in dir.flatten() {
         let Ok(pid) = e.file_name().to_string_lossy().parse::<u64>() else {
@@ -66,11 +67,24 @@ fn alive_in_group(pgid: u64) -> Vec<u64> {
             continue;
         };
         let f: Vec<&str> = rest.split_whitespace().collect();
-        if f.len() > 3 && f[0] != "Z" && f[0] != "X" && f[2].parse::<u64>() == Ok(pgid) {
-            alive.push(pid);
+        if f.len() > 3
+            && f[0] != "Z"
+            && f[0] != "X"
+            && let Ok(pgid) = f[2].parse::<u64>()
+        {
+            live.push((pid, e.path(), pgid));
         }
     }
-    alive
+    live
+}
+
+/// The processes of group `pgid` still alive (not zombies).
+fn alive_in_group(pgid: u64) -> Vec<u64> {
+    live_processes()
+        .into_iter()
+        .filter(|(_, _, g)| *g == pgid)
+        .map(|(pid, ..)| pid)
+        .collect()
 }
 
 /// Whether process `pid` is gone (or a zombie waiting for a parent that no longer cares).
@@ -129,28 +143,14 @@ fn group_gone(e: &Value) {
 /// The live processes (not zombies) whose environment holds `SOJX_TEST_MARK=mark`.
 fn alive_with_mark(mark: &str) -> Vec<u64> {
     let want = format!("SOJX_TEST_MARK={mark}");
-    let mut alive = Vec::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return alive;
-    };
-    for e in dir.flatten() {
-        let Ok(pid) = e.file_name().to_string_lossy().parse::<u64>() else {
-            continue;
-        };
-        let Ok(env) = std::fs::read(e.path().join("environ")) else {
-            continue;
-        };
-        let marked = env.split(|&b| b == 0).any(|v| v == want.as_bytes());
-        let zombie = std::fs::read_to_string(e.path().join("stat")).is_ok_and(|stat| {
-            stat.rfind(')')
-                .and_then(|i| stat[i + 1..].split_whitespace().next())
-                .is_some_and(|state| state == "Z" || state == "X")
-        });
-        if marked && !zombie {
-            alive.push(pid);
-        }
-    }
-    alive
+    live_processes()
+        .into_iter()
+        .filter(|(_, dir, _)| {
+            std::fs::read(dir.join("environ"))
+                .is_ok_and(|env| env.split(|&b| b == 0).any(|v| v == want.as_bytes()))
+        })
+        .map(|(pid, ..)| pid)
+        .collect()
 }
 
 /// An envelope without what differs between `run` and `extract`.
