@@ -483,11 +483,16 @@ fn provider_json(t: &str) -> Option<(usize, Value, usize)> {
 /// `code`) and its `status`, when the text holds such a body.
 pub(crate) fn provider_error(text: &str, message: String, details: AgentDetails) -> Verdict {
     let body = provider_json(text.trim()).map(|(_, v, _)| v);
-    let body = body.as_ref();
-    let error = body.and_then(|b| b.get("error")).filter(|e| e.is_object());
-    let of = |key: &str| error.or(body).and_then(|e| str_at(e, key));
-    let status = body.and_then(|b| u64_at(b, "status"));
-    api_error(message, details, &[of("type"), of("code")], status)
+    let codes = body.as_ref().map_or([None, None], body_codes);
+    let status = body.as_ref().and_then(|b| u64_at(b, "status"));
+    api_error(message, details, &codes, status)
+}
+
+/// A provider error body's codes: its `error.type` and `error.code`, or a flat body's `type`
+/// and `code`.
+fn body_codes(body: &Value) -> [Option<&str>; 2] {
+    let error = body.get("error").filter(|e| e.is_object()).unwrap_or(body);
+    [str_at(error, "type"), str_at(error, "code")]
 }
 
 /// The codes of a provider error passed on as text (`401 {"type": "error", "error": {"type":
@@ -498,9 +503,7 @@ pub(crate) fn provider_codes(text: &str) -> (Vec<String>, Option<u64>) {
     let Some((brace, body, _)) = provider_json(t) else {
         return (Vec::new(), None);
     };
-    let error = body.get("error").filter(|e| e.is_object());
-    let of = |key: &str| error.or(Some(&body)).and_then(|e| str_at(e, key));
-    let codes = [of("type"), of("code")]
+    let codes = body_codes(&body)
         .into_iter()
         .flatten()
         .map(str::to_owned)

@@ -101,6 +101,13 @@ impl Events {
         }
     }
 
+    /// Forget the answer so far: it was not the final one.
+    fn forget(&mut self) {
+        self.text.clear();
+        self.text_line = None;
+        self.structured = None;
+    }
+
     fn answer(&mut self, e: &Event, v: &Value, line: u64) {
         let text = e
             .text
@@ -113,14 +120,10 @@ impl Events {
             // A new run after one that ended: its answer is not the earlier one's, and starts
             // from nothing.
             self.state = State::Running;
-            self.text.clear();
-            self.text_line = None;
-            self.structured = None;
+            self.forget();
         }
         if e.reset {
-            self.text.clear();
-            self.text_line = None;
-            self.structured = None;
+            self.forget();
         }
         // An answer event whose text place holds no text (an empty content list) replaces the
         // answer with nothing: an earlier message is not this one's.
@@ -173,9 +176,7 @@ impl Events {
         let own = code
             .as_deref()
             .filter(|c| self.spec.permanent_codes.iter().any(|p| p == c));
-        let said = fields
-            .and_then(|f| f.retryable.as_ref()?.get(v))
-            .and_then(Value::as_bool);
+        let said = fields.and_then(|f| f.retryable(v));
         let mut codes: Vec<Option<&str>> = vec![code.as_deref()];
         codes.extend(body_codes.iter().map(|c| Some(c.as_str())));
         let refused = own
@@ -260,9 +261,7 @@ impl Extractor for Events {
             if matches!(self.state, State::Failed(_)) {
                 self.state = State::Running;
             }
-            self.text.clear();
-            self.text_line = None;
-            self.structured = None;
+            self.forget();
         }
         self.answer(e, value, line);
         if let Some(fields) = &e.error
@@ -270,12 +269,7 @@ impl Extractor for Events {
         {
             // The last error, for a cut-off stream or a timeout to name.
             let mut last = LastError::error(line, &words(said), value, &[]);
-            let retryable = fields
-                .retryable
-                .as_ref()
-                .and_then(|p| p.get(value))
-                .and_then(Value::as_bool);
-            if retryable == Some(false) {
+            if fields.retryable(value) == Some(false) {
                 last = last.class(&e.name, false);
             }
             self.last_error = Some(last);

@@ -124,7 +124,7 @@ impl Registry {
             .find(|s| output(s))
             .map(|s| Producer::File(s))
             .or_else(|| super::detect_output(v))
-            .or_else(|| self.built_in(v, output))
+            .or_else(|| self.built_in(output))
     }
 
     fn claim(&self, v: &Value) -> Option<Producer> {
@@ -141,12 +141,12 @@ impl Registry {
         if !v.is_object() {
             return None;
         }
-        self.built_in(v, |s| s.claims(v))
+        self.built_in(|s| s.claims(v))
     }
 
     /// The first built-in file producer (in the producers' table's order) whose spec says yes,
     /// but for those a loaded file replaces.
-    fn built_in(&self, _v: &Value, yes: impl Fn(&Spec) -> bool) -> Option<Producer> {
+    fn built_in(&self, yes: impl Fn(&Spec) -> bool) -> Option<Producer> {
         Producer::ALL
             .iter()
             .copied()

@@ -207,6 +207,13 @@ pub struct SessionFields {
     pub cache_creation_input_tokens: Option<Path>,
 }
 
+impl ErrorFields {
+    /// What the event says of re-running, when it says it (a boolean at `retryable`).
+    pub fn retryable(&self, v: &Value) -> Option<bool> {
+        self.retryable.as_ref()?.get(v)?.as_bool()
+    }
+}
+
 impl SessionFields {
     /// Whether `v` holds one of the run's facts where this event keeps them (its session id,
     /// model, turns, cost or tokens): then it is the run's, not an answer (pi's `session` line).
