@@ -7,7 +7,7 @@ use crate::framing::{Framer, Item, Stats};
 use crate::input::Piece;
 use crate::producer::{
     self, EventKind, Extractor, Family, Fast, LastError, LineFacts, Outcome, Over, Producer,
-    Registry,
+    Registry, Sight,
 };
 
 use super::Options;
@@ -53,7 +53,11 @@ pub(super) fn feed_piece(
         && (framer.stats.value_bytes > max as u64
             || (framer.stats.values > 1 && framer.stats.value_bytes > MAX_PENDING_BYTES))
     {
-        router.pending_overflow = true;
+        if router.held {
+            router.settle();
+        } else {
+            router.pending_overflow = true;
+        }
     }
 }
 
@@ -66,6 +70,12 @@ pub(super) struct Router<'p> {
     pub(super) pending: Vec<Item>,
     pub(super) pending_overflow: bool,
     pub(super) detected: Option<Producer>,
+    /// `detected` is sojx's own detection from values a file producer has events for too
+    /// (Droid's stream starts with Claude Code's init line): kept pending until a value decides
+    /// ([`Registry::holds`]), the input ends, or the pending values reach their bound.
+    pub(super) held: bool,
+    /// The file producers whose events the held values are too.
+    pub(super) held_by: Vec<Producer>,
     /// The producer was detected from a first value that carries none of its run's identity
     /// (`{"type": "result", "score": 3}`): it claims the input only when more follows; a sole
     /// such document is the answer (contract §4).
@@ -108,6 +118,8 @@ impl<'p> Router<'p> {
             pending: Vec::new(),
             pending_overflow: false,
             detected: None,
+            held: false,
+            held_by: Vec::new(),
             tentative: false,
             recognized: 0,
             pending_value: false,
@@ -182,8 +194,23 @@ impl<'p> Router<'p> {
         match &item {
             Item::Junk { .. } => return,
             Item::Value { value, .. } => {
-                if self.detected.is_none() {
-                    self.detected = self.producers.detect(value);
+                if let Some(held) = self.detected.filter(|_| self.held) {
+                    if let Some(p) = self.producers.holds(held, &self.held_by, value) {
+                        self.detected = Some(p);
+                        self.held = false;
+                    }
+                    self.tentative = false;
+                } else if self.detected.is_none() {
+                    (self.detected, self.held) = match self.producers.sight(value) {
+                        Sight::Decided(p) => (Some(p), false),
+                        // With `--from`, detection only names what the input looks like.
+                        Sight::Held(p, _) if self.forced.is_some() => (Some(p), false),
+                        Sight::Held(p, files) => {
+                            self.held_by = files;
+                            (Some(p), true)
+                        }
+                        Sight::Unknown => (None, false),
+                    };
                     // Only the input's first value can be a sole document.
                     self.tentative = self.detected.is_some()
                         && self.pending.is_empty()
@@ -209,29 +236,16 @@ impl<'p> Router<'p> {
             self.describe(&item);
             return;
         }
+        if self.held && self.pending.len() + 1 >= MAX_PENDING {
+            // Held as long as the bound on pending values allows: sojx's own detection decides.
+            self.held = false;
+        }
         if self.forced.is_none()
             && !self.tentative
+            && !self.held
             && let Some(p) = self.detected
         {
-            let mut ex = p.extractor().expect("detected producers have extractors");
-            let pending = std::mem::take(&mut self.pending);
-            for it in &pending {
-                self.recognized += u64::from(ex.feed(it));
-            }
-            self.recognized += u64::from(ex.feed(&item));
-            self.past = past(ex.as_ref(), self.max_answer);
-            self.extractor = Some(ex);
-            if self.activity {
-                self.events.push(Activity {
-                    line: pending.first().unwrap_or(&item).line(),
-                    kind: EventKind::Info,
-                    text: format!("producer: {}", p.id()),
-                });
-                for it in &pending {
-                    self.describe(it);
-                }
-            }
-            self.describe(&item);
+            self.start(p, Some(&item));
             return;
         }
         // `json`/`text`, or still unknown: keep the item (bounded; for `--from json`, one value).
@@ -247,6 +261,41 @@ impl<'p> Router<'p> {
         }
     }
 
+    /// The producer is `p`: its extractor takes the pending items, then `item`.
+    fn start(&mut self, p: Producer, item: Option<&Item>) {
+        let mut ex = p.extractor().expect("detected producers have extractors");
+        let pending = std::mem::take(&mut self.pending);
+        for it in pending.iter().chain(item) {
+            self.recognized += u64::from(ex.feed(it));
+        }
+        self.past = past(ex.as_ref(), self.max_answer);
+        self.extractor = Some(ex);
+        if self.activity {
+            if let Some(first) = pending.first().or(item) {
+                self.events.push(Activity {
+                    line: first.line(),
+                    kind: EventKind::Info,
+                    text: format!("producer: {}", p.id()),
+                });
+            }
+            for it in pending.iter().chain(item) {
+                self.describe(it);
+            }
+        }
+    }
+
+    /// A producer held ([`Router::held`]) is decided when what is pending reached its bound in
+    /// bytes (sojx's own detection decides, so that a long stream is not kept in memory).
+    pub(super) fn settle(&mut self) {
+        if self.held
+            && self.extractor.is_none()
+            && let Some(p) = self.detected
+        {
+            self.held = false;
+            self.start(p, None);
+        }
+    }
+
     pub(super) fn finish(
         mut self,
         framer: &mut Framer,
@@ -257,6 +306,10 @@ impl<'p> Router<'p> {
             && stats.text_lines == 0
             && stats.sse_lines == 0
             && stats.too_long == 0;
+        if self.held && !self.tentative {
+            // The input ended while held: sojx's own detection decides.
+            self.settle();
+        }
         if let Some(outcome) = self.unreadable(stats) {
             return outcome;
         }

@@ -33,7 +33,7 @@ use crate::warning::Warning;
 
 pub use detect::{detect, detect_output, event_type, run_identity};
 pub use fast::{Fast, FastPath, LineFacts};
-pub use file::Registry;
+pub use file::{Registry, Sight};
 pub(crate) use gemini::FATAL as GEMINI_FATAL;
 pub use id::{Family, Producer};
 pub use last_error::LastError;

@@ -315,3 +315,101 @@ fn a_sole_value_is_a_producers_output_only_with_its_identity() {
     assert_eq!(r.one()["producer"], "pi");
     assert_eq!(r.kind(), Some("truncated"));
 }
+
+#[test]
+fn a_file_that_shares_a_producers_shapes_decides_by_its_events() {
+    // Droid's stream starts with Claude Code's init line: its next line decides, and the
+    // Claude Code stream of the example is still Claude Code's.
+    let droid = "tests/fixtures/real/droid-0.225.2-no-auth-stream-json.stdout";
+    let r = run(sojx().args(["extract", droid]));
+    assert_eq!(r.one()["producer"], "droid", "{}", r.stdout);
+    assert_eq!(r.kind(), Some("agent_error"));
+    says(&r, "/error/message", "Authentication failed");
+    let r = run(sojx().args(["extract", "examples/claude-review.ndjson"]));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["producer"], "claude-code");
+    // A user's file for a Claude Code fork whose result carries its own member: its results
+    // are its own, Claude Code's results stay Claude Code's.
+    let dir = scratch_dir("producer-files", "shares-shapes");
+    let f = dir.path().join("fork.toml");
+    std::fs::write(
+        &f,
+        r#"sojx_producer = 1
+id = "claude-fork"
+name = "A Claude Code fork"
+reads_like = "claude-code"
+[[event]]
+name = "result"
+when = { type = "result", fork_credits = { present = true } }
+text = "result"
+end = true
+"#,
+    )
+    .unwrap();
+    let fork = r#"{"type":"result","subtype":"success","is_error":false,"result":"{\"ok\":true}","session_id":"s","fork_credits":2}"#;
+    let r = run(sojx()
+        .args(["extract", "--producer-file", path_str(&f)])
+        .write_stdin(fork));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["producer"], "claude-fork");
+    assert_eq!(r.one()["data"], serde_json::json!({"ok": true}));
+    let claude = fork.replace(r#","fork_credits":2"#, "");
+    let r = run(sojx()
+        .args(["extract", "--producer-file", path_str(&f)])
+        .write_stdin(claude));
+    assert_eq!(r.one()["producer"], "claude-code", "{}", r.stdout);
+}
+
+/// A Claude Code fork whose stream starts with Claude Code's init line (its own event too).
+const FORK: &str = "tests/fixtures/producer-files/claude-fork.toml";
+
+#[test]
+fn a_held_choice_is_decided_by_the_next_line_or_past_its_bound_by_sojxs_detection() {
+    let init =
+        r#"{"type":"system","subtype":"init","session_id":"s","tools":[],"model":"m","pad":"PAD"}"#
+            .replace("PAD", &"x".repeat(400));
+    let claude_end = concat!(
+        r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"{\"ok\":true}"}]},"session_id":"s"}"#,
+        "\n",
+        r#"{"type":"result","subtype":"success","is_error":false,"result":"{\"ok\":true}","session_id":"s"}"#,
+        "\n"
+    );
+    let extract = |input: String| {
+        run(sojx()
+            .args(["extract", "--activity", "--producer-file", FORK])
+            .write_stdin(input))
+    };
+    // The fork's stream: the init line held, the next line the fork's.
+    let r = extract(format!(
+        "{init}\n{{\"type\":\"message\",\"text\":\"{{}}\"}}\n{{\"type\":\"done\"}}\n"
+    ));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["producer"], "claude-fork");
+    assert!(
+        r.stderr.contains("sojx: <stdin>:1: producer: claude-fork"),
+        "{}",
+        r.stderr
+    );
+    // Claude Code's: its init line held, its next line Claude Code's.
+    let r = extract(format!("{init}\n{claude_end}"));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["producer"], "claude-code");
+    // Init lines past the 1 MiB kept while the choice is held, then Claude Code's answer: read
+    // whole by Claude Code's reader, nothing lost.
+    let mut input = String::new();
+    for _ in 0..4000 {
+        input.push_str(&init);
+        input.push('\n');
+    }
+    // The last init line names the model: it is read, not dropped past the bound.
+    input.push_str(&init.replace(r#""model":"m""#, r#""model":"last""#));
+    input.push('\n');
+    input.push_str(claude_end);
+    let lines = input.lines().count();
+    let r = extract(input);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["producer"], "claude-code");
+    assert_eq!(r.one()["data"], serde_json::json!({"ok": true}));
+    assert_eq!(r.one()["source"]["line"], lines);
+    assert_eq!(r.one()["session"]["model"], "last");
+}

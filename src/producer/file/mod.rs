@@ -40,6 +40,19 @@ pub struct Registry {
     user: Vec<&'static Spec>,
 }
 
+/// What one value says about the producer of an input while it is unknown
+/// ([`Registry::sight`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sight {
+    /// This producer's.
+    Decided(Producer),
+    /// This producer's by sojx's own detection, but these file producers have an event the
+    /// value is too: the next values decide ([`Registry::holds`]).
+    Held(Producer, Vec<Producer>),
+    /// No producer's, yet.
+    Unknown,
+}
+
 /// The registry of the built-in producers only.
 pub static BUILT_IN: Registry = Registry { user: Vec::new() };
 
@@ -103,31 +116,94 @@ impl Registry {
             .collect()
     }
 
-    /// Which producer wrote `v`, when `v` is decisive: a loaded file's event that claims it,
-    /// else sojx's own detection ([`super::detect`]), else a built-in file's event that claims
-    /// it.
+    /// Which producer wrote `v`, when `v` is decisive ([`Registry::sight`]).
     pub fn detect(&self, v: &Value) -> Option<Producer> {
-        self.claim(v)
-            .or_else(|| super::detect(v))
-            .or_else(|| self.claim_built_in(v))
+        match self.sight(v) {
+            Sight::Decided(p) | Sight::Held(p, _) => Some(p),
+            Sight::Unknown => None,
+        }
+    }
+
+    /// What `v`, a value of an input whose producer is still unknown, says about it:
+    /// - a loaded file's event that claims it decides (the user's files come first);
+    /// - else sojx's own detection ([`super::detect`]) names a producer, unless a file producer
+    ///   that shares its shapes (`reads_like` it, and has events) has an event `v` is too: one
+    ///   that claims `v` decides for the file (Droid's `-o json` result is Claude Code's with
+    ///   `usage.factory_credits`); one that does not holds the choice for the next values
+    ///   ([`Registry::holds`]: Droid's stream starts with Claude Code's init line);
+    /// - else a built-in file's event that claims it decides.
+    pub fn sight(&self, v: &Value) -> Sight {
+        if let Some(p) = self.claim_loaded(v) {
+            return Sight::Decided(p);
+        }
+        let Some(p) = super::detect(v) else {
+            return self
+                .claim_built_in(v)
+                .map_or(Sight::Unknown, Sight::Decided);
+        };
+        let files = self.alike(p, v);
+        if let Some(&f) = files
+            .iter()
+            .find(|&&f| spec_of(f).is_some_and(|s| s.claims(v)))
+        {
+            Sight::Decided(f)
+        } else if files.is_empty() {
+            Sight::Decided(p)
+        } else {
+            Sight::Held(p, files)
+        }
+    }
+
+    /// What `v` says about an input sojx's own detection named `held` from values that the
+    /// file producers `files` (which share its shapes) have events for too: `Some` when `v`
+    /// decides, `None` while it is of both vocabularies.
+    /// - A loaded file's event, or one of `files`', that claims `v` decides for that file.
+    /// - A value one of `files` has an event for: held while sojx's detection names `held`
+    ///   too; else that file's (Droid's `error` after Claude Code's init line).
+    /// - A value none of `files` has an event for: `held`'s.
+    pub fn holds(&self, held: Producer, files: &[Producer], v: &Value) -> Option<Producer> {
+        if let Some(p) = self.claim_loaded(v) {
+            return Some(p);
+        }
+        let event = |f: Producer| spec_of(f).and_then(|s| s.event(v));
+        if let Some(f) = files
+            .iter()
+            .copied()
+            .find(|&f| event(f).is_some_and(|e| e.claims))
+        {
+            return Some(f);
+        }
+        match files.iter().copied().find(|&f| event(f).is_some()) {
+            Some(_) if super::detect(v) == Some(held) => None,
+            Some(f) => Some(f),
+            None => Some(held),
+        }
     }
 
     /// [`Registry::detect`] for a value that must carry a run's identity
-    /// ([`super::detect_output`]); a file's claiming event is the producer's own.
+    /// ([`super::detect_output`]); a file's claiming event is the producer's own, in the order
+    /// of [`Registry::sight`].
     pub fn detect_output(&self, v: &Value) -> Option<Producer> {
         let output = |s: &Spec| s.claims_output(v, super::run_identity);
         if !v.is_object() {
             return super::detect_output(v);
         }
-        self.user
-            .iter()
-            .find(|s| output(s))
-            .map(|s| Producer::File(s))
-            .or_else(|| super::detect_output(v))
-            .or_else(|| self.built_in(output))
+        if let Some(s) = self.user.iter().find(|s| output(s)) {
+            return Some(Producer::File(s));
+        }
+        match super::detect_output(v) {
+            Some(p) => Some(
+                self.alike(p, v)
+                    .into_iter()
+                    .find(|&f| spec_of(f).is_some_and(output))
+                    .unwrap_or(p),
+            ),
+            None => self.built_in(output),
+        }
     }
 
-    fn claim(&self, v: &Value) -> Option<Producer> {
+    /// The producer of a loaded file with an event that claims `v`.
+    fn claim_loaded(&self, v: &Value) -> Option<Producer> {
         if !v.is_object() {
             return None;
         }
@@ -137,6 +213,7 @@ impl Registry {
             .map(|s| Producer::File(s))
     }
 
+    /// The producer of a built-in file with an event that claims `v`.
     fn claim_built_in(&self, v: &Value) -> Option<Producer> {
         if !v.is_object() {
             return None;
@@ -144,15 +221,39 @@ impl Registry {
         self.built_in(|s| s.claims(v))
     }
 
+    /// The file producers with events (the loaded ones, then the built-in ones) that share
+    /// `p`'s shapes (`reads_like = p`) and have an event `v` is, claiming or not.
+    fn alike(&self, p: Producer, v: &Value) -> Vec<Producer> {
+        if !v.is_object() {
+            return Vec::new();
+        }
+        let alike = |s: &Spec| {
+            !s.events.is_empty() && s.reads_like.as_deref() == Some(p.id()) && s.event(v).is_some()
+        };
+        let mut files: Vec<Producer> = self
+            .user
+            .iter()
+            .filter(|s| alike(s))
+            .map(|s| Producer::File(s))
+            .collect();
+        files.extend(self.built_ins().filter(|&f| spec_of(f).is_some_and(alike)));
+        files
+    }
+
     /// The first built-in file producer (in the producers' table's order) whose spec says yes,
     /// but for those a loaded file replaces.
     fn built_in(&self, yes: impl Fn(&Spec) -> bool) -> Option<Producer> {
+        self.built_ins().find(|&p| spec_of(p).is_some_and(&yes))
+    }
+
+    /// The built-in file producers, in the producers' table's order, but for those a loaded
+    /// file replaces.
+    fn built_ins(&self) -> impl Iterator<Item = Producer> + '_ {
         Producer::ALL
             .iter()
             .copied()
             .filter(|p| p.family() == Family::Described)
             .filter(|p| !self.user.iter().any(|s| s.id == p.id()))
-            .find(|&p| spec_of(p).is_some_and(&yes))
     }
 }
 
@@ -171,23 +272,22 @@ fn add(user: &mut Vec<&'static Spec>, spec: Spec, flag: bool) -> Result<(), Load
             p.id()
         )));
     }
-    if spec.events.is_empty() {
-        let code = spec.reads_like.as_deref().and_then(|id| {
-            Producer::ALL.iter().find(|p| {
-                p.id() == id
-                    && !matches!(p.family(), Family::Described | Family::Json | Family::Text)
-            })
+    // `reads_like` names one of the producers sojx reads in code: the reader of a file
+    // without events, the producer whose detection a file with events refines.
+    let code = spec.reads_like.as_deref().map(|id| {
+        Producer::ALL.iter().any(|p| {
+            p.id() == id && !matches!(p.family(), Family::Described | Family::Json | Family::Text)
+        })
+    });
+    if code == Some(false) || (spec.events.is_empty() && code.is_none()) {
+        return Err(LoadError {
+            file: file.clone(),
+            place: "/reads_like".into(),
+            message: format!(
+                "`{}` is not a producer sojx reads in code, so it cannot read this file's producer; describe its events instead",
+                spec.reads_like.as_deref().unwrap_or_default()
+            ),
         });
-        if code.is_none() {
-            return Err(LoadError {
-                file: file.clone(),
-                place: "/reads_like".into(),
-                message: format!(
-                    "`{}` is not a producer sojx reads in code, so it cannot read this file's producer; describe its events instead",
-                    spec.reads_like.as_deref().unwrap_or_default()
-                ),
-            });
-        }
     }
     if let Some(other) = user.iter().find(|s| s.id == spec.id) {
         if flag {
@@ -283,6 +383,74 @@ end = true
         assert_eq!(r.loaded()[0].name, "Acme");
         let r = Registry::load(&[], Some(&conf)).unwrap();
         assert_eq!(r.loaded()[0].origin.kind(), "config");
+    }
+
+    #[test]
+    fn a_file_that_shares_a_producers_shapes_decides_where_its_detection_names_it() {
+        let droid = BUILT_IN.resolve("droid").unwrap();
+        let init = json!({"type": "system", "subtype": "init", "session_id": "s", "tools": []});
+        assert_eq!(BUILT_IN.sight(&init), Sight::Decided(Producer::ClaudeCode));
+        let mut droid_init = init.clone();
+        droid_init["reasoning_effort"] = json!("none");
+        assert_eq!(BUILT_IN.sight(&droid_init), Sight::Decided(droid));
+        // Droid's `-o json` result is Claude Code's plus `usage.factory_credits`.
+        let result = json!({"type": "result", "subtype": "success", "is_error": false,
+            "result": "{}", "session_id": "s", "usage": {"input_tokens": 1}});
+        assert_eq!(
+            BUILT_IN.sight(&result),
+            Sight::Decided(Producer::ClaudeCode)
+        );
+        let mut droid_result = result.clone();
+        droid_result["usage"]["factory_credits"] = json!(0);
+        assert_eq!(BUILT_IN.sight(&droid_result), Sight::Decided(droid));
+        assert_eq!(BUILT_IN.detect_output(&droid_result), Some(droid));
+        assert_eq!(BUILT_IN.detect_output(&result), Some(Producer::ClaudeCode));
+
+        // A fork's file whose init event does not claim: Claude Code's init line is held.
+        let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/producer-files/claude-fork.toml");
+        let r = Registry::load(std::slice::from_ref(&f), None).unwrap();
+        let fork = r.resolve("claude-fork").unwrap();
+        let Sight::Held(held, files) = r.sight(&init) else {
+            panic!("{:?}", r.sight(&init))
+        };
+        assert_eq!(
+            (held, files.as_slice()),
+            (Producer::ClaudeCode, &[fork][..])
+        );
+        let holds = |v: Value| r.holds(held, &files, &v);
+        let claude_assistant = json!({"type": "assistant", "message": {"role": "assistant",
+            "content": [{"type": "text", "text": "{}"}]}, "session_id": "s"});
+        assert_eq!(holds(claude_assistant), Some(Producer::ClaudeCode));
+        assert_eq!(holds(json!({"type": "message", "text": "{}"})), Some(fork));
+        // Its error event does not claim a stream alone, but after the init line no producer
+        // sojx reads in code prints it.
+        let error = json!({"type": "error", "source": "cli", "message": "Exec failed"});
+        assert_eq!(holds(error), Some(fork));
+        // Both vocabularies: still held.
+        assert_eq!(holds(init.clone()), None);
+        // Neither: sojx's detection stands.
+        assert_eq!(holds(json!({"type": "other"})), Some(Producer::ClaudeCode));
+    }
+
+    #[test]
+    fn reads_like_names_a_producer_read_in_code() {
+        let d = dir("reads-like");
+        let f = d.join("a.toml");
+        for (id, ok) in [
+            ("claude-code", true),
+            ("json", false),
+            ("droid", false),
+            ("x", false),
+        ] {
+            let text = ACME.replace(
+                "name = \"Acme\"\n",
+                &format!("name = \"Acme\"\nreads_like = \"{id}\"\n"),
+            );
+            std::fs::write(&f, text).unwrap();
+            let r = Registry::load(std::slice::from_ref(&f), None);
+            assert_eq!(r.is_ok(), ok, "{id}: {r:?}");
+        }
     }
 
     #[test]

@@ -131,7 +131,8 @@ pub struct Spec {
     pub version: Option<String>,
     pub about: Option<String>,
     /// The producer whose shapes this one shares (`claude-code`). A file without events is read
-    /// by that producer's reader (a look-alike: its own id, chosen with `--from`).
+    /// by that producer's reader (a look-alike: its own id, chosen with `--from`); a file with
+    /// events decides where sojx's detection names that producer ([`super::Registry::sight`]).
     pub reads_like: Option<String>,
     pub sources: Vec<String>,
     /// A stream without one of the `end` events was cut off (`truncated`).
