@@ -81,7 +81,7 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --max-answer-bytes 'Most kept from a stream to find the answer, as for `--max-line-bytes`: the answer accumulated from deltas (OpenAI chat and Responses, Ollama, Anthropic, Gemini CLI, opencode) and the tool calls, ids and error messages kept across lines. Past it the input is a `parse` error; the rest is not read into memory'
             cand --max-attempts 'Attempts in all (1: no retry). An attempt whose answer is missing or invalid (not_found, json_invalid, validation_failed, assertion_failed) is tried again with what was wrong fed back to the agent'
             cand --retry-on 'Also retry these failures (comma-separated). A failure the producer marks as not retryable (authentication, billing, permission) never is'
-            cand --resume-profile 'Resume the agent''s session this way with the feedback as the prompt, or `none` to run COMMAND again. Default: chosen by COMMAND''s file name and confirmed by the producer'
+            cand --resume-profile 'Resume the agent''s session this way with the feedback as the prompt, or `none` to run COMMAND again; a producer file''s id uses its `[resume]`. Default: chosen by COMMAND''s file name and confirmed by the producer'
             cand --retry-command 'The argv of every retry, split like a shell line once; {session_id}, {feedback}, {feedback_file}, {attempt}, {schema_file} and {previous_output_file} are replaced in each argument (never through a shell). Wins over a resume profile'
             cand --feedback-template 'The feedback text, with {errors}, {candidate} and {schema} replaced; `@FILE` reads it'
             cand --ignore-formats 'Do not check the `format` keyword (it is checked by default)'

@@ -148,7 +148,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand run" -l max-attempts -d 'Attem
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l retry-on -d 'Also retry these failures (comma-separated). A failure the producer marks as not retryable (authentication, billing, permission) never is' -r -f -a "timeout\t'`--timeout` passed'
 truncated\t'The stream ended without its terminal marker'
 agent_error\t'The agent reported an error, or exited non-zero without an answer'"
-complete -c sojx -n "__fish_sojx_using_subcommand run" -l resume-profile -d 'Resume the agent\'s session this way with the feedback as the prompt, or `none` to run COMMAND again. Default: chosen by COMMAND\'s file name and confirmed by the producer' -r -f -a "claude\t'Claude Code: `claude -p --resume ID`'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l resume-profile -d 'Resume the agent\'s session this way with the feedback as the prompt, or `none` to run COMMAND again; a producer file\'s id uses its `[resume]`. Default: chosen by COMMAND\'s file name and confirmed by the producer' -r -f -a "claude\t'Claude Code: `claude -p --resume ID`'
 codex\t'Codex: `codex exec resume ID`'
 gemini\t'Gemini CLI: `gemini --resume ID`'
 qwen\t'Qwen Code: `qwen --resume ID`'

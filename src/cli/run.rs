@@ -74,8 +74,9 @@ pub struct RetryArgs {
     pub(crate) retry_on: Vec<Extra>,
 
     /// Resume the agent's session this way with the feedback as the prompt, or `none` to run
-    /// COMMAND again. Default: chosen by COMMAND's file name and confirmed by the producer.
-    #[arg(long, value_enum, value_name = "PROFILE")]
+    /// COMMAND again; a producer file's id uses its `[resume]`. Default: chosen by COMMAND's
+    /// file name and confirmed by the producer.
+    #[arg(long, value_parser = super::values::ResumeParser, value_name = "PROFILE")]
     pub(crate) resume_profile: Option<ResumeProfile>,
 
     /// The argv of every retry, split like a shell line once; {session_id}, {feedback},
@@ -90,9 +91,12 @@ pub struct RetryArgs {
 }
 
 /// `--resume-profile`: resume the session with this profile, or never (`none`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum ResumeProfile {
+    /// One of sojx's own profiles.
     Use(Profile),
+    /// The `[resume]` of the producer file of this id, resolved once the files are loaded.
+    File(String),
     /// Run COMMAND again, the feedback in its environment.
     Never,
 }

@@ -72,19 +72,17 @@ value_enum!(Extra {
         "The agent reported an error, or exited non-zero without an answer";
 });
 
-impl ValueEnum for ResumeProfile {
-    fn value_variants<'a>() -> &'a [Self] {
-        static ALL: std::sync::LazyLock<Vec<ResumeProfile>> = std::sync::LazyLock::new(|| {
-            (Profile::ALL.iter().map(|&p| ResumeProfile::Use(p)))
-                .chain(std::iter::once(ResumeProfile::Never))
-                .collect()
-        });
-        &ALL
-    }
+/// `--resume-profile`'s parser: `none`, one of sojx's own profiles, or an id of the
+/// producer-file format, which `cmd/` resolves once the producer files are loaded (a file with
+/// `[resume]`); anything else is clap's invalid-value error. Its possible values (the help,
+/// completions and the man page) are sojx's own profiles, the built-in files' and `none`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ResumeParser;
 
-    fn to_possible_value(&self) -> Option<PossibleValue> {
-        Some(match *self {
-            Self::Use(p) => PossibleValue::new(p.name()).help(match p {
+impl ResumeParser {
+    fn values() -> impl Iterator<Item = PossibleValue> {
+        let code = Profile::ALL.iter().map(|&p| {
+            PossibleValue::new(p.name()).help(match p {
                 Profile::Claude => "Claude Code: `claude -p --resume ID`",
                 Profile::Codex => "Codex: `codex exec resume ID`",
                 Profile::Gemini => "Gemini CLI: `gemini --resume ID`",
@@ -92,10 +90,68 @@ impl ValueEnum for ResumeProfile {
                 Profile::Opencode => "opencode: `opencode run --session ID`",
                 Profile::Amp => "Amp: `amp threads continue ID`",
                 Profile::CursorAgent => "Cursor: `cursor-agent -p --resume ID`",
-            }),
-            Self::Never => PossibleValue::new("none")
-                .help("Never resume: run COMMAND again, the feedback in its environment"),
-        })
+                Profile::File(_) => "",
+            })
+        });
+        let files = Profile::of_files(&crate::producer::file::BUILT_IN)
+            .into_iter()
+            .filter_map(|p| match p {
+                Profile::File(s) => Some(PossibleValue::new(p.name()).help(format!(
+                    "{}: `{}` (producer file)",
+                    s.name,
+                    resume_form(s)
+                ))),
+                _ => None,
+            });
+        code.chain(files)
+            .chain(std::iter::once(PossibleValue::new("none").help(
+                "Never resume: run COMMAND again, the feedback in its environment",
+            )))
+    }
+}
+
+/// A producer file's resume form for people: its program and the words before `--`, the
+/// session id as `ID` (`droid exec --session-id ID`).
+fn resume_form(s: &crate::producer::file::Spec) -> String {
+    let Some(r) = &s.resume else {
+        return String::new();
+    };
+    let mut form = r.programs.first().unwrap_or(&s.id).clone();
+    for w in r.argv.iter().take_while(|w| *w != "--") {
+        if w != "{carried}" && !w.contains("{feedback}") {
+            form.push(' ');
+            form.push_str(&w.replace("{session_id}", "ID"));
+        }
+    }
+    form
+}
+
+impl TypedValueParser for ResumeParser {
+    type Value = ResumeProfile;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<ResumeProfile, clap::Error> {
+        match value.to_str() {
+            Some("none") => Ok(ResumeProfile::Never),
+            Some(name) if let Some(&p) = Profile::ALL.iter().find(|p| p.name() == name) => {
+                Ok(ResumeProfile::Use(p))
+            }
+            Some(id) if crate::producer::file::valid_id(id) => {
+                Ok(ResumeProfile::File(id.to_owned()))
+            }
+            // clap's own error, listing the possible values.
+            _ => PossibleValuesParser::new(Self::values())
+                .parse_ref(cmd, arg, value)
+                .map(|_| ResumeProfile::Never),
+        }
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(Self::values()))
     }
 }
 
@@ -173,19 +229,21 @@ mod tests {
 
     #[test]
     fn resume_profiles_are_named_as_the_profiles_and_none() {
+        let cmd = clap::Command::new("t");
+        let parse = |s: &str| ResumeParser.parse_ref(&cmd, None, std::ffi::OsStr::new(s));
         for &p in Profile::ALL {
-            assert_eq!(
-                ResumeProfile::from_str(p.name(), false),
-                Ok(ResumeProfile::Use(p))
-            );
+            assert_eq!(parse(p.name()).unwrap(), ResumeProfile::Use(p));
         }
+        assert_eq!(parse("none").unwrap(), ResumeProfile::Never);
         assert_eq!(
-            ResumeProfile::from_str("none", false),
-            Ok(ResumeProfile::Never)
+            parse("my-cli").unwrap(),
+            ResumeProfile::File("my-cli".into())
         );
+        assert!(parse("Not An Id").is_err());
+        let files = Profile::of_files(&crate::producer::file::BUILT_IN).len();
         assert_eq!(
-            ResumeProfile::value_variants().len(),
-            Profile::ALL.len() + 1
+            ResumeParser.possible_values().unwrap().count(),
+            Profile::ALL.len() + files + 1
         );
     }
 

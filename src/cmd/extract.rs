@@ -88,6 +88,11 @@ impl Prepared {
 
     /// The schema, when `--schema` gave one.
     #[cfg(unix)]
+    /// Every producer the command knows.
+    pub(super) fn registry(&self) -> &Registry {
+        &self.producers.registry
+    }
+
     pub(super) fn schema(&self) -> Option<&schema::Schema> {
         self.schema.as_ref()
     }

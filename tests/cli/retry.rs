@@ -594,3 +594,66 @@ fn qwen_answering_in_plain_text_is_resumed_with_the_feedback() {
         "{prompt}"
     );
 }
+
+/// A producer file's `[resume]` (examples/producer-file/acme.toml): chosen by COMMAND's file
+/// name (`acme`) or `--resume-profile acme`, its argv with the session id, the carried flags
+/// and the feedback after `--`; none with a flag that saves no session.
+#[test]
+fn a_producer_files_resume_form_resumes_its_cli() {
+    let s = Scratch::new("acme");
+    let acme = s.dir.join("acme");
+    std::os::unix::fs::symlink(fixture("agents/fake-acme.sh"), &acme).unwrap();
+    let attempt = |extra: &[&str], first: &[&str]| {
+        let _ = std::fs::remove_file(s.log());
+        let mut cmd = sojx();
+        cmd.env("FAKE_AGENT_LOG", s.log()).args([
+            "run",
+            "--producer-file",
+            "examples/producer-file/acme.toml",
+            "--max-attempts",
+            "2",
+            "--schema",
+            SCHEMA,
+        ]);
+        cmd.args(extra).arg("--").args(first);
+        let r = run(&mut cmd);
+        let log = std::fs::read_to_string(s.log()).unwrap_or_default();
+        (r, log)
+    };
+    let first = [
+        path_str(&acme),
+        "run",
+        "--events",
+        "--model",
+        "acme-large",
+        "review it",
+    ];
+    let (r, log) = attempt(&[], &first);
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(r.one()["producer"], "acme");
+    assert_eq!(r.one()["attempts"][1]["via"], "resume:acme");
+    let second = log.split("==\n").nth(1).unwrap();
+    assert_eq!(
+        second,
+        format!("run\n--resume\nrun-7\n--events\n--model\nacme-large\n--\n{FEEDBACK}\n")
+    );
+    // Another file name: only by --resume-profile.
+    let other = s.dir.join("acme-wrapper");
+    std::os::unix::fs::symlink(fixture("agents/fake-acme.sh"), &other).unwrap();
+    let mut renamed = first;
+    renamed[0] = path_str(&other);
+    let (r, _) = attempt(&[], &renamed);
+    assert_eq!(r.one()["attempts"][1]["via"], "command", "{}", r.stdout);
+    let (r, _) = attempt(&["--resume-profile", "acme"], &renamed);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["attempts"][1]["via"], "resume:acme");
+    // A first attempt that saves no session: COMMAND again.
+    let mut unsaved = first.to_vec();
+    unsaved.insert(2, "--no-save");
+    let (r, _) = attempt(&[], &unsaved);
+    assert_eq!(r.one()["attempts"][1]["via"], "command", "{}", r.stdout);
+    // An id no loaded file resumes: usage, exit 3.
+    let (r, _) = attempt(&["--resume-profile", "nobody"], &first);
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert_eq!(r.kind(), Some("usage"));
+}

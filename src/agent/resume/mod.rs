@@ -11,9 +11,10 @@
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
 
-use crate::producer::{Family, Producer};
+use crate::producer::file::{Spec, Values, spec_of};
+use crate::producer::{Family, Producer, Registry};
 
-/// An agent CLI `run` knows how to resume.
+/// An agent CLI `run` knows how to resume: by sojx's code, or by a producer file's `[resume]`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Profile {
     Claude,
@@ -23,12 +24,14 @@ pub(crate) enum Profile {
     Opencode,
     Amp,
     CursorAgent,
+    /// A producer file's `[resume]` (docs/producer-files.md, "Resume").
+    File(&'static Spec),
 }
 
 mod carry;
 mod stream;
 
-use carry::{Arity, Carried};
+use carry::Arity;
 
 impl Profile {
     /// Every profile, in `--resume-profile`'s order.
@@ -42,7 +45,35 @@ impl Profile {
         Self::CursorAgent,
     ];
 
-    /// The profile for COMMAND, by its file name (`/usr/local/bin/claude` is `claude`).
+    /// The profiles of the producer files of `producers` that say how to resume (`[resume]`):
+    /// the built-in ones, then the loaded ones.
+    pub(crate) fn of_files(producers: &Registry) -> Vec<Self> {
+        producers
+            .all()
+            .into_iter()
+            .filter_map(spec_of)
+            .filter(|s| s.resume.is_some())
+            .map(Self::File)
+            .collect()
+    }
+
+    /// The profile for COMMAND by its file name among sojx's own ([`Profile::for_program`]),
+    /// else among `files` (a producer file's `programs`).
+    pub(crate) fn for_program_in(program: &OsStr, files: &[Self]) -> Option<Self> {
+        Self::for_program(program).or_else(|| {
+            let name = Path::new(program).file_name()?.to_str()?;
+            files.iter().copied().find(|p| match p {
+                Self::File(s) => s
+                    .resume
+                    .as_ref()
+                    .is_some_and(|r| r.programs.iter().any(|p| p == name)),
+                _ => false,
+            })
+        })
+    }
+
+    /// The profile for COMMAND, by its file name (`/usr/local/bin/claude` is `claude`), among
+    /// the profiles of sojx's own code.
     pub(crate) fn for_program(program: &OsStr) -> Option<Self> {
         let name = Path::new(program).file_name()?.to_str()?;
         Some(match name {
@@ -67,6 +98,7 @@ impl Profile {
             Self::Opencode => "opencode",
             Self::Amp => "amp",
             Self::CursorAgent => "cursor-agent",
+            Self::File(s) => &s.id,
         }
     }
 
@@ -75,6 +107,8 @@ impl Profile {
     pub(crate) fn confirms(self, producer: Option<Producer>) -> bool {
         let Some(p) = producer else { return false };
         let family = match self {
+            // A file's producer, by its id.
+            Self::File(s) => return p.id() == s.id,
             Self::Claude | Self::Qwen | Self::Amp | Self::CursorAgent => Family::Claude,
             Self::Codex => Family::Codex,
             Self::Gemini => Family::Gemini,
@@ -83,8 +117,9 @@ impl Profile {
         p.family() == family
     }
 
-    fn carry(self) -> &'static [Carried] {
-        match self {
+    /// How many values the first attempt's flag `name` takes, when this profile carries it.
+    fn carries(self, name: &str) -> Option<Arity> {
+        let table = match self {
             Self::Claude => carry::CLAUDE_CARRY,
             Self::Codex => carry::CODEX_CARRY,
             Self::Gemini => carry::GEMINI_CARRY,
@@ -92,7 +127,23 @@ impl Profile {
             Self::Opencode => carry::OPENCODE_CARRY,
             Self::Amp => carry::AMP_CARRY,
             Self::CursorAgent => carry::CURSOR_CARRY,
-        }
+            Self::File(s) => {
+                let r = s.resume.as_ref()?;
+                return r
+                    .carry
+                    .iter()
+                    .find(|(f, _)| f == name)
+                    .map(|&(_, v)| match v {
+                        Values::Zero => Arity::Zero,
+                        Values::One => Arity::One,
+                        Values::Many => Arity::Many,
+                    });
+            }
+        };
+        table
+            .iter()
+            .find(|(names, _)| names.contains(&name))
+            .map(|&(_, arity)| arity)
     }
 
     /// Whether the first attempt's argv keeps its session from being saved (Claude Code
@@ -109,6 +160,13 @@ impl Profile {
                     .any(|w| w[0] == "--chat-recording" && w[1] == "false")
                     && !has("--chat-recording=false")
             }
+            Self::File(s) => s.resume.as_ref().is_some_and(|r| {
+                !first.iter().any(|a| {
+                    let a = a.to_string_lossy();
+                    let name = a.split_once('=').map_or(a.as_ref(), |(n, _)| n);
+                    r.not_saved.iter().any(|f| f == name)
+                })
+            }),
             _ => true,
         }
     }
@@ -157,7 +215,9 @@ impl Profile {
     /// ids from its positionals), as Amp's own SDK gives it.
     pub(crate) fn resume(self, first: &[OsString], id: &str, feedback: &str) -> Resume {
         let program = first.first().cloned().unwrap_or_else(|| self.name().into());
-        let carried = carried(first.get(1..).unwrap_or_default(), self.carry());
+        let carried = carried(first.get(1..).unwrap_or_default(), |name| {
+            self.carries(name)
+        });
         let mut argv: Vec<OsString> = vec![program];
         let words =
             |argv: &mut Vec<OsString>, w: &[&str]| argv.extend(w.iter().map(OsString::from));
@@ -196,6 +256,19 @@ impl Profile {
                 // agent-orchestrator's Cursor plugin starts it as `agent -- <prompt>`).
                 words(&mut argv, &["--", feedback]);
             }
+            Self::File(s) => {
+                let form = s.resume.as_ref();
+                for w in form.map(|r| r.argv.as_slice()).unwrap_or_default() {
+                    if w == "{carried}" {
+                        argv.extend(carried.iter().cloned());
+                    } else {
+                        argv.push(fill(w, id, feedback).into());
+                    }
+                }
+                if form.is_some_and(|r| r.stdin) {
+                    stdin = Some(feedback.to_owned());
+                }
+            }
         }
         Resume { argv, stdin }
     }
@@ -206,6 +279,29 @@ impl Profile {
 pub(crate) struct Resume {
     pub(crate) argv: Vec<OsString>,
     pub(crate) stdin: Option<String>,
+}
+
+/// A producer file's resume word with `{session_id}` and `{feedback}` replaced, in one pass
+/// (a session id that reads `{feedback}` stays as it is).
+fn fill(word: &str, id: &str, feedback: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(i) = rest.find('{') {
+        out.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if let Some(after) = tail.strip_prefix("{session_id}") {
+            out.push_str(id);
+            rest = after;
+        } else if let Some(after) = tail.strip_prefix("{feedback}") {
+            out.push_str(feedback);
+            rest = after;
+        } else {
+            out.push('{');
+            rest = &tail[1..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `8-4-4-4-12` hexadecimal digits.
@@ -237,9 +333,9 @@ fn flag_value(args: &[OsString], flag: &str) -> Option<String> {
     found
 }
 
-/// The arguments of `args` that are flags of `table`, with their values, in order. A `--`
-/// ends the options: what follows is the prompt.
-fn carried(args: &[OsString], table: &[Carried]) -> Vec<OsString> {
+/// The arguments of `args` that are flags `carries` knows (with how many values each takes),
+/// with their values, in order. A `--` ends the options: what follows is the prompt.
+fn carried(args: &[OsString], carries: impl Fn(&str) -> Option<Arity>) -> Vec<OsString> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < args.len() {
@@ -252,7 +348,7 @@ fn carried(args: &[OsString], table: &[Carried]) -> Vec<OsString> {
             Some((n, _)) if n.starts_with("--") => (n, true),
             _ => (a.as_ref(), false),
         };
-        let Some(&(_, arity)) = table.iter().find(|(names, _)| names.contains(&name)) else {
+        let Some(arity) = carries(name) else {
             continue;
         };
         out.push(args[i - 1].clone());
@@ -291,6 +387,18 @@ mod tests {
 
     fn strings(v: &[OsString]) -> Vec<String> {
         v.iter().map(|a| a.to_string_lossy().into_owned()).collect()
+    }
+
+    #[test]
+    fn a_file_word_is_filled_in_one_pass() {
+        assert_eq!(fill("--resume={session_id}", "s1", "fb"), "--resume=s1");
+        // A session id that reads `{feedback}` stays as it is.
+        assert_eq!(fill("{session_id}", "{feedback}", "fb"), "{feedback}");
+        assert_eq!(
+            fill("--prompt={feedback}", "s", "{session_id}"),
+            "--prompt={session_id}"
+        );
+        assert_eq!(fill("{x}", "s", "f"), "{x}");
     }
 
     #[test]

@@ -123,6 +123,8 @@ impl Profile {
                 g.needs_one_of(&["-p", "--print"], "-p");
                 g.needs_value(&["--output-format"], &json, "--output-format stream-json");
             }
+            // A producer file says how to resume, not how to print JSON.
+            Self::File(_) => {}
         }
         g.done()
     }

@@ -62,7 +62,12 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         if let (None, Some((flag, _))) = (&schema_flags.schema, &from_argv) {
             l.schema_from(&format!("{name} {flag}"));
         }
-        let retry = retry::RetryPlan::new(&a.retry, l.schema().map(|s| &s.document), &io.env)?;
+        let retry = retry::RetryPlan::new(
+            &a.retry,
+            l.schema().map(|s| &s.document),
+            l.registry(),
+            &io.env,
+        )?;
         Ok((l, retry))
     });
     let (loaded, mut plan) = match setup {

@@ -11,6 +11,7 @@ use crate::agent::{Extra, Feedback, Profile, Spec, Stdin, Values, retries, split
 use crate::cli::{ResumeProfile, RetryArgs};
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure, Operation};
+use crate::producer::Registry;
 use crate::warning::{Warning, WarningKind};
 
 /// The next attempt's argv, and how it was made, for people.
@@ -45,12 +46,15 @@ pub(super) struct RetryPlan {
     /// The current attempt's values.
     values: Values,
     via: String,
+    /// The producer files' resume profiles, for COMMAND's file name.
+    files: Vec<Profile>,
 }
 
 impl RetryPlan {
     pub(super) fn new(
         args: &RetryArgs,
         schema: Option<&Value>,
+        producers: &Registry,
         env: &Env,
     ) -> Result<Self, Failure> {
         let usage = |m: String| {
@@ -70,6 +74,7 @@ impl RetryPlan {
             Some(t) => Some(read_template(t)?),
             None => None,
         };
+        let files = Profile::of_files(producers);
         // SOJX_SCHEMA_FILE is set whenever there is a schema, even for one attempt.
         let dir = if args.max_attempts > 1 || schema.is_some() {
             Some(Scratch::create(&env.tmpdir)?)
@@ -87,11 +92,28 @@ impl RetryPlan {
         Ok(Self {
             max: args.max_attempts,
             extra: args.retry_on.clone(),
-            choice: match args.resume_profile {
+            choice: match &args.resume_profile {
                 None => Choice::Auto,
                 Some(ResumeProfile::Never) => Choice::Never,
-                Some(ResumeProfile::Use(p)) => Choice::Forced(p),
+                Some(ResumeProfile::Use(p)) => Choice::Forced(*p),
+                Some(ResumeProfile::File(id)) => {
+                    Choice::Forced(files.iter().copied().find(|p| p.name() == id).ok_or_else(
+                        || {
+                            Failure::new(
+                                ErrorKind::Usage,
+                                Operation::ParseArguments,
+                                format!(
+                                    "--resume-profile {id}: no producer of that id says how to resume its sessions (a producer file's `[resume]`)"
+                                ),
+                            )
+                            .retryable(false)
+                            .target("--resume-profile")
+                            .hint("`sojx producers` lists the producers; docs/producer-files.md says how a file gives a resume form")
+                        },
+                    )?)
+                }
             },
+            files,
             command,
             template,
             schema: schema.cloned(),
@@ -146,7 +168,10 @@ impl RetryPlan {
         let profile = match self.choice {
             Choice::Never => None,
             Choice::Forced(p) => Some(p),
-            Choice::Auto => first.argv.first().and_then(|p| Profile::for_program(p)),
+            Choice::Auto => first
+                .argv
+                .first()
+                .and_then(|p| Profile::for_program_in(p, &self.files)),
         }
         .filter(|p| {
             p.confirms(env.producer())
@@ -211,7 +236,8 @@ impl RetryPlan {
 pub(super) fn known_profile(args: &RetryArgs, first: &Spec) -> Option<Profile> {
     match args.resume_profile {
         Some(ResumeProfile::Use(p)) => Some(p),
-        Some(ResumeProfile::Never) | None => {
+        // A file's profile knows no flags of COMMAND's but how to resume.
+        Some(ResumeProfile::File(_) | ResumeProfile::Never) | None => {
             first.argv.first().and_then(|p| Profile::for_program(p))
         }
     }

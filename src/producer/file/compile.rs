@@ -4,8 +4,8 @@
 use serde_json::{Map, Value};
 
 use super::spec::{
-    Activity, Cond, ErrorFields, Event, FORMAT, Failing, Origin, Path, Raw, RawEvent,
-    SessionFields, Spec, Test, Wrong, wrong,
+    Activity, Cond, ErrorFields, Event, FORMAT, Failing, Origin, Path, Raw, RawEvent, RawResume,
+    Resume, SessionFields, Spec, Test, Values, Wrong, wrong,
 };
 
 impl Spec {
@@ -39,6 +39,7 @@ impl Spec {
                 "no event claims a stream (every one has `claims = false`): sojx could never detect it",
             ));
         }
+        let resume = raw.resume.map(resume).transpose()?;
         if raw.terminal && !events.is_empty() && !events.iter().any(|e| e.end) {
             return Err(wrong(
                 "/event",
@@ -55,6 +56,7 @@ impl Spec {
             terminal: raw.terminal,
             permanent_codes: raw.permanent_codes,
             events,
+            resume,
             origin,
         })
     }
@@ -190,4 +192,113 @@ fn conds(table: &Map<String, Value>, at: &str) -> Result<Vec<Cond>, Wrong> {
         out.push(Cond { path, test });
     }
     Ok(out)
+}
+
+/// `[resume]`: its words' placeholders known, the session id there, and the feedback never a
+/// word an agent could read as an option (after a `--`, in a `--flag={feedback}`, or on stdin).
+fn resume(r: RawResume) -> Result<Resume, Wrong> {
+    const PLACEHOLDERS: [&str; 3] = ["{session_id}", "{feedback}", "{carried}"];
+    for (i, p) in r.programs.iter().enumerate() {
+        if p.is_empty() || p.contains(['/', '\\']) {
+            return Err(wrong(
+                format!("/resume/programs/{i}"),
+                "a program is a file name (`droid`), without a folder",
+            ));
+        }
+    }
+    let mut feedback = Vec::new();
+    let mut session = false;
+    let mut carried = 0;
+    for (i, w) in r.argv.iter().enumerate() {
+        let at = format!("/resume/argv/{i}");
+        // Every `{…}` in a word is one of the placeholders.
+        let mut rest = w.as_str();
+        while let Some(start) = rest.find('{') {
+            let tail = &rest[start..];
+            let Some(p) = PLACEHOLDERS.iter().find(|p| tail.starts_with(**p)) else {
+                return Err(wrong(
+                    at,
+                    "a `{` starts one of {session_id}, {feedback}, {carried}",
+                ));
+            };
+            rest = &tail[p.len()..];
+        }
+        session |= w.contains("{session_id}");
+        if w.contains("{carried}") {
+            if w != "{carried}" {
+                return Err(wrong(at, "{carried} is a word of its own"));
+            }
+            carried += 1;
+        }
+        if w.contains("{feedback}") {
+            let after_dashes = r.argv[..i].iter().any(|w| w == "--");
+            let attached = w.starts_with('-')
+                && w.find('=')
+                    .is_some_and(|eq| eq < w.find("{feedback}").unwrap_or(0));
+            let after_a_double_dash = w == "{feedback}" && after_dashes;
+            if !(after_a_double_dash || attached) {
+                return Err(wrong(
+                    at,
+                    "the feedback may start with `-`: give it after a `--` word, or attached to a flag (`--prompt={feedback}`), or set `stdin = true`",
+                ));
+            }
+            feedback.push(i);
+        }
+    }
+    if !session {
+        return Err(wrong(
+            "/resume/argv",
+            "the argv never names the session ({session_id}): sojx resumes a session by its id, never the last one",
+        ));
+    }
+    if carried > 1 {
+        return Err(wrong("/resume/argv", "{carried} is there more than once"));
+    }
+    match (r.stdin, feedback.len()) {
+        (true, 0) | (false, 1) => {}
+        (true, _) => {
+            return Err(wrong(
+                "/resume/argv",
+                "with `stdin = true` the feedback is on stdin, not in the argv",
+            ));
+        }
+        (false, 0) => {
+            return Err(wrong(
+                "/resume/argv",
+                "the feedback is nowhere: put {feedback} in the argv, or set `stdin = true`",
+            ));
+        }
+        (false, _) => {
+            return Err(wrong("/resume/argv", "{feedback} is there more than once"));
+        }
+    }
+    let mut carry = Vec::with_capacity(r.carry.len());
+    for (flag, n) in r.carry {
+        let at = format!(
+            "/resume/carry/{}",
+            flag.replace('~', "~0").replace('/', "~1")
+        );
+        if !flag.starts_with('-') {
+            return Err(wrong(at, "a carried flag starts with `-`"));
+        }
+        let values = match n {
+            Value::Number(n) if n.as_u64() == Some(0) => Values::Zero,
+            Value::Number(n) if n.as_u64() == Some(1) => Values::One,
+            Value::String(s) if s == "many" => Values::Many,
+            _ => {
+                return Err(wrong(
+                    at,
+                    "how many values the flag takes: 0, 1 or \"many\"",
+                ));
+            }
+        };
+        carry.push((flag, values));
+    }
+    Ok(Resume {
+        programs: r.programs,
+        argv: r.argv,
+        stdin: r.stdin,
+        carry,
+        not_saved: r.not_saved,
+    })
 }

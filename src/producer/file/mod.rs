@@ -19,7 +19,7 @@ use crate::input::FileId;
 pub(crate) use builtin::spec_of;
 pub(crate) use events::{Events, Relabel};
 pub use load::{LoadError, MAX_FILE_BYTES, SCHEMA, load, parse};
-pub use spec::{Event, FORMAT, Origin, Spec};
+pub use spec::{Event, FORMAT, Origin, Resume, Spec, Values};
 
 /// Whether `id` is a producer id of the producer-file format: `[a-z0-9][a-z0-9-]{0,62}`
 /// (`schemas/producer-file.schema.json`).
@@ -450,6 +450,72 @@ end = true
             std::fs::write(&f, text).unwrap();
             let r = Registry::load(std::slice::from_ref(&f), None);
             assert_eq!(r.is_ok(), ok, "{id}: {r:?}");
+        }
+    }
+
+    #[test]
+    fn a_resume_form_names_the_session_and_never_passes_the_feedback_as_an_option() {
+        let d = dir("resume");
+        let f = d.join("a.toml");
+        let load = |resume: &str| {
+            std::fs::write(&f, format!("{ACME}\n[resume]\n{resume}\n")).unwrap();
+            Registry::load(std::slice::from_ref(&f), None)
+        };
+        let r = load(r#"argv = ["run", "--resume", "{session_id}", "--", "{feedback}"]"#).unwrap();
+        let form = r.loaded()[0].resume.as_ref().unwrap();
+        assert!(!form.stdin);
+        assert!(load(r#"argv = ["--resume={session_id}", "--prompt={feedback}"]"#).is_ok());
+        assert!(load("argv = [\"-r\", \"{session_id}\"]\nstdin = true").is_ok());
+        for (resume, place, says) in [
+            (
+                r#"argv = ["run", "--", "{feedback}"]"#,
+                "/resume/argv",
+                "never names the session",
+            ),
+            (
+                r#"argv = ["-r", "{session_id}", "{feedback}"]"#,
+                "/resume/argv/2",
+                "after a `--`",
+            ),
+            (
+                r#"argv = ["-r", "{session_id}", "-p", "{feedback}"]"#,
+                "/resume/argv/3",
+                "attached",
+            ),
+            (
+                r#"argv = ["-r", "{session_id}"]"#,
+                "/resume/argv",
+                "nowhere",
+            ),
+            (
+                "argv = [\"-r\", \"{session_id}\", \"--\", \"{feedback}\"]\nstdin = true",
+                "/resume/argv",
+                "on stdin",
+            ),
+            (
+                r#"argv = ["-r", "{session}", "--", "{feedback}"]"#,
+                "/resume/argv/1",
+                "one of",
+            ),
+            (
+                r#"argv = ["-r={session_id}", "--x={carried}", "--", "{feedback}"]"#,
+                "/resume/argv/1",
+                "word of its own",
+            ),
+            (
+                "argv = [\"-r\", \"{session_id}\", \"--\", \"{feedback}\"]\ncarry = { model = 1 }",
+                "/resume/carry/model",
+                "starts with `-`",
+            ),
+            (
+                "argv = [\"-r\", \"{session_id}\", \"--\", \"{feedback}\"]\nprograms = [\"/bin/acme\"]",
+                "/resume/programs/0",
+                "without a folder",
+            ),
+        ] {
+            let e = load(resume).unwrap_err();
+            assert_eq!(e.place, place, "{resume}: {e}");
+            assert!(e.message.contains(says), "{resume}: {e}");
         }
     }
 

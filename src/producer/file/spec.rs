@@ -29,6 +29,23 @@ pub(super) struct Raw {
     pub(super) permanent_codes: Vec<String>,
     #[serde(rename = "event", default)]
     pub(super) events: Vec<RawEvent>,
+    #[serde(default)]
+    pub(super) resume: Option<RawResume>,
+}
+
+/// `[resume]`, as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawResume {
+    #[serde(default)]
+    pub(super) programs: Vec<String>,
+    pub(super) argv: Vec<String>,
+    #[serde(default)]
+    pub(super) stdin: bool,
+    #[serde(default)]
+    pub(super) carry: Map<String, Value>,
+    #[serde(default)]
+    pub(super) not_saved: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -140,7 +157,37 @@ pub struct Spec {
     /// Error codes that re-running cannot fix, beside sojx's own list.
     pub permanent_codes: Vec<String>,
     pub events: Vec<Event>,
+    /// How `sojx run` resumes one of the producer's sessions, when the file says.
+    pub resume: Option<Resume>,
     pub origin: Origin,
+}
+
+/// How `sojx run` resumes a session of the producer's CLI with the feedback (`[resume]`,
+/// docs/producer-files.md): the argv after the program, with `{session_id}` and `{feedback}`
+/// replaced inside its words and the word `{carried}` replaced by the first attempt's flags of
+/// `carry`; or the feedback on stdin.
+#[derive(Debug)]
+pub struct Resume {
+    /// COMMAND file names this resume form is for (`droid`), beside `--resume-profile ID`.
+    pub programs: Vec<String>,
+    pub argv: Vec<String>,
+    /// The feedback is the resumed attempt's stdin, not a word of its argv.
+    pub stdin: bool,
+    /// The first attempt's flags repeated on the resumed one, with how many values each takes.
+    pub carry: Vec<(String, Values)>,
+    /// Flags of the first attempt with which its session is not saved: nothing to resume.
+    pub not_saved: Vec<String>,
+}
+
+/// How many values a flag takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Values {
+    /// A switch.
+    Zero,
+    /// One (`--flag V` or `--flag=V`).
+    One,
+    /// Values up to the next option.
+    Many,
 }
 
 /// A spec is one producer: two are the same when they are the same spec (a loaded file is
