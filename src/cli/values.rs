@@ -82,16 +82,17 @@ pub(crate) struct ResumeParser;
 impl ResumeParser {
     fn values() -> impl Iterator<Item = PossibleValue> {
         let code = Profile::ALL.iter().map(|&p| {
-            PossibleValue::new(p.name()).help(match p {
-                Profile::Claude => "Claude Code: `claude -p --resume ID`",
-                Profile::Codex => "Codex: `codex exec resume ID`",
-                Profile::Gemini => "Gemini CLI: `gemini --resume ID`",
-                Profile::Qwen => "Qwen Code: `qwen --resume ID`",
-                Profile::Opencode => "opencode: `opencode run --session ID`",
-                Profile::Amp => "Amp: `amp threads continue ID`",
-                Profile::CursorAgent => "Cursor: `cursor-agent -p --resume ID`",
+            let who = match p {
+                Profile::Claude => "Claude Code",
+                Profile::Codex => "Codex",
+                Profile::Gemini => "Gemini CLI",
+                Profile::Qwen => "Qwen Code",
+                Profile::Opencode => "opencode",
+                Profile::Amp => "Amp",
+                Profile::CursorAgent => "Cursor",
                 Profile::File(_) => "",
-            })
+            };
+            PossibleValue::new(p.name()).help(format!("{who}: `{}`", p.form()))
         });
         let files = Profile::of_files(&crate::producer::file::BUILT_IN)
             .into_iter()
@@ -99,7 +100,7 @@ impl ResumeParser {
                 Profile::File(s) => Some(PossibleValue::new(p.name()).help(format!(
                     "{}: `{}` (producer file)",
                     s.name,
-                    resume_form(s)
+                    p.form()
                 ))),
                 _ => None,
             });
@@ -108,22 +109,6 @@ impl ResumeParser {
                 "Never resume: run COMMAND again, the feedback in its environment",
             )))
     }
-}
-
-/// A producer file's resume form for people: its program and the words before `--`, the
-/// session id as `ID` (`droid exec --session-id ID`).
-fn resume_form(s: &crate::producer::file::Spec) -> String {
-    let Some(r) = &s.resume else {
-        return String::new();
-    };
-    let mut form = r.programs.first().unwrap_or(&s.id).clone();
-    for w in r.argv.iter().take_while(|w| *w != "--") {
-        if w != "{carried}" && !w.contains("{feedback}") {
-            form.push(' ');
-            form.push_str(&w.replace("{session_id}", "ID"));
-        }
-    }
-    form
 }
 
 impl TypedValueParser for ResumeParser {

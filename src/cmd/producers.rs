@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::output::{emit, fail_before_input, sources, stdin_guard, style};
 use super::{Io, settings};
+use crate::agent::Profile;
 use crate::envelope::{self, Parts};
 use crate::exit::ExitStatus;
 use crate::names::Command;
@@ -64,11 +65,14 @@ fn row(p: Producer) -> Value {
             );
         }
     }
+    if let Some(r) = Profile::for_producer(p) {
+        o.insert("resume".into(), r.form().into());
+    }
     Value::Object(o)
 }
 
 /// What a checked file describes, for the one who wrote it.
-fn summary(s: &Spec) -> Value {
+fn summary(s: &'static Spec) -> Value {
     let names = |f: &dyn Fn(&crate::producer::file::Event) -> bool| -> Vec<&str> {
         s.events
             .iter()
@@ -85,6 +89,7 @@ fn summary(s: &Spec) -> Value {
         "claims": names(&|e| e.claims),
         "ends": names(&|e| e.end),
         "terminal": s.terminal,
+        "resume": s.resume.as_ref().map(|_| Profile::File(s).form()),
     });
     if let Value::Object(o) = &mut v {
         o.retain(|_, x| !x.is_null());

@@ -144,6 +144,13 @@ fn producers_lists_every_producer_with_where_it_comes_from() {
     for p in list {
         assert_eq!(p["origin"], "built-in", "{p}");
     }
+    // How `sojx run` resumes each CLI's sessions; an API producer has no sessions to resume.
+    let resume = |id: &str| list.iter().find(|p| p["id"] == id).unwrap()["resume"].clone();
+    assert_eq!(resume("claude-code"), "claude -p --resume ID");
+    assert_eq!(resume("anthropic"), Value::Null);
+    let r = run(sojx().args(["producers", "--producer-file", ACME]));
+    let acme = r.one()["data"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(acme["resume"], "acme run --resume ID", "{acme}");
     // For people: a table, one line per producer and a count.
     let r = sojx()
         .args(["producers", "--output-format", "text"])

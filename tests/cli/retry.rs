@@ -602,7 +602,11 @@ fn qwen_answering_in_plain_text_is_resumed_with_the_feedback() {
 fn a_producer_files_resume_form_resumes_its_cli() {
     let s = Scratch::new("acme");
     let acme = s.dir.join("acme");
-    std::os::unix::fs::symlink(fixture("agents/fake-acme.sh"), &acme).unwrap();
+    std::os::unix::fs::symlink(
+        crate::common::root().join("examples/producer-file/acme"),
+        &acme,
+    )
+    .unwrap();
     let attempt = |extra: &[&str], first: &[&str]| {
         let _ = std::fs::remove_file(s.log());
         let mut cmd = sojx();
@@ -639,7 +643,11 @@ fn a_producer_files_resume_form_resumes_its_cli() {
     );
     // Another file name: only by --resume-profile.
     let other = s.dir.join("acme-wrapper");
-    std::os::unix::fs::symlink(fixture("agents/fake-acme.sh"), &other).unwrap();
+    std::os::unix::fs::symlink(
+        crate::common::root().join("examples/producer-file/acme"),
+        &other,
+    )
+    .unwrap();
     let mut renamed = first;
     renamed[0] = path_str(&other);
     let (r, _) = attempt(&[], &renamed);

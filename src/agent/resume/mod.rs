@@ -102,6 +102,49 @@ impl Profile {
         }
     }
 
+    /// The resume form for people: `claude -p --resume ID`, `droid exec --session-id ID` (a
+    /// file's program and its words before `--`, the session id as `ID`).
+    pub(crate) fn form(self) -> String {
+        let code = match self {
+            Self::Claude => "claude -p --resume ID",
+            Self::Codex => "codex exec resume ID",
+            Self::Gemini => "gemini --resume ID",
+            Self::Qwen => "qwen --resume ID",
+            Self::Opencode => "opencode run --session ID",
+            Self::Amp => "amp threads continue ID",
+            Self::CursorAgent => "cursor-agent -p --resume ID",
+            Self::File(s) => {
+                let Some(r) = &s.resume else {
+                    return String::new();
+                };
+                let mut form = r.programs.first().unwrap_or(&s.id).clone();
+                for w in r.argv.iter().take_while(|w| *w != "--") {
+                    if w != "{carried}" && !w.contains("{feedback}") {
+                        form.push(' ');
+                        form.push_str(&w.replace("{session_id}", "ID"));
+                    }
+                }
+                return form;
+            }
+        };
+        code.to_owned()
+    }
+
+    /// The profile that resumes `p`'s sessions: sojx's own for the producers of its CLIs (not
+    /// the API producers), a file's `[resume]` for a file's producer.
+    pub(crate) fn for_producer(p: Producer) -> Option<Self> {
+        Some(match p {
+            Producer::ClaudeCode => Self::Claude,
+            Producer::Codex => Self::Codex,
+            Producer::GeminiCli => Self::Gemini,
+            Producer::QwenCode => Self::Qwen,
+            Producer::Opencode => Self::Opencode,
+            Producer::Amp => Self::Amp,
+            Producer::Cursor => Self::CursorAgent,
+            _ => return spec_of(p).filter(|s| s.resume.is_some()).map(Self::File),
+        })
+    }
+
     /// Whether the detected producer is this agent's (or of its family: Qwen Code, Amp and
     /// Cursor print Claude Code's events).
     pub(crate) fn confirms(self, producer: Option<Producer>) -> bool {
@@ -378,204 +421,4 @@ fn carried(args: &[OsString], carries: impl Fn(&str) -> Option<Arity>) -> Vec<Os
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn argv(words: &[&str]) -> Vec<OsString> {
-        words.iter().map(OsString::from).collect()
-    }
-
-    fn strings(v: &[OsString]) -> Vec<String> {
-        v.iter().map(|a| a.to_string_lossy().into_owned()).collect()
-    }
-
-    #[test]
-    fn a_file_word_is_filled_in_one_pass() {
-        assert_eq!(fill("--resume={session_id}", "s1", "fb"), "--resume=s1");
-        // A session id that reads `{feedback}` stays as it is.
-        assert_eq!(fill("{session_id}", "{feedback}", "fb"), "{feedback}");
-        assert_eq!(
-            fill("--prompt={feedback}", "s", "{session_id}"),
-            "--prompt={session_id}"
-        );
-        assert_eq!(fill("{x}", "s", "f"), "{x}");
-    }
-
-    #[test]
-    fn profiles_come_from_the_program_file_name() {
-        assert_eq!(
-            Profile::for_program(OsStr::new("/opt/bin/claude")),
-            Some(Profile::Claude)
-        );
-        assert_eq!(
-            Profile::for_program(OsStr::new("cursor-agent")),
-            Some(Profile::CursorAgent)
-        );
-        assert_eq!(Profile::for_program(OsStr::new("claude.sh")), None);
-        assert!(Profile::Qwen.confirms(Some(Producer::ClaudeCode)));
-        assert!(!Profile::Codex.confirms(Some(Producer::ClaudeCode)));
-        assert!(!Profile::Codex.confirms(None));
-    }
-
-    #[test]
-    fn feedback_that_starts_with_a_dash_is_never_an_option() {
-        let feedback = "- /verdict: \"MAYBE\" is not one of \"PASS\" or \"FAIL\"";
-        for p in Profile::ALL {
-            let first = [OsString::from(p.name()), OsString::from("-p")];
-            let r = p.resume(&first, "s1", feedback);
-            let argv = strings(&r.argv);
-            match argv.iter().position(|a| a.ends_with(feedback)) {
-                // As a positional, only after `--`; else a flag's attached value or stdin.
-                Some(i) if argv[i] == feedback => {
-                    assert!(
-                        argv[..i].contains(&"--".to_owned()),
-                        "{}: {argv:?}",
-                        p.name()
-                    );
-                }
-                Some(i) => assert!(argv[i].starts_with("--prompt="), "{argv:?}"),
-                None => assert_eq!(r.stdin.as_deref(), Some(feedback), "{argv:?}"),
-            }
-        }
-    }
-
-    #[test]
-    fn claude_resumes_with_the_flags_that_shape_its_output() {
-        let first = argv(&[
-            "claude",
-            "-p",
-            "Review the diff",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "--json-schema",
-            "{\"type\":\"object\"}",
-            "--allowedTools",
-            "Read",
-            "Grep",
-            "--session-id",
-            "aaaa",
-            "--model=opus",
-        ]);
-        let got = Profile::Claude.resume(&first, "sess-1", "fix it");
-        assert_eq!(got.stdin, None);
-        assert_eq!(
-            strings(&got.argv),
-            [
-                "claude",
-                "-p",
-                "--resume",
-                "sess-1",
-                "--output-format",
-                "stream-json",
-                "--verbose",
-                "--json-schema",
-                "{\"type\":\"object\"}",
-                "--allowedTools",
-                "Read",
-                "Grep",
-                "--model=opus",
-                "--",
-                "fix it"
-            ]
-        );
-        assert!(!Profile::Claude.resumable(&argv(&["claude", "--no-session-persistence"])));
-    }
-
-    #[test]
-    fn codex_resumes_by_thread_id_with_its_schema_file() {
-        let first = argv(&[
-            "codex",
-            "exec",
-            "--json",
-            "--sandbox",
-            "read-only",
-            "--output-schema",
-            "x.json",
-            "do it",
-        ]);
-        let id = "019a0000-0000-7000-8000-0000000000ab";
-        assert_eq!(
-            strings(&Profile::Codex.resume(&first, id, "again").argv),
-            [
-                "codex",
-                "exec",
-                "--json",
-                "--sandbox",
-                "read-only",
-                "--output-schema",
-                "x.json",
-                "resume",
-                "--",
-                id,
-                "again"
-            ]
-        );
-        assert!(Profile::Codex.takes_id(id));
-        assert!(!Profile::Codex.takes_id("my-thread"));
-        assert!(!Profile::Gemini.takes_id(""));
-    }
-
-    #[test]
-    fn the_schema_is_read_from_the_argv() {
-        let claude = argv(&["claude", "-p", "q", "--json-schema={\"type\":\"object\"}"]);
-        assert_eq!(
-            Profile::Claude.schema_arg(&claude),
-            Some(("--json-schema", "{\"type\":\"object\"}".to_owned()))
-        );
-        let codex = argv(&["codex", "exec", "--output-schema", "x.json", "q"]);
-        assert_eq!(
-            Profile::Codex.schema_arg(&codex),
-            Some(("--output-schema", "x.json".to_owned()))
-        );
-        let ok = argv(&[
-            "claude",
-            "-p",
-            "--output-format",
-            "stream-json",
-            "--verbose",
-            "q",
-        ]);
-        assert_eq!(Profile::Claude.schema_arg(&ok), None);
-        let gemini = argv(&["gemini", "-p", "q", "-o", "json"]);
-        assert_eq!(Profile::Gemini.schema_arg(&gemini), None);
-    }
-
-    #[test]
-    fn gemini_and_opencode_resume_by_session_id() {
-        let first = argv(&["gemini", "-p", "q", "-o", "stream-json", "--skip-trust"]);
-        assert_eq!(
-            strings(&Profile::Gemini.resume(&first, "g-1", "-again").argv),
-            [
-                "gemini",
-                "--resume",
-                "g-1",
-                "-o",
-                "stream-json",
-                "--skip-trust",
-                "--prompt=-again"
-            ]
-        );
-        let first = argv(&["opencode", "run", "--format", "json", "q"]);
-        let got = Profile::Opencode.resume(&first, "ses_1", "again");
-        assert_eq!(
-            strings(&got.argv),
-            ["opencode", "run", "--session", "ses_1", "--format", "json"]
-        );
-        assert_eq!(got.stdin.as_deref(), Some("again"));
-        let first = argv(&["amp", "-x", "q", "--stream-json"]);
-        let got = Profile::Amp.resume(&first, "T-1", "again");
-        assert_eq!(
-            strings(&got.argv),
-            [
-                "amp",
-                "threads",
-                "continue",
-                "T-1",
-                "--execute",
-                "--stream-json"
-            ]
-        );
-        assert_eq!(got.stdin.as_deref(), Some("again"));
-    }
-}
+mod tests;
