@@ -93,12 +93,13 @@ fn event(e: RawEvent, at: &str) -> Result<Event, Wrong> {
             let p = |s: &Option<String>, key: &str| {
                 s.as_deref()
                     .map(|s| {
-                        Path::parse(s, false).map_err(|m| wrong(format!("{at}/error/{key}"), m))
+                        Path::parse(s, true).map_err(|m| wrong(format!("{at}/error/{key}"), m))
                     })
                     .transpose()
             };
             Some(ErrorFields {
-                message: Path::parse(&r.message, false)
+                // `*` in an error field: the first element's (goose's error content block).
+                message: Path::parse(&r.message, true)
                     .map_err(|m| wrong(format!("{at}/error/message"), m))?,
                 code: p(&r.code, "code")?,
                 status: p(&r.status, "status")?,

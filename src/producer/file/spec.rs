@@ -337,7 +337,7 @@ pub(super) fn wrong(place: impl Into<String>, message: impl Into<String>) -> Wro
 
 impl Path {
     /// Parse `s`: a JSON Pointer when it starts with `/`, else one member's name. `*` is
-    /// allowed as a token only when `any` (conditions).
+    /// allowed as a token only when `any` (conditions, error fields).
     pub(super) fn parse(s: &str, any: bool) -> Result<Self, String> {
         let Some(rest) = s.strip_prefix('/') else {
             if s.is_empty() {
@@ -350,7 +350,7 @@ impl Path {
             if t == "*" {
                 if !any {
                     return Err(format!(
-                        "`{s}`: `*` (any element) is allowed in conditions only"
+                        "`{s}`: `*` (any element) is allowed in conditions and error fields only"
                     ));
                 }
                 tokens.push(Token::Any);
@@ -371,14 +371,14 @@ impl Path {
     }
 
     /// The value at this place, when there is one and it is not null (a path with `*` finds
-    /// the first).
+    /// the first element's that is there and not null).
     pub fn get<'a>(&self, v: &'a Value) -> Option<&'a Value> {
         let mut found = None;
         walk(v, &self.0, &mut |x| {
-            found = Some(x);
-            true
+            found = Some(x).filter(|x| !x.is_null());
+            found.is_some()
         });
-        found.filter(|x| !x.is_null())
+        found
     }
 
     /// Whether any value at this place satisfies `f` (`*` tries every element).
