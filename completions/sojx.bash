@@ -684,7 +684,7 @@ _sojx() {
                     return 0
                     ;;
                 --resume-profile)
-                    COMPREPLY=($(compgen -W "claude codex gemini qwen opencode amp cursor-agent none" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "claude codex gemini qwen opencode amp cursor-agent copilot-cli pi droid kilo auggie none" -- "${cur}"))
                     return 0
                     ;;
                 --retry-command)

@@ -155,6 +155,11 @@ qwen\t'Qwen Code: `qwen --resume ID`'
 opencode\t'opencode: `opencode run --session ID`'
 amp\t'Amp: `amp threads continue ID`'
 cursor-agent\t'Cursor: `cursor-agent -p --resume ID`'
+copilot-cli\t'GitHub Copilot CLI: `copilot --resume=ID` (producer file)'
+pi\t'pi coding agent: `pi --session ID` (producer file)'
+droid\t'Factory Droid: `droid exec --session-id ID` (producer file)'
+kilo\t'Kilo CLI: `kilo run --session ID` (producer file)'
+auggie\t'Auggie: `auggie --resume ID` (producer file)'
 none\t'Never resume: run COMMAND again, the feedback in its environment'"
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l retry-command -d 'The argv of every retry, split like a shell line once; {session_id}, {feedback}, {feedback_file}, {attempt}, {schema_file} and {previous_output_file} are replaced in each argument (never through a shell). Wins over a resume profile' -r
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l feedback-template -d 'The feedback text, with {errors}, {candidate} and {schema} replaced; `@FILE` reads it' -r

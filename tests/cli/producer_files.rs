@@ -182,7 +182,7 @@ fn check_names_each_mistake_with_its_place() {
         (
             text.replace("text = \"text\"", "text = \"/body/*\""),
             "x.toml",
-            "at /event/1/text: `/body/*`: `*` (any element) is allowed in conditions only",
+            "at /event/1/text: `/body/*`: `*` (any element) is allowed in conditions and error fields only",
         ),
         (
             text.replace("end = true", "end = false"),

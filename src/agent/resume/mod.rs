@@ -150,8 +150,12 @@ impl Profile {
     pub(crate) fn confirms(self, producer: Option<Producer>) -> bool {
         let Some(p) = producer else { return false };
         let family = match self {
-            // A file's producer, by its id.
-            Self::File(s) => return p.id() == s.id,
+            // A file's producer, by its id; a look-alike's, also the producer it reads like
+            // (detection names Kilo's stream opencode's).
+            Self::File(s) => {
+                return p.id() == s.id
+                    || (s.events.is_empty() && s.reads_like.as_deref() == Some(p.id()));
+            }
             Self::Claude | Self::Qwen | Self::Amp | Self::CursorAgent => Family::Claude,
             Self::Codex => Family::Codex,
             Self::Gemini => Family::Gemini,

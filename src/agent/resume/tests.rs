@@ -199,3 +199,141 @@ fn gemini_and_opencode_resume_by_session_id() {
     );
     assert_eq!(got.stdin.as_deref(), Some("again"));
 }
+
+/// The built-in producer files' resume forms, on first argvs like those recorded: the argv each
+/// CLI was seen to resume with (tests/fixtures/real/RECORDED-2026-11.md, "Resume").
+#[test]
+fn the_built_in_files_resume_as_their_clis_were_seen_to() {
+    let fb = "- /verdict: \"MAYBE\" is not one of ...";
+    let profile = |id: &str| {
+        let p = Profile::of_files(&crate::producer::file::BUILT_IN)
+            .into_iter()
+            .find(|p| p.name() == id)
+            .unwrap_or_else(|| panic!("no resume form for {id}"));
+        assert_eq!(
+            Profile::for_program_in(
+                OsStr::new(&format!("/usr/bin/{}", p.form().split(' ').next().unwrap())),
+                &[p]
+            ),
+            Some(p)
+        );
+        p
+    };
+    let check = |id: &str, first: &[&str], want: &[&str], stdin: bool| {
+        let r = profile(id).resume(&argv(first), "S-1", fb);
+        let want: Vec<String> = want.iter().map(|w| w.replace("FB", fb)).collect();
+        assert_eq!(strings(&r.argv), want, "{id}");
+        assert_eq!(r.stdin.as_deref(), stdin.then_some(fb), "{id}");
+    };
+    check(
+        "droid",
+        &[
+            "droid",
+            "exec",
+            "-o",
+            "stream-json",
+            "-m",
+            "custom:m",
+            "--auto",
+            "high",
+            "Review it",
+        ],
+        &[
+            "droid",
+            "exec",
+            "-o",
+            "stream-json",
+            "-m",
+            "custom:m",
+            "--auto",
+            "high",
+            "--session-id",
+            "S-1",
+            "--",
+            "FB",
+        ],
+        false,
+    );
+    check(
+        "copilot-cli",
+        &[
+            "copilot",
+            "-p",
+            "Review it",
+            "--output-format",
+            "json",
+            "--allow-all-tools",
+        ],
+        &[
+            "copilot",
+            "--resume=S-1",
+            "--output-format",
+            "json",
+            "--allow-all-tools",
+            "--prompt=FB",
+        ],
+        false,
+    );
+    check(
+        "pi",
+        &[
+            "pi",
+            "-p",
+            "--mode",
+            "json",
+            "--provider",
+            "p",
+            "--model",
+            "m",
+            "Review it",
+        ],
+        &[
+            "pi",
+            "-p",
+            "--mode",
+            "json",
+            "--provider",
+            "p",
+            "--model",
+            "m",
+            "--session",
+            "S-1",
+        ],
+        true,
+    );
+    check(
+        "kilo",
+        &["kilo", "run", "--format", "json", "--auto", "Review it"],
+        &[
+            "kilo",
+            "run",
+            "--format",
+            "json",
+            "--auto",
+            "--session",
+            "S-1",
+            "--",
+            "FB",
+        ],
+        false,
+    );
+    check(
+        "auggie",
+        &["auggie", "--print", "--output-format", "json", "Review it"],
+        &[
+            "auggie",
+            "--print",
+            "--output-format",
+            "json",
+            "--resume",
+            "S-1",
+            "--",
+            "FB",
+        ],
+        false,
+    );
+    // A look-alike's profile is confirmed by the producer detection names for it.
+    assert!(profile("kilo").confirms(Some(Producer::Opencode)));
+    assert!(!profile("kilo").confirms(Some(Producer::ClaudeCode)));
+    assert!(!profile("pi").resumable(&argv(&["pi", "-p", "--no-session", "q"])));
+}
