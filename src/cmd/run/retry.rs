@@ -103,7 +103,14 @@ impl RetryPlan {
                                 ErrorKind::Usage,
                                 Operation::ParseArguments,
                                 format!(
-                                    "--resume-profile {id}: no producer of that id says how to resume its sessions (a producer file's `[resume]`)"
+                                    "--resume-profile {id}: no producer of that id says how to resume its sessions (a producer file's `[resume]`); the profiles are {}",
+                                    Profile::ALL
+                                        .iter()
+                                        .chain(&files)
+                                        .map(|p| p.name())
+                                        .chain(["none"])
+                                        .collect::<Vec<_>>()
+                                        .join(", ")
                                 ),
                             )
                             .retryable(false)
