@@ -86,13 +86,14 @@ impl Prepared {
         })
     }
 
-    /// The schema, when `--schema` gave one.
-    #[cfg(unix)]
     /// Every producer the command knows.
+    #[cfg(unix)]
     pub(super) fn registry(&self) -> &Registry {
         &self.producers.registry
     }
 
+    /// The schema, when `--schema` gave one.
+    #[cfg(unix)]
     pub(super) fn schema(&self) -> Option<&schema::Schema> {
         self.schema.as_ref()
     }

@@ -71,7 +71,11 @@ pub(super) fn read_live(
             return Ok(reading.finish());
         }
         ReadEnd::Failed(f) => *f,
-        ReadEnd::TimedOut { bytes, lines } => timed_out(&reading, bytes, lines, live.timeout),
+        ReadEnd::TimedOut { bytes, lines } => {
+            // What was read decides a held choice, so that the timeout names its last error.
+            reading.router.end_of_input();
+            timed_out(&reading, bytes, lines, live.timeout)
+        }
         other @ ReadEnd::Stopped => other.unexpected(),
     };
     Err(reading.stopped(failure))
@@ -278,6 +282,8 @@ impl<'o> Reading<'o> {
     /// last line.
     fn end_of_input(&mut self) {
         self.framer.finish();
+        // A held choice is made now, so that its values' `--activity` lines are reported.
+        self.router.end_of_input();
     }
 
     /// End of input: decide.

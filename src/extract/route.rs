@@ -236,8 +236,9 @@ impl<'p> Router<'p> {
             self.describe(&item);
             return;
         }
-        if self.held && self.pending.len() + 1 >= MAX_PENDING {
-            // Held as long as the bound on pending values allows: sojx's own detection decides.
+        if self.held && (self.pending.len() + 1 >= MAX_PENDING || self.pending_overflow) {
+            // Held as long as the bound on pending values allows (values no producer claimed
+            // may have filled it before): sojx's own detection decides, with this value.
             self.held = false;
         }
         if self.forced.is_none()
@@ -296,6 +297,13 @@ impl<'p> Router<'p> {
         }
     }
 
+    /// The input ended (or timed out): a held choice is sojx's own detection's.
+    pub(super) fn end_of_input(&mut self) {
+        if !self.tentative {
+            self.settle();
+        }
+    }
+
     pub(super) fn finish(
         mut self,
         framer: &mut Framer,
@@ -306,10 +314,8 @@ impl<'p> Router<'p> {
             && stats.text_lines == 0
             && stats.sse_lines == 0
             && stats.too_long == 0;
-        if self.held && !self.tentative {
-            // The input ended while held: sojx's own detection decides.
-            self.settle();
-        }
+        // The input ended while held: sojx's own detection decides.
+        self.end_of_input();
         if let Some(outcome) = self.unreadable(stats) {
             return outcome;
         }

@@ -128,6 +128,44 @@ pub enum Family {
 }
 
 /// On the wire, the id.
+impl Producer {
+    /// Whether input detected as `detected` can be read as this (forced) producer: a file
+    /// producer's by the producer it `reads_like`; the Claude-style producers share one event
+    /// vocabulary, and an OpenAI HTTP error body is the same for Chat Completions and Responses
+    /// (detected as `openai-chat`), so either reads it when it recognized something.
+    pub fn same_family(self, detected: Self, recognized: u64) -> bool {
+        // A look-alike reads as the producer it resembles.
+        let (self_, detected) = (self.reads_as(), detected.reads_as());
+        let claude_like = |p: Self| p.family() == Family::Claude;
+        let openai = |p| matches!(p, Self::OpenaiChat | Self::OpenaiResponses);
+        // A file producer that shares a producer's shapes (Droid's `-o json` is Claude Code's
+        // result) is read by that producer when it is named.
+        let shares = super::file::spec_of(detected)
+            .and_then(|s| s.reads_like.as_deref())
+            .is_some_and(|id| id == self_.id());
+        self_ == detected
+            || shares
+            || (claude_like(self_) && claude_like(detected))
+            || (openai(self_) && openai(detected) && recognized > 0)
+    }
+
+    /// The producer whose reader reads this one: a look-alike's (a producer file without events
+    /// that names one of sojx's own producers in `reads_like`), else itself.
+    #[must_use]
+    pub fn reads_as(self) -> Self {
+        super::file::spec_of(self)
+            .filter(|s| s.events.is_empty())
+            .and_then(|s| s.reads_like.as_deref())
+            .and_then(|id| {
+                Self::ALL.iter().copied().find(|p| {
+                    p.id() == id
+                        && !matches!(p.family(), Family::Described | Family::Json | Family::Text)
+                })
+            })
+            .unwrap_or(self)
+    }
+}
+
 impl Serialize for Producer {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.id())

@@ -41,36 +41,6 @@ pub(crate) use last_error::truncated_after;
 pub use tool_calls::{CallInput, ToolCall};
 
 impl Producer {
-    /// Whether input detected as `detected` can be read as this (forced) producer: the
-    /// Claude-style producers share one event vocabulary, and an OpenAI HTTP error body is the
-    /// same for Chat Completions and Responses (detected as `openai-chat`), so either reads it
-    /// when it recognized something.
-    pub fn same_family(self, detected: Self, recognized: u64) -> bool {
-        // A look-alike reads as the producer it resembles.
-        let (self_, detected) = (self.reads_as(), detected.reads_as());
-        let claude_like = |p: Self| p.family() == Family::Claude;
-        let openai = |p| matches!(p, Self::OpenaiChat | Self::OpenaiResponses);
-        self_ == detected
-            || (claude_like(self_) && claude_like(detected))
-            || (openai(self_) && openai(detected) && recognized > 0)
-    }
-
-    /// The producer whose reader reads this one: a look-alike's (a producer file without events
-    /// that names one of sojx's own producers in `reads_like`), else itself.
-    #[must_use]
-    pub fn reads_as(self) -> Self {
-        file::spec_of(self)
-            .filter(|s| s.events.is_empty())
-            .and_then(|s| s.reads_like.as_deref())
-            .and_then(|id| {
-                Self::ALL.iter().copied().find(|p| {
-                    p.id() == id
-                        && !matches!(p.family(), Family::Described | Family::Json | Family::Text)
-                })
-            })
-            .unwrap_or(self)
-    }
-
     /// The extractor for this producer; `None` for `json` and `text`, which read the whole input.
     pub fn extractor(self) -> Option<Box<dyn Extractor>> {
         Some(match self.family() {

@@ -420,3 +420,35 @@ fn a_held_choice_is_decided_by_the_next_line_or_past_its_bound_by_sojxs_detectio
     assert_eq!(r.one()["source"]["line"], lines);
     assert_eq!(r.one()["session"]["model"], "last");
 }
+
+/// pi's file shares the Anthropic stream's `message_start` (`reads_like = "anthropic"`): the
+/// choice is held on it, and nothing of it is lost, however the hold ends.
+#[test]
+fn a_held_value_is_read_when_the_hold_ends_at_the_input_end_or_past_a_full_bound() {
+    let stream = std::fs::read_to_string(
+        crate::common::root()
+            .join("tests/fixtures/producers/anthropic/tool-stream-bare-lines.jsonl"),
+    )
+    .unwrap();
+    // Values no producer claims filled what is kept before the stream began.
+    let mut input = String::new();
+    for n in 0..60_000 {
+        input.push_str(&format!("{{\"log\":\"recorder line\",\"n\":{n}}}\n"));
+    }
+    input.push_str(&stream);
+    let r = run(sojx().args(["extract"]).write_stdin(input));
+    assert_eq!(r.one()["producer"], "anthropic", "{}", r.stdout);
+    assert_eq!(r.one()["session"]["id"], "msg_01", "{}", r.stdout);
+    assert_eq!(r.one()["session"]["model"], "claude-sonnet-4-6");
+    // The input ends while held: its `--activity` lines are still told.
+    let first = stream.lines().next().unwrap();
+    let r = run(sojx()
+        .args(["extract", "--activity"])
+        .write_stdin(format!("{first}\n")));
+    assert_eq!(r.one()["producer"], "anthropic", "{}", r.stdout);
+    assert!(
+        r.stderr.contains("sojx: <stdin>:1: producer: anthropic"),
+        "{}",
+        r.stderr
+    );
+}

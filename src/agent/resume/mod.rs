@@ -404,8 +404,9 @@ fn carried(args: &[OsString], carries: impl Fn(&str) -> Option<Arity>) -> Vec<Os
         }
         match arity {
             Arity::Zero => {}
+            // A `--` is never a flag's value: it ends the options.
             Arity::One => {
-                if let Some(v) = args.get(i) {
+                if let Some(v) = args.get(i).filter(|v| *v != "--") {
                     out.push(v.clone());
                     i += 1;
                 }

@@ -1,63 +1,112 @@
 //! The producer files compiled into sojx (`producers/*.toml` in its source): the same format
-//! users write, read the first time one is needed (detection reaches them only when sojx's
-//! own code recognized nothing).
+//! users write, each read the first time it is needed (detection reaches them when sojx's own
+//! code recognized nothing, or, for a file that shares its shapes, when it named the producer).
 
-use std::sync::LazyLock;
+use std::sync::OnceLock;
 
 use super::spec::Spec;
 use crate::producer::{Family, Producer};
 
 /// Each built-in file: its id (the producers' table in `id.rs` has a row of family
-/// `Described` for each) and its text.
-pub(crate) const FILES: &[(&str, &str)] = &[
+/// `Described` for each), the producer whose shapes it shares when it has events of its own
+/// (its `reads_like`: detection asks it where sojx's code names that producer; a test checks
+/// this column against the file), and its text as JSON (build.rs writes `producers/ID.toml`
+/// so; [`FILES`]'s test reads both).
+pub(crate) const FILES: &[(&str, Option<&str>, &str)] = &[
     (
         "copilot-cli",
-        include_str!("../../../producers/copilot-cli.toml"),
+        None,
+        include_str!(concat!(env!("OUT_DIR"), "/producers/copilot-cli.json")),
     ),
-    ("pi", include_str!("../../../producers/pi.toml")),
-    ("grok-cli", include_str!("../../../producers/grok-cli.toml")),
-    ("goose", include_str!("../../../producers/goose.toml")),
+    (
+        "pi",
+        Some("anthropic"),
+        include_str!(concat!(env!("OUT_DIR"), "/producers/pi.json")),
+    ),
+    (
+        "grok-cli",
+        None,
+        include_str!(concat!(env!("OUT_DIR"), "/producers/grok-cli.json")),
+    ),
+    (
+        "goose",
+        None,
+        include_str!(concat!(env!("OUT_DIR"), "/producers/goose.json")),
+    ),
     (
         "kimi-code",
-        include_str!("../../../producers/kimi-code.toml"),
+        Some("openai-chat"),
+        include_str!(concat!(env!("OUT_DIR"), "/producers/kimi-code.json")),
     ),
     (
         "antigravity",
-        include_str!("../../../producers/antigravity.toml"),
+        None,
+        include_str!(concat!(env!("OUT_DIR"), "/producers/antigravity.json")),
     ),
     (
         "bob-shell",
-        include_str!("../../../producers/bob-shell.toml"),
+        Some("gemini-cli"),
+        include_str!(concat!(env!("OUT_DIR"), "/producers/bob-shell.json")),
     ),
-    ("cline", include_str!("../../../producers/cline.toml")),
-    ("continue", include_str!("../../../producers/continue.toml")),
-    ("droid", include_str!("../../../producers/droid.toml")),
-    ("kilo", include_str!("../../../producers/kilo.toml")),
+    (
+        "cline",
+        None,
+        include_str!(concat!(env!("OUT_DIR"), "/producers/cline.json")),
+    ),
+    (
+        "continue",
+        None,
+        include_str!(concat!(env!("OUT_DIR"), "/producers/continue.json")),
+    ),
+    (
+        "droid",
+        Some("claude-code"),
+        include_str!(concat!(env!("OUT_DIR"), "/producers/droid.json")),
+    ),
+    (
+        "kilo",
+        None,
+        include_str!(concat!(env!("OUT_DIR"), "/producers/kilo.json")),
+    ),
     (
         "codebuddy",
-        include_str!("../../../producers/codebuddy.toml"),
+        None,
+        include_str!(concat!(env!("OUT_DIR"), "/producers/codebuddy.json")),
     ),
-    ("auggie", include_str!("../../../producers/auggie.toml")),
+    (
+        "auggie",
+        None,
+        include_str!(concat!(env!("OUT_DIR"), "/producers/auggie.json")),
+    ),
 ];
 
-static SPECS: LazyLock<Vec<Spec>> = LazyLock::new(|| {
-    FILES
-        .iter()
-        .map(|(id, text)| {
-            super::load::parse_built_in(text, &format!("producers/{id}.toml"))
-                .unwrap_or_else(|e| panic!("a built-in producer file is wrong: {e}"))
-        })
-        .collect()
-});
+/// Each file read the first time it is needed, on its own: a Claude Code stream asks Droid's
+/// file about its init line, and reads no other (parsing all of them costs about 0.7 ms).
+static SPECS: [OnceLock<Spec>; FILES.len()] = [const { OnceLock::new() }; FILES.len()];
 
 /// The spec `p` is read by: a loaded file's, or a built-in file's (`None` for the producers
 /// sojx reads in code).
 pub(crate) fn spec_of(p: Producer) -> Option<&'static Spec> {
     match p {
         Producer::File(s) => Some(s),
-        _ if p.family() == Family::Described => SPECS.iter().find(|s| s.id == p.id()),
+        _ if p.family() == Family::Described => {
+            let i = FILES.iter().position(|(id, ..)| *id == p.id())?;
+            Some(SPECS[i].get_or_init(|| {
+                let (id, _, text) = FILES[i];
+                super::load::parse_built_in(text, &format!("producers/{id}.toml"))
+                    .unwrap_or_else(|e| panic!("a built-in producer file is wrong: {e}"))
+            }))
+        }
         _ => None,
     }
+}
+
+/// Whether the built-in file of `id` has events and shares the shapes of the producer of id
+/// `code` (`reads_like`), without reading the file.
+pub(crate) fn shares_shapes(id: &str, code: &str) -> bool {
+    FILES
+        .iter()
+        .any(|&(i, like, _)| i == id && like == Some(code))
 }
 
 #[cfg(test)]
@@ -66,21 +115,29 @@ mod tests {
 
     #[test]
     fn every_built_in_file_is_read_and_has_its_row() {
-        for (id, _) in FILES {
+        for &(id, like, _) in FILES {
             let p = Producer::ALL
                 .iter()
-                .find(|p| p.id() == *id)
+                .find(|p| p.id() == id)
                 .unwrap_or_else(|| panic!("{id} has no row in the producers' table"));
             let spec = spec_of(*p).unwrap_or_else(|| panic!("{id} is not described"));
-            assert_eq!(spec.id, *id);
-            // What users' files go through: the schema, then the checks.
-            let text = FILES.iter().find(|(i, _)| i == id).unwrap().1;
-            super::super::parse(text, id, false, super::super::Origin::BuiltIn)
+            assert_eq!(spec.id, id);
+            let shares = (!spec.events.is_empty()).then_some(spec.reads_like.as_deref());
+            assert_eq!(shares.flatten(), like, "{id}: the table's reads_like");
+            // What users' files go through: the schema, then the checks; the TOML in the source
+            // says what the JSON compiled in says.
+            let json = FILES.iter().find(|(i, ..)| *i == id).unwrap().2;
+            let path = format!("{}/producers/{id}.toml", env!("CARGO_MANIFEST_DIR"));
+            let toml = std::fs::read_to_string(&path).unwrap();
+            let as_json: serde_json::Value = serde_json::from_str(json).unwrap();
+            let as_toml: serde_json::Value = toml::from_str(&toml).unwrap();
+            assert_eq!(as_json, as_toml, "{id}");
+            super::super::parse(&toml, id, false, super::super::Origin::BuiltIn)
                 .unwrap_or_else(|e| panic!("{e}"));
         }
         for p in Producer::ALL {
             if p.family() == Family::Described {
-                assert!(FILES.iter().any(|(id, _)| *id == p.id()), "{}", p.id());
+                assert!(FILES.iter().any(|(id, ..)| *id == p.id()), "{}", p.id());
             }
         }
     }

@@ -108,16 +108,16 @@ pub fn parse(text: &str, name: &str, json: bool, origin: Origin) -> Result<Spec,
     Spec::compile(raw, origin).map_err(|w| at(w.place, w.message))
 }
 
-/// A built-in producer file's `text`, compiled into sojx and checked against the schema by its
-/// tests (`builtin.rs`): read without the schema, whose compilation would cost every run that
-/// reaches the built-in files a millisecond.
-pub(super) fn parse_built_in(text: &str, name: &str) -> Result<Spec, LoadError> {
+/// A built-in producer file, compiled into sojx as JSON (`json`, by build.rs) and checked
+/// against the schema by its tests (`builtin.rs`): read without the schema, whose compilation
+/// would cost every run that reaches the built-in files a millisecond.
+pub(super) fn parse_built_in(json: &str, name: &str) -> Result<Spec, LoadError> {
     let at = |place: String, message: String| LoadError {
         file: name.to_owned(),
         place,
         message,
     };
-    let raw: Raw = toml::from_str(text).map_err(|e| at(String::new(), e.to_string()))?;
+    let raw: Raw = serde_json::from_str(json).map_err(|e| at(String::new(), e.to_string()))?;
     Spec::compile(raw, Origin::BuiltIn).map_err(|w| at(w.place, w.message))
 }
 
