@@ -171,8 +171,9 @@ fn event(e: RawEvent, at: &str) -> Result<Event, Wrong> {
 fn conds(table: &Map<String, Value>, at: &str) -> Result<Vec<Cond>, Wrong> {
     let mut out = Vec::with_capacity(table.len());
     for (place, want) in table {
-        let here = format!("{at}/{}", place.replace('~', "~0").replace('/', "~1"));
-        let path = Path::parse(place, true).map_err(|m| wrong(&here, m))?;
+        // The place of a mistake, made only for one (a built-in file is read on every run).
+        let here = || format!("{at}/{}", place.replace('~', "~0").replace('/', "~1"));
+        let path = Path::parse(place, true).map_err(|m| wrong(here(), m))?;
         let list = |v: &Value| match v {
             Value::Array(a) => a.clone(),
             v => vec![v.clone()],
@@ -183,7 +184,7 @@ fn conds(table: &Map<String, Value>, at: &str) -> Result<Vec<Cond>, Wrong> {
                 (None, Some(Value::Bool(b))) if o.len() == 1 => Test::Present(*b),
                 _ => {
                     return Err(wrong(
-                        here,
+                        here(),
                         "a condition table is `{ not = … }` or `{ present = true|false }`",
                     ));
                 }
@@ -211,14 +212,14 @@ fn resume(r: RawResume) -> Result<Resume, Wrong> {
     let mut session = false;
     let mut carried = 0;
     for (i, w) in r.argv.iter().enumerate() {
-        let at = format!("/resume/argv/{i}");
+        let at = || format!("/resume/argv/{i}");
         // Every `{…}` in a word is one of the placeholders.
         let mut rest = w.as_str();
         while let Some(start) = rest.find('{') {
             let tail = &rest[start..];
             let Some(p) = PLACEHOLDERS.iter().find(|p| tail.starts_with(**p)) else {
                 return Err(wrong(
-                    at,
+                    at(),
                     "a `{` starts one of {session_id}, {feedback}, {carried}",
                 ));
             };
@@ -227,7 +228,7 @@ fn resume(r: RawResume) -> Result<Resume, Wrong> {
         session |= w.contains("{session_id}");
         if w.contains("{carried}") {
             if w != "{carried}" {
-                return Err(wrong(at, "{carried} is a word of its own"));
+                return Err(wrong(at(), "{carried} is a word of its own"));
             }
             carried += 1;
         }
@@ -239,7 +240,7 @@ fn resume(r: RawResume) -> Result<Resume, Wrong> {
             let after_a_double_dash = w == "{feedback}" && after_dashes;
             if !(after_a_double_dash || attached) {
                 return Err(wrong(
-                    at,
+                    at(),
                     "the feedback may start with `-`: give it after a `--` word, or attached to a flag (`--prompt={feedback}`), or set `stdin = true`",
                 ));
             }
@@ -275,12 +276,14 @@ fn resume(r: RawResume) -> Result<Resume, Wrong> {
     }
     let mut carry = Vec::with_capacity(r.carry.len());
     for (flag, n) in r.carry {
-        let at = format!(
-            "/resume/carry/{}",
-            flag.replace('~', "~0").replace('/', "~1")
-        );
+        let at = || {
+            format!(
+                "/resume/carry/{}",
+                flag.replace('~', "~0").replace('/', "~1")
+            )
+        };
         if !flag.starts_with('-') {
-            return Err(wrong(at, "a carried flag starts with `-`"));
+            return Err(wrong(at(), "a carried flag starts with `-`"));
         }
         let values = match n {
             Value::Number(n) if n.as_u64() == Some(0) => Values::Zero,
@@ -288,7 +291,7 @@ fn resume(r: RawResume) -> Result<Resume, Wrong> {
             Value::String(s) if s == "many" => Values::Many,
             _ => {
                 return Err(wrong(
-                    at,
+                    at(),
                     "how many values the flag takes: 0, 1 or \"many\"",
                 ));
             }

@@ -360,6 +360,10 @@ impl Path {
                 tokens.push(Token::Last);
                 continue;
             }
+            if !t.contains('~') {
+                tokens.push(Token::Key(t.to_owned()));
+                continue;
+            }
             if t.replace("~0", "").replace("~1", "").contains('~') {
                 return Err(format!(
                     "`{s}` is not a JSON Pointer: `~` must be written `~0` (and `/` in a name `~1`)"
