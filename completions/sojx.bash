@@ -128,7 +128,7 @@ _sojx() {
                     return 0
                     ;;
                 --from)
-                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie openhands json text" -- "${cur}"))
                     return 0
                     ;;
                 --producer-file)
@@ -240,7 +240,7 @@ _sojx() {
                     return 0
                     ;;
                 --from)
-                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie openhands json text" -- "${cur}"))
                     return 0
                     ;;
                 --producer-file)
@@ -624,7 +624,7 @@ _sojx() {
                     return 0
                     ;;
                 --from)
-                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie openhands json text" -- "${cur}"))
                     return 0
                     ;;
                 --producer-file)

@@ -67,6 +67,7 @@ droid\t'Factory Droid `droid exec -o json|stream-json`'
 kilo\t'Kilo `kilo run --format json` (opencode\'s events)'
 codebuddy\t'CodeBuddy Code `codebuddy -p --output-format stream-json` (Claude Code\'s shapes)'
 auggie\t'Auggie `auggie --print --output-format json` (Cursor\'s result)'
+openhands\t'OpenHands CLI `openhands --headless --json -t TASK` (SDK events by `kind`)'
 json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l producer-file -d 'Also read the producer FILE describes (a producer file, TOML or JSON: docs/producer-files.md), beside sojx\'s own and those of `$XDG_CONFIG_HOME/sojx/producers/` (repeatable). Its producer is detected first' -r -F
@@ -126,6 +127,7 @@ droid\t'Factory Droid `droid exec -o json|stream-json`'
 kilo\t'Kilo `kilo run --format json` (opencode\'s events)'
 codebuddy\t'CodeBuddy Code `codebuddy -p --output-format stream-json` (Claude Code\'s shapes)'
 auggie\t'Auggie `auggie --print --output-format json` (Cursor\'s result)'
+openhands\t'OpenHands CLI `openhands --headless --json -t TASK` (SDK events by `kind`)'
 json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l producer-file -d 'Also read the producer FILE describes (a producer file, TOML or JSON: docs/producer-files.md), beside sojx\'s own and those of `$XDG_CONFIG_HOME/sojx/producers/` (repeatable). Its producer is detected first' -r -F
@@ -223,6 +225,7 @@ droid\t'Factory Droid `droid exec -o json|stream-json`'
 kilo\t'Kilo `kilo run --format json` (opencode\'s events)'
 codebuddy\t'CodeBuddy Code `codebuddy -p --output-format stream-json` (Claude Code\'s shapes)'
 auggie\t'Auggie `auggie --print --output-format json` (Cursor\'s result)'
+openhands\t'OpenHands CLI `openhands --headless --json -t TASK` (SDK events by `kind`)'
 json\t'The whole input is one bare JSON value'
 text\t'Plain model text with JSON somewhere in it'"
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l producer-file -d 'As for `sojx extract`: also read the producer FILE describes (repeatable)' -r -F

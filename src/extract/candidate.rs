@@ -138,6 +138,7 @@ fn schema_option(producer: Producer) -> &'static str {
         | Producer::Kilo
         | Producer::Codebuddy
         | Producer::Auggie
+        | Producer::Openhands
         | Producer::File(_) => {
             "ask for one bare JSON object in the prompt (or use the CLI's schema option, if it has one)"
         }

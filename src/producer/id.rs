@@ -102,6 +102,8 @@ producers! {
     Codebuddy = "codebuddy", Described;
     /// Auggie `auggie --print --output-format json` (Cursor's result).
     Auggie = "auggie", Described;
+    /// OpenHands CLI `openhands --headless --json -t TASK` (SDK events by `kind`).
+    Openhands = "openhands", Described;
     /// The whole input is one bare JSON value.
     Json = "json", Json;
     /// Plain model text with JSON somewhere in it.

@@ -78,6 +78,11 @@ pub(crate) const FILES: &[(&str, Option<&str>, &str)] = &[
         None,
         include_str!(concat!(env!("OUT_DIR"), "/producers/auggie.json")),
     ),
+    (
+        "openhands",
+        None,
+        include_str!(concat!(env!("OUT_DIR"), "/producers/openhands.json")),
+    ),
 ];
 
 /// Each file read the first time it is needed, on its own: a Claude Code stream asks Droid's
