@@ -53,7 +53,7 @@ pub(super) fn feed_piece(
         && (framer.stats.value_bytes > max as u64
             || (framer.stats.values > 1 && framer.stats.value_bytes > MAX_PENDING_BYTES))
     {
-        if router.held {
+        if router.held() {
             router.settle();
         } else {
             router.pending_overflow = true;
@@ -70,11 +70,8 @@ pub(super) struct Router<'p> {
     pub(super) pending: Vec<Item>,
     pub(super) pending_overflow: bool,
     pub(super) detected: Option<Producer>,
-    /// `detected` is sojx's own detection from values a file producer has events for too
-    /// (Droid's stream starts with Claude Code's init line): kept pending until a value decides
-    /// ([`Registry::holds`]), the input ends, or the pending values reach their bound.
-    pub(super) held: bool,
-    /// The file producers whose events the held values are too.
+    /// The file producers whose events the values so far are too, when `detected` is sojx's
+    /// own detection from values such files share ([`Router::held`]); empty once decided.
     pub(super) held_by: Vec<Producer>,
     /// The producer was detected from a first value that carries none of its run's identity
     /// (`{"type": "result", "score": 3}`): it claims the input only when more follows; a sole
@@ -118,7 +115,6 @@ impl<'p> Router<'p> {
             pending: Vec::new(),
             pending_overflow: false,
             detected: None,
-            held: false,
             held_by: Vec::new(),
             tentative: false,
             recognized: 0,
@@ -194,22 +190,22 @@ impl<'p> Router<'p> {
         match &item {
             Item::Junk { .. } => return,
             Item::Value { value, .. } => {
-                if let Some(held) = self.detected.filter(|_| self.held) {
+                if let Some(held) = self.detected.filter(|_| self.held()) {
                     if let Some(p) = self.producers.holds(held, &self.held_by, value) {
                         self.detected = Some(p);
-                        self.held = false;
+                        self.held_by.clear();
                     }
                     self.tentative = false;
                 } else if self.detected.is_none() {
-                    (self.detected, self.held) = match self.producers.sight(value) {
-                        Sight::Decided(p) => (Some(p), false),
+                    self.detected = match self.producers.sight(value) {
+                        Sight::Decided(p) => Some(p),
                         // With `--from`, detection only names what the input looks like.
-                        Sight::Held(p, _) if self.forced.is_some() => (Some(p), false),
+                        Sight::Held(p, _) if self.forced.is_some() => Some(p),
                         Sight::Held(p, files) => {
                             self.held_by = files;
-                            (Some(p), true)
+                            Some(p)
                         }
-                        Sight::Unknown => (None, false),
+                        Sight::Unknown => None,
                     };
                     // Only the input's first value can be a sole document.
                     self.tentative = self.detected.is_some()
@@ -236,14 +232,14 @@ impl<'p> Router<'p> {
             self.describe(&item);
             return;
         }
-        if self.held && (self.pending.len() + 1 >= MAX_PENDING || self.pending_overflow) {
+        if self.held() && (self.pending.len() + 1 >= MAX_PENDING || self.pending_overflow) {
             // Held as long as the bound on pending values allows (values no producer claimed
             // may have filled it before): sojx's own detection decides, with this value.
-            self.held = false;
+            self.held_by.clear();
         }
         if self.forced.is_none()
             && !self.tentative
-            && !self.held
+            && !self.held()
             && let Some(p) = self.detected
         {
             self.start(p, Some(&item));
@@ -260,6 +256,14 @@ impl<'p> Router<'p> {
         } else {
             self.pending_overflow = true;
         }
+    }
+
+    /// Whether `detected` is held: sojx's own detection, from values that producer files
+    /// sharing its shapes have events for too (Droid's stream starts with Claude Code's init
+    /// line), kept pending until a value decides ([`Registry::holds`]), the input ends, or the
+    /// pending values reach their bound.
+    pub(super) fn held(&self) -> bool {
+        !self.held_by.is_empty()
     }
 
     /// The producer is `p`: its extractor takes the pending items, then `item`.
@@ -288,11 +292,11 @@ impl<'p> Router<'p> {
     /// A producer held ([`Router::held`]) is decided when what is pending reached its bound in
     /// bytes (sojx's own detection decides, so that a long stream is not kept in memory).
     pub(super) fn settle(&mut self) {
-        if self.held
+        if self.held()
             && self.extractor.is_none()
             && let Some(p) = self.detected
         {
-            self.held = false;
+            self.held_by.clear();
             self.start(p, None);
         }
     }

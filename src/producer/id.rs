@@ -158,13 +158,16 @@ impl Producer {
         super::file::spec_of(self)
             .filter(|s| s.events.is_empty())
             .and_then(|s| s.reads_like.as_deref())
-            .and_then(|id| {
-                Self::ALL.iter().copied().find(|p| {
-                    p.id() == id
-                        && !matches!(p.family(), Family::Described | Family::Json | Family::Text)
-                })
-            })
+            .and_then(Self::read_in_code)
             .unwrap_or(self)
+    }
+
+    /// The producer of id `id` that sojx reads in code with an event reader of its own (not a
+    /// file's, not `json` or `text`): one a producer file's `reads_like` may name.
+    pub fn read_in_code(id: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|p| {
+            p.id() == id && !matches!(p.family(), Family::Described | Family::Json | Family::Text)
+        })
     }
 }
 

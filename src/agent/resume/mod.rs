@@ -329,26 +329,9 @@ pub(crate) struct Resume {
 }
 
 /// A producer file's resume word with `{session_id}` and `{feedback}` replaced, in one pass
-/// (a session id that reads `{feedback}` stays as it is).
+/// (a session id that reads `{feedback}` stays as it is), as `--retry-command`'s words are.
 fn fill(word: &str, id: &str, feedback: &str) -> String {
-    let mut out = String::with_capacity(word.len());
-    let mut rest = word;
-    while let Some(i) = rest.find('{') {
-        out.push_str(&rest[..i]);
-        let tail = &rest[i..];
-        if let Some(after) = tail.strip_prefix("{session_id}") {
-            out.push_str(id);
-            rest = after;
-        } else if let Some(after) = tail.strip_prefix("{feedback}") {
-            out.push_str(feedback);
-            rest = after;
-        } else {
-            out.push('{');
-            rest = &tail[1..];
-        }
-    }
-    out.push_str(rest);
-    out
+    super::retry::substitute(word, &[("{session_id}", id), ("{feedback}", feedback)])
 }
 
 /// `8-4-4-4-12` hexadecimal digits.

@@ -74,7 +74,15 @@ impl RetryPlan {
             Some(t) => Some(read_template(t)?),
             None => None,
         };
-        let files = Profile::of_files(producers);
+        // Reading every producer file's `[resume]` is for a run that can make a second attempt
+        // (or names a file's profile): one attempt resumes nothing.
+        let files = if args.max_attempts > 1
+            || matches!(args.resume_profile, Some(ResumeProfile::File(_)))
+        {
+            Profile::of_files(producers)
+        } else {
+            Vec::new()
+        };
         // SOJX_SCHEMA_FILE is set whenever there is a schema, even for one attempt.
         let dir = if args.max_attempts > 1 || schema.is_some() {
             Some(Scratch::create(&env.tmpdir)?)

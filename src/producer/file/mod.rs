@@ -280,23 +280,16 @@ fn add(user: &mut Vec<&'static Spec>, spec: Spec, flag: bool) -> Result<(), Load
     // A file without events is read by the producer its `reads_like` names: one sojx reads
     // in code. With events, a `reads_like` that names one refines its detection
     // ([`Registry::sight`]); any other is for people (as format 1 has always said).
-    if spec.events.is_empty() {
-        let code = spec.reads_like.as_deref().is_some_and(|id| {
-            Producer::ALL.iter().any(|p| {
-                p.id() == id
-                    && !matches!(p.family(), Family::Described | Family::Json | Family::Text)
-            })
+    let reader = spec.reads_like.as_deref().and_then(Producer::read_in_code);
+    if spec.events.is_empty() && reader.is_none() {
+        return Err(LoadError {
+            file: file.clone(),
+            place: "/reads_like".into(),
+            message: format!(
+                "`{}` is not a producer sojx reads in code, so it cannot read this file's producer; describe its events instead",
+                spec.reads_like.as_deref().unwrap_or_default()
+            ),
         });
-        if !code {
-            return Err(LoadError {
-                file: file.clone(),
-                place: "/reads_like".into(),
-                message: format!(
-                    "`{}` is not a producer sojx reads in code, so it cannot read this file's producer; describe its events instead",
-                    spec.reads_like.as_deref().unwrap_or_default()
-                ),
-            });
-        }
     }
     if let Some(other) = user.iter().find(|s| s.id == spec.id) {
         if flag {
