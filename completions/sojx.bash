@@ -128,7 +128,7 @@ _sojx() {
                     return 0
                     ;;
                 --from)
-                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie openhands json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat acp copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie openhands json text" -- "${cur}"))
                     return 0
                     ;;
                 --producer-file)
@@ -240,7 +240,7 @@ _sojx() {
                     return 0
                     ;;
                 --from)
-                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie openhands json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat acp copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie openhands json text" -- "${cur}"))
                     return 0
                     ;;
                 --producer-file)
@@ -601,7 +601,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__run)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --producer-file --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --kill-after --max-line-bytes --max-candidates --max-answer-bytes --max-attempts --retry-on --resume-profile --retry-command --feedback-template --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --producer-file --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --kill-after --max-line-bytes --max-candidates --max-answer-bytes --max-attempts --retry-on --resume-profile --retry-command --feedback-template --acp --prompt --prompt-file --acp-permissions --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -624,7 +624,7 @@ _sojx() {
                     return 0
                     ;;
                 --from)
-                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie openhands json text" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "auto claude-code codex gemini-cli qwen-code amp cursor opencode openai-chat openai-responses anthropic ollama meerkat acp copilot-cli pi grok-cli goose kimi-code antigravity bob-shell cline continue droid kilo codebuddy auggie openhands json text" -- "${cur}"))
                     return 0
                     ;;
                 --producer-file)
@@ -693,6 +693,18 @@ _sojx() {
                     ;;
                 --feedback-template)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prompt)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --prompt-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --acp-permissions)
+                    COMPREPLY=($(compgen -W "deny allow-once allow" -- "${cur}"))
                     return 0
                     ;;
                 *)

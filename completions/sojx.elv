@@ -84,6 +84,9 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --resume-profile 'Resume the agent''s session this way with the feedback as the prompt, or `none` to run COMMAND again; a producer file''s id uses its `[resume]`. Default: chosen by COMMAND''s file name and confirmed by the producer'
             cand --retry-command 'The argv of every retry, split like a shell line once; {session_id}, {feedback}, {feedback_file}, {attempt}, {schema_file} and {previous_output_file} are replaced in each argument (never through a shell). Wins over a resume profile'
             cand --feedback-template 'The feedback text, with {errors}, {candidate} and {schema} replaced; `@FILE` reads it'
+            cand --prompt 'The prompt of an ACP run (else --prompt-file, else sojx''s stdin)'
+            cand --prompt-file 'Read the prompt of an ACP run from FILE'
+            cand --acp-permissions 'How sojx answers the ACP agent''s permission requests [default: deny]: deny, allow-once (this tool call, never "always"), allow'
             cand --ignore-formats 'Do not check the `format` keyword (it is checked by default)'
             cand --strict 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
             cand --repair 'Repair almost-JSON answers (trailing commas, a stray prefix or suffix; a cut-off answer keeps only its complete members, the cut one is dropped, never completed); every repair is listed in `warnings`'
@@ -94,6 +97,7 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
             cand -q 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
             cand --quiet 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand --acp 'Drive COMMAND as an ACP agent (Agent Client Protocol: JSON-RPC on its stdin and stdout; `gemini --acp`, `qwen --acp`, `opencode acp`): sojx sends the prompt, reads the answer of the turn, and retries in the same session'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

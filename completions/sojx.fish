@@ -54,6 +54,7 @@ openai-responses\t'OpenAI Responses body or SSE stream'
 anthropic\t'Anthropic Messages body or SSE stream (or bare event lines)'
 ollama\t'Ollama `/api/chat` or `/api/generate`, streaming or not'
 meerkat\t'`rkat run --output json` (a RunResult)'
+acp\t'The Agent Client Protocol, as `sojx run --acp --tee FILE` records it'
 copilot-cli\t'GitHub Copilot CLI `copilot -p P --output-format json`'
 pi\t'pi `pi -p --mode json`'
 grok-cli\t'xAI Grok CLI `--output-format json|streaming-json`'
@@ -114,6 +115,7 @@ openai-responses\t'OpenAI Responses body or SSE stream'
 anthropic\t'Anthropic Messages body or SSE stream (or bare event lines)'
 ollama\t'Ollama `/api/chat` or `/api/generate`, streaming or not'
 meerkat\t'`rkat run --output json` (a RunResult)'
+acp\t'The Agent Client Protocol, as `sojx run --acp --tee FILE` records it'
 copilot-cli\t'GitHub Copilot CLI `copilot -p P --output-format json`'
 pi\t'pi `pi -p --mode json`'
 grok-cli\t'xAI Grok CLI `--output-format json|streaming-json`'
@@ -165,6 +167,11 @@ auggie\t'Auggie: `auggie --resume ID` (producer file)'
 none\t'Never resume: run COMMAND again, the feedback in its environment'"
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l retry-command -d 'The argv of every retry, split like a shell line once; {session_id}, {feedback}, {feedback_file}, {attempt}, {schema_file} and {previous_output_file} are replaced in each argument (never through a shell). Wins over a resume profile' -r
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l feedback-template -d 'The feedback text, with {errors}, {candidate} and {schema} replaced; `@FILE` reads it' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l prompt -d 'The prompt of an ACP run (else --prompt-file, else sojx\'s stdin)' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l prompt-file -d 'Read the prompt of an ACP run from FILE' -r -F
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l acp-permissions -d 'How sojx answers the ACP agent\'s permission requests [default: deny]: deny, allow-once (this tool call, never "always"), allow' -r -f -a "deny\t'Reject every request (a reject option, else cancelled)'
+allow-once\t'Allow this call once; never "always"'
+allow\t'Allow (always where offered)'"
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l ignore-formats -d 'Do not check the `format` keyword (it is checked by default)'
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l strict -d 'Accept only a value that is exactly one JSON document: no code fences, no JSON dug out of prose, no repair'
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l repair -d 'Repair almost-JSON answers (trailing commas, a stray prefix or suffix; a cut-off answer keeps only its complete members, the cut one is dropped, never completed); every repair is listed in `warnings`'
@@ -173,6 +180,7 @@ complete -c sojx -n "__fish_sojx_using_subcommand run" -l markers -d 'Legacy fal
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l pretty -d 'Pretty-print the envelope (the default when stdout is a terminal)'
 complete -c sojx -n "__fish_sojx_using_subcommand run" -s r -l raw -d 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
 complete -c sojx -n "__fish_sojx_using_subcommand run" -s q -l quiet -d 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l acp -d 'Drive COMMAND as an ACP agent (Agent Client Protocol: JSON-RPC on its stdin and stdout; `gemini --acp`, `qwen --acp`, `opencode acp`): sojx sends the prompt, reads the answer of the turn, and retries in the same session'
 complete -c sojx -n "__fish_sojx_using_subcommand run" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -s s -l schema -d 'JSON Schema: a path, `@path`, or inline JSON. A wrapper object `{schema, name, strict, compat, format}` (OpenAI `json_schema`, Meerkat `meerkat_v1`) is unwrapped' -r
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l draft -d 'Force the schema\'s draft instead of reading `$schema` (default 2020-12)' -r -f -a "4\t''
@@ -212,6 +220,7 @@ openai-responses\t'OpenAI Responses body or SSE stream'
 anthropic\t'Anthropic Messages body or SSE stream (or bare event lines)'
 ollama\t'Ollama `/api/chat` or `/api/generate`, streaming or not'
 meerkat\t'`rkat run --output json` (a RunResult)'
+acp\t'The Agent Client Protocol, as `sojx run --acp --tee FILE` records it'
 copilot-cli\t'GitHub Copilot CLI `copilot -p P --output-format json`'
 pi\t'pi `pi -p --mode json`'
 grok-cli\t'xAI Grok CLI `--output-format json|streaming-json`'

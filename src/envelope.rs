@@ -10,7 +10,7 @@ use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
 use crate::names::Command;
 use crate::names::wire_enum;
-use crate::producer::{Producer, Session, SourceKind};
+use crate::producer::{Family, Producer, Session, SourceKind};
 use crate::warning::Warning;
 
 pub const SCHEMA_VERSION: &str = "1.1";
@@ -23,7 +23,8 @@ pub const SCHEMA_VERSION_FILES: &str = "1.2";
 fn version(command: Command, producer: Option<Producer>) -> &'static str {
     match producer {
         _ if command == Command::Producers => SCHEMA_VERSION_FILES,
-        Some(p) if p.family() == crate::producer::Family::Described => SCHEMA_VERSION_FILES,
+        // ACP's recordings came with 1.2 too.
+        Some(p) if matches!(p.family(), Family::Described | Family::Acp) => SCHEMA_VERSION_FILES,
         _ => SCHEMA_VERSION,
     }
 }

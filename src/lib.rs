@@ -6,6 +6,7 @@
 //! [`schema`] (validation) → [`envelope`] → `render`. [`cmd`] wires them for the command line;
 //! docs/ARCHITECTURE.md draws the whole.
 
+pub(crate) mod acp;
 pub(crate) mod activity;
 pub(crate) mod agent;
 mod batch;

@@ -46,6 +46,8 @@ pub(crate) fn conclude(env: Envelope, report: &Report, ended: AgentEnd) -> Envel
             ),
         )),
         AgentEnd::TimedOut => stderr_said(env, report),
+        // run --acp: sojx closed the session; the turn's verdict stands.
+        AgentEnd::Released => env,
         AgentEnd::ByItself if report.succeeded() => env,
         AgentEnd::ByItself if env.error().is_none() => env.with_warning(Warning::new(
             WarningKind::AgentFailed,

@@ -49,14 +49,15 @@ pub(crate) use supervise::{AgentEnd, Bounds, supervise};
 #[cfg(target_os = "linux")]
 pub(crate) use trampoline::{ARG as TRAMPOLINE, GUARD, exec as trampoline, guarding};
 
-/// What the threads of a supervised run tell the loop that waits for them.
-pub(crate) enum Event<T> {
+/// What the threads of a supervised run tell the loop that waits for them; `E` is what the
+/// work reports as it goes (`--activity` events).
+pub(crate) enum Event<T, E = Activity> {
     /// Bytes the agent wrote to its stderr, to pass on.
     Stderr(Vec<u8>),
     /// The agent's stderr closed.
     StderrEnd,
-    /// An `--activity` event of the agent's stdout.
-    Activity(Activity),
+    /// An `--activity` event of the agent's stdout (or what the work reports).
+    Activity(E),
     /// The caller's work on the agent's stdout is done.
     Done(T),
     /// The caller's work ended without a result (it panicked: a bug).
@@ -77,6 +78,8 @@ pub(crate) enum Stdin {
     Null,
     /// This text, then the end (opencode and Amp take a resumed prompt on stdin).
     Text(String),
+    /// A pipe sojx writes to ([`Agent::take_stdin`]): `run --acp`'s messages.
+    Pipe,
 }
 
 /// How to start the agent.
@@ -124,6 +127,8 @@ pub(crate) fn quote(arg: &str) -> String {
 #[cfg(unix)]
 pub(crate) struct Agent {
     child: Child,
+    /// The agent's stdin, when it is a pipe sojx writes to ([`Stdin::Pipe`]).
+    stdin: Option<std::process::ChildStdin>,
     stdout: Option<ChildStdout>,
     stderr: Option<ChildStderr>,
     started: Instant,
@@ -144,6 +149,11 @@ impl Agent {
     /// The script that runs with /bin/sh because it has no `#!` line, if COMMAND is one.
     pub(crate) fn script_without_shebang(&self) -> Option<&std::path::Path> {
         (self.program.kind == launch::Kind::Shell).then_some(self.program.file.as_path())
+    }
+
+    /// The agent's stdin, once, when it was started with [`Stdin::Pipe`].
+    pub(crate) fn take_stdin(&mut self) -> Option<std::process::ChildStdin> {
+        self.stdin.take()
     }
 }
 
@@ -210,7 +220,9 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
         }
     };
     let group = if group == 0 { child.id() } else { group };
-    if let (Stdin::Text(text), Some(mut pipe)) = (&spec.stdin, child.stdin.take()) {
+    if let Stdin::Text(text) = &spec.stdin
+        && let Some(mut pipe) = child.stdin.take()
+    {
         // On a thread of its own: an agent that reads nothing must not block sojx. A write
         // that fails (the agent exited first) is the agent's to tell.
         let text = text.clone();
@@ -222,6 +234,11 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
             });
     }
     Ok(Agent {
+        stdin: if spec.stdin == Stdin::Pipe {
+            child.stdin.take()
+        } else {
+            None
+        },
         stdout: child.stdout.take(),
         stderr: child.stderr.take(),
         child,
@@ -242,7 +259,7 @@ fn started_as(spec: &Spec, mut cmd: Command, group: u32) -> std::io::Result<Chil
     cmd.stdin(match spec.stdin {
         Stdin::Inherit => Stdio::inherit(),
         Stdin::Null => Stdio::null(),
-        Stdin::Text(_) => Stdio::piped(),
+        Stdin::Text(_) | Stdin::Pipe => Stdio::piped(),
     })
     .stdout(Stdio::piped())
     .stderr(Stdio::piped())

@@ -154,9 +154,9 @@ impl Tail {
 /// the agent's writes to it fail). With the `nonce` of a start through the trampoline, the
 /// trampoline's record at the pipe's start is kept in the tail instead of passed on: it is one
 /// write of a few bytes, before any other, so the first read holds it whole.
-pub(crate) fn pass_stderr<T: Send + 'static>(
+pub(crate) fn pass_stderr<T: Send + 'static, E: Send + 'static>(
     mut pipe: impl Read + Send + 'static,
-    tx: SyncSender<Event<T>>,
+    tx: SyncSender<Event<T, E>>,
     tail: Tail,
     nonce: Option<u64>,
 ) -> bool {

@@ -21,7 +21,6 @@ use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, wa
 use super::pipes::{Stopper, Tail, child_out, pass_stderr};
 use super::signals::{Current, Interrupts};
 use super::{Agent, Event, Report};
-use crate::activity::Activity;
 
 /// Events in flight to the loop: a chatty agent's stderr waits for sojx's stderr instead of
 /// filling memory.
@@ -46,6 +45,26 @@ pub(crate) struct Bounds {
     pub(crate) timeout: Option<Duration>,
     /// `--kill-after`: from SIGTERM (or a forwarded signal) to SIGKILL.
     pub(crate) kill_after: Duration,
+    /// How long past `timeout` the loop waits for the work to end at its own deadline before
+    /// it stops the agent itself ([`DEADLINE_BACKSTOP`] for a read; `run --acp` gives the agent
+    /// `--kill-after` to answer `session/cancel` first).
+    pub(crate) backstop: Duration,
+    /// `run --acp`: once the work is over (the session closed), how long the agent has to exit
+    /// before it is asked to (SIGTERM, then SIGKILL after `kill_after`); `None`: it is waited
+    /// for (its output ended; `--timeout` bounds it).
+    pub(crate) linger: Option<Duration>,
+}
+
+impl Bounds {
+    /// The bounds of a run that reads the agent's stdout until it ends.
+    pub(crate) fn read(timeout: Option<Duration>, kill_after: Duration) -> Self {
+        Self {
+            timeout,
+            kill_after,
+            backstop: DEADLINE_BACKSTOP,
+            linger: None,
+        }
+    }
 }
 
 /// Why the loop ended the agent's group early, if it did.
@@ -57,6 +76,9 @@ pub(crate) enum AgentEnd {
     TimedOut,
     /// sojx got this signal.
     Interrupted(i32),
+    /// `run --acp`: sojx closed the session, and the agent, still running `linger` later, was
+    /// stopped.
+    Released,
 }
 
 /// What a supervised run gives back.
@@ -75,16 +97,16 @@ pub(crate) struct Finished<T> {
 /// which ends the group. The agent's stderr is written to `err` as it arrives (as is: it is the
 /// agent's own, as a shell would show it) and the work's events go to `on_activity`, both on
 /// this thread, in the order they arrived.
-pub(crate) fn supervise<T: Send + 'static>(
+pub(crate) fn supervise<T: Send + 'static, E: Send + 'static>(
     mut agent: Agent,
     interrupts: &Interrupts,
     bounds: Bounds,
     err: &mut dyn Write,
-    on_activity: &mut dyn FnMut(&mut dyn Write, &Activity),
-    work: impl FnOnce(Box<dyn Read + Send>, &mut dyn FnMut(Activity)) -> T + Send,
+    on_activity: &mut dyn FnMut(&mut dyn Write, &E),
+    work: impl FnOnce(Box<dyn Read + Send>, &mut (dyn FnMut(E) + Send)) -> T + Send,
     timed_out: impl Fn(&T) -> bool,
 ) -> Finished<T> {
-    let (tx, rx) = mpsc::sync_channel::<Event<T>>(EVENTS_IN_FLIGHT);
+    let (tx, rx) = mpsc::sync_channel::<Event<T, E>>(EVENTS_IN_FLIGHT);
     let pid = agent.child.id();
     let group = i32::try_from(agent.group)
         .ok()
@@ -117,7 +139,7 @@ pub(crate) fn supervise<T: Send + 'static>(
             .name("sojx-run".to_owned())
             .spawn_scoped(s, move || {
                 let events = work_tx.clone();
-                let mut send = move |a: Activity| {
+                let mut send = move |a: E| {
                     let _ = events.send(Event::Activity(a));
                 };
                 // A panic is a bug; the loop must still end (and end the agent).
@@ -194,6 +216,7 @@ fn reaped(mut agent: Agent, pid: u32, ended: AgentEnd, tail: &Tail) -> Report {
             AgentEnd::ByItself => None,
             AgentEnd::TimedOut => Some("timeout"),
             AgentEnd::Interrupted(_) => Some("interrupted"),
+            AgentEnd::Released => Some("released"),
         },
         duration_ms: u64::try_from(agent.started.elapsed().as_millis()).unwrap_or(u64::MAX),
         stderr_tail: tail.text(),
@@ -222,6 +245,8 @@ struct State<T> {
     exited_at: Option<Instant>,
     /// When the work was done and the leader had exited: the group is killed then.
     gone_at: Option<Instant>,
+    /// When the work ended.
+    over_at: Option<Instant>,
     ended: AgentEnd,
 }
 
@@ -247,15 +272,16 @@ impl<T> State<T> {
             killed_at: None,
             exited_at: None,
             gone_at: None,
+            over_at: None,
             ended: AgentEnd::ByItself,
         }
     }
 
-    fn run(
+    fn run<E>(
         &mut self,
-        rx: &mpsc::Receiver<Event<T>>,
+        rx: &mpsc::Receiver<Event<T, E>>,
         err: &mut dyn Write,
-        on_activity: &mut dyn FnMut(&mut dyn Write, &Activity),
+        on_activity: &mut dyn FnMut(&mut dyn Write, &E),
         timed_out: &dyn Fn(&T) -> bool,
         interrupts: &Interrupts,
     ) {
@@ -292,9 +318,11 @@ impl<T> State<T> {
                     }
                     self.done = Some(result);
                     self.work_over = true;
+                    self.over_at = Some(Instant::now());
                 }
                 Ok(Event::Lost) => {
                     self.work_over = true;
+                    self.over_at = Some(Instant::now());
                     self.kill();
                 }
                 Ok(Event::Exited) => {
@@ -344,6 +372,14 @@ impl<T> State<T> {
             self.ended = AgentEnd::TimedOut;
             self.ask_to_stop(Signal::TERM);
         }
+        // run --acp: the session is closed and the agent still runs.
+        if self.exited_at.is_none()
+            && self.asked_at.is_none()
+            && self.release_time().is_some_and(|at| now >= at)
+        {
+            self.ended = AgentEnd::Released;
+            self.ask_to_stop(Signal::TERM);
+        }
         if self.killed_at.is_none()
             && let Some(at) = self.kill_time()
             && now >= at
@@ -369,6 +405,7 @@ impl<T> State<T> {
         }
         if self.exited_at.is_none() && self.asked_at.is_none() {
             at.extend(self.stop_time());
+            at.extend(self.release_time());
         }
         if self.killed_at.is_none() {
             at.extend(self.kill_time());
@@ -390,8 +427,13 @@ impl<T> State<T> {
         if self.work_over {
             Some(deadline)
         } else {
-            deadline.checked_add(DEADLINE_BACKSTOP)
+            deadline.checked_add(self.bounds.backstop)
         }
+    }
+
+    /// When the agent of a closed ACP session is asked to stop: `linger` after the work ended.
+    fn release_time(&self) -> Option<Instant> {
+        self.over_at?.checked_add(self.bounds.linger?)
     }
 
     /// When SIGKILL is due: `--kill-after` after the group was asked to stop, or after the
@@ -429,7 +471,10 @@ impl<T> State<T> {
 
 /// A thread that waits for the leader to exit without reaping it, then says so; `false` when
 /// it cannot start.
-fn watch_exit<T: Send + 'static>(leader: Pid, tx: SyncSender<Event<T>>) -> bool {
+fn watch_exit<T: Send + 'static, E: Send + 'static>(
+    leader: Pid,
+    tx: SyncSender<Event<T, E>>,
+) -> bool {
     std::thread::Builder::new()
         .name("sojx-agent-wait".to_owned())
         .spawn(move || {

@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{AnswerArgs, KeptArgs, LimitArgs, LiveArgs, OutputArgs, SchemaArgs, parse_timeout};
+use crate::acp::Policy;
 use crate::agent::{Extra, Profile};
 
 pub(super) const RUN_EXAMPLES: &str = "\
@@ -52,6 +53,37 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub retry: RetryArgs,
+
+    /// Drive COMMAND as an ACP agent (Agent Client Protocol: JSON-RPC on its stdin and
+    /// stdout; `gemini --acp`, `qwen --acp`, `opencode acp`): sojx sends the prompt, reads the
+    /// answer of the turn, and retries in the same session.
+    #[arg(long, help_heading = "ACP", conflicts_with_all = ["retry_command", "resume_profile"])]
+    pub acp: bool,
+
+    /// The prompt of an ACP run (else --prompt-file, else sojx's stdin).
+    #[arg(
+        long,
+        value_name = "TEXT",
+        help_heading = "ACP",
+        requires = "acp",
+        conflicts_with = "prompt_file"
+    )]
+    pub prompt: Option<String>,
+
+    /// Read the prompt of an ACP run from FILE.
+    #[arg(long, value_name = "FILE", help_heading = "ACP", requires = "acp")]
+    pub prompt_file: Option<std::path::PathBuf>,
+
+    /// How sojx answers the ACP agent's permission requests [default: deny]: deny, allow-once
+    /// (this tool call, never "always"), allow.
+    #[arg(
+        long,
+        value_enum,
+        value_name = "POLICY",
+        help_heading = "ACP",
+        requires = "acp"
+    )]
+    pub(crate) acp_permissions: Option<Policy>,
 
     /// The agent and its arguments, after `--`, started as given (no shell).
     #[arg(last = true, required = true, value_name = "COMMAND")]

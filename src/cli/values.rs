@@ -6,6 +6,7 @@ use clap::ValueEnum;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 
 use super::{From, ResumeProfile};
+use crate::acp::Policy;
 use crate::agent::{Extra, Profile};
 use crate::color::ColorWhen;
 use crate::producer::Producer;
@@ -63,6 +64,12 @@ value_enum!(ColorWhen {
     ColorWhen::Auto => "auto", "Color when the stream is a terminal and `NO_COLOR` is not set";
     ColorWhen::Always => "always", "Always color (text output and stderr; JSON is never colored)";
     ColorWhen::Never => "never", "Never color";
+});
+
+value_enum!(Policy {
+    Policy::Deny => "deny", "Reject every request (a reject option, else cancelled)";
+    Policy::AllowOnce => "allow-once", "Allow this call once; never \"always\"";
+    Policy::Allow => "allow", "Allow (always where offered)";
 });
 
 value_enum!(Extra {

@@ -123,6 +123,9 @@ fn schema_option(producer: Producer) -> &'static str {
             "request output_config.format {\"type\": \"json_schema\", …}, or force a tool whose input_schema is the schema"
         }
         Producer::Ollama => "request format: the JSON Schema (Ollama structured outputs)",
+        Producer::Acp => {
+            "ACP has no schema option: `sojx run --acp --schema S --max-attempts 2` asks for the JSON in the same session"
+        }
         Producer::Antigravity => {
             "run agy with --json-schema; its answer is then the result's structured_output"
         }

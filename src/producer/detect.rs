@@ -132,6 +132,13 @@ const IDENTITY: &[Identity] = &[
         status: None,
     },
     Identity {
+        // A recorded JSON-RPC message is the protocol's, never an answer.
+        family: Family::Acp,
+        members: &["message"],
+        dotted_type: false,
+        status: None,
+    },
+    Identity {
         family: Family::Meerkat,
         members: &["session_id"],
         dotted_type: false,
@@ -260,6 +267,9 @@ const CODEX_EVENTS: &[&str] = &[
 const CURSOR_SUBTYPES: &[&str] = &["started", "completed", "delta"];
 
 fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
+    if super::acp::is_recorded(o) {
+        return Some(Producer::Acp);
+    }
     // The flat error body of OpenAI-compatible servers (vLLM's `ErrorResponse`: `object`,
     // `message`, `type`, `param`, `code`).
     if o.get("object").and_then(Value::as_str) == Some("error")

@@ -76,6 +76,8 @@ producers! {
     Ollama = "ollama", Ollama;
     /// `rkat run --output json` (a RunResult).
     Meerkat = "meerkat", Meerkat;
+    /// The Agent Client Protocol, as `sojx run --acp --tee FILE` records it.
+    Acp = "acp", Acp;
     /// GitHub Copilot CLI `copilot -p P --output-format json`.
     CopilotCli = "copilot-cli", Described;
     /// pi `pi -p --mode json`.
@@ -123,6 +125,8 @@ pub enum Family {
     Anthropic,
     Ollama,
     Meerkat,
+    /// ACP traffic recorded by `sojx run --acp`.
+    Acp,
     /// A producer described by a producer file, built in or loaded ([`super::file`]).
     Described,
     Json,

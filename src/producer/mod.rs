@@ -5,6 +5,7 @@
 //! Detection looks at each item until one is decisive; it never depends on key order, on the
 //! first line alone or on a line prefix.
 
+mod acp;
 mod anthropic;
 mod claude;
 mod codex;
@@ -53,6 +54,7 @@ impl Producer {
             Family::Anthropic => Box::new(anthropic::Anthropic::default()),
             Family::Ollama => Box::new(ollama::Ollama::default()),
             Family::Meerkat => Box::new(meerkat::Meerkat::default()),
+            Family::Acp => Box::new(acp::Acp::default()),
             Family::Described => {
                 let spec = file::spec_of(self).expect("a described producer has its spec");
                 match self.reads_as() {
@@ -171,6 +173,32 @@ pub struct Session {
     pub cost_usd: Option<Value>,
     #[serde(skip_serializing_if = "Usage::is_empty")]
     pub usage: Usage,
+    /// The agent's own name and version (ACP's `agentInfo`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_info: Option<AgentInfo>,
+    /// The agent's permission requests in the turn, and how sojx answered them (ACP).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub permissions: Option<Permissions>,
+}
+
+/// The agent's name, title and version, as it gives them (ACP's `initialize` result).
+#[derive(Debug, Default, Clone, Serialize, PartialEq, Eq)]
+pub struct AgentInfo {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+/// The permission requests of a turn, and how they were answered: `allowed` or `denied` (an
+/// option of a `reject` kind, or the request cancelled).
+#[derive(Debug, Default, Clone, Copy, Serialize, PartialEq, Eq)]
+pub struct Permissions {
+    pub asked: u64,
+    pub allowed: u64,
+    pub denied: u64,
 }
 
 impl Session {
@@ -181,6 +209,8 @@ impl Session {
             && self.duration_ms.is_none()
             && self.cost_usd.is_none()
             && self.usage.is_empty()
+            && self.agent_info.is_none()
+            && self.permissions.is_none()
     }
 }
 

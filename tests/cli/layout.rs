@@ -289,12 +289,14 @@ const LAYERS: &[&str] = &[
     "repair: json warning",
     // The read loop knows lines, not what they mean.
     "input: error",
+    // The ACP client: the wire and the calls, read through the read loop's helpers.
+    "acp: input",
     // Shared work: inputs on all cores, jq, schemas.
     "batch: input",
     "jq: details error json",
     "schema: budget details envelope error input json warning",
     // Producers and what is built from their verdicts.
-    "producer: brackets details error framing input json names warning",
+    "producer: acp brackets details error framing input json names warning",
     "text: brackets json producer",
     "markers: error input jq text warning",
     "envelope: error exit framing names producer warning",
@@ -310,9 +312,9 @@ const LAYERS: &[&str] = &[
     "lower: details envelope error lint names pointer provider schema warning",
     "agent: activity details envelope error input names producer warning",
     // The command line's definition (clap), with the engine's types its flags parse into.
-    "cli: agent color producer provider render schema",
+    "cli: acp agent color producer provider render schema",
     // The command layer: everything below it, and nothing imports it.
-    "cmd: activity agent batch cli color compare details envelope error exit extract github input \
+    "cmd: acp activity agent batch cli color compare details envelope error exit extract github input \
         jq lint lower markers names producer provider render sanitize schema validate warning",
 ];
 

@@ -4,6 +4,7 @@
 
 #![allow(unreachable_pub, clippy::print_stderr)]
 
+mod acp;
 mod action;
 mod agent_start;
 mod battery;

@@ -3,6 +3,8 @@
 //! agent ended; with `--max-attempts`, try again with what was wrong fed back.
 
 #[cfg(unix)]
+mod acp;
+#[cfg(unix)]
 mod claude_schema;
 #[cfg(unix)]
 mod retry;
@@ -22,6 +24,9 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     use crate::agent::{self, Spec, Stdin};
     use crate::input;
 
+    if a.acp {
+        return acp::run(a, io);
+    }
     let style = style(&a.output, io);
     let first = Spec {
         argv: a.command.clone(),
@@ -304,17 +309,15 @@ fn attempt(
             );
         }
     }
-    let bounds = Bounds {
-        timeout: a.live.timeout,
-        kill_after: a.kill_after,
-    };
+    let bounds = Bounds::read(a.live.timeout, a.kill_after);
     let show = a.answer.activity;
     let profile = retry::known_profile(&a.retry, spec);
     // Claude Code given a schema: did its init event offer the tool that takes the answer?
     let schema_given = profile == Some(crate::agent::Profile::Claude)
         && profile.and_then(|p| p.schema_arg(&spec.argv)).is_some();
     let seen = claude_schema::Seen::default();
-    let work = |reader: Box<dyn std::io::Read + Send>, send: &mut dyn FnMut(activity::Activity)| {
+    let work = |reader: Box<dyn std::io::Read + Send>,
+                send: &mut (dyn FnMut(activity::Activity) + Send)| {
         let reader: Box<dyn std::io::Read + Send> = if schema_given {
             Box::new(claude_schema::Watch::new(reader, seen.clone()))
         } else {

@@ -259,7 +259,7 @@ pub(super) fn known_profile(args: &RetryArgs, first: &Spec) -> Option<Profile> {
 }
 
 /// `--feedback-template`: the text, or `@FILE`'s.
-fn read_template(t: &str) -> Result<String, Failure> {
+pub(super) fn read_template(t: &str) -> Result<String, Failure> {
     let Some(path) = t.strip_prefix('@') else {
         return Ok(t.to_owned());
     };

@@ -1,0 +1,250 @@
+//! sojx's calls to the agent: one request at a time, waited for until its response, a
+//! deadline, or the end of the agent's output; the agent's own requests meanwhile answered
+//! (permissions by the policy, anything else refused), every message recorded.
+
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::wire::{self, Incoming};
+use super::{METHOD_NOT_FOUND, Policy, record};
+
+/// The agent's response to a request: its `result`, or its JSON-RPC `error`.
+#[derive(Debug, Clone)]
+pub(crate) enum Reply {
+    Result(Value),
+    Error(Value),
+}
+
+/// Why a call ended without its response.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Stop {
+    /// The agent's stdout ended (it exited, or closed it).
+    Closed,
+    /// A line on the agent's stdout that is not a JSON-RPC 2.0 message (its start).
+    Malformed(String),
+    /// A line longer than the bound (`--max-line-bytes`): its length so far.
+    TooLong(usize),
+    /// The agent wrote back sojx's own message: a program that echoes its input (`cat`), not
+    /// an ACP agent.
+    Echo,
+    /// Reading the agent's stdout failed.
+    Failed(String),
+    /// The deadline passed; for a prompt, `session/cancel` was sent, and the agent `answered`
+    /// it (the turn ended, `cancelled`) before the grace passed, or not.
+    Deadline { answered: bool },
+    /// No thread could be started for the wire.
+    NoThread,
+}
+
+/// Most of sojx's own last messages kept to tell an echo.
+const KEPT_SENT: usize = 8;
+
+/// A connection to the agent.
+pub(crate) struct Client {
+    out: Option<Sender<String>>,
+    rx: Receiver<Incoming>,
+    next_id: u64,
+    /// sojx's last messages, as sent.
+    sent: VecDeque<String>,
+    policy: Policy,
+    /// A turn is being cancelled: permission requests are answered `cancelled`.
+    cancelling: bool,
+    /// Permission requests the agent made, and how many were allowed.
+    pub(crate) asked: u64,
+    pub(crate) allowed: u64,
+}
+
+impl Client {
+    /// Connect to the agent's `stdout` and `stdin`.
+    pub(crate) fn start(
+        stdout: Box<dyn Read + Send>,
+        stdin: Box<dyn Write + Send>,
+        policy: Policy,
+        max_line: usize,
+    ) -> Result<Self, Stop> {
+        let rx = wire::reader(stdout, max_line).ok_or(Stop::NoThread)?;
+        let out = wire::writer(stdin).ok_or(Stop::NoThread)?;
+        Ok(Self {
+            out: Some(out),
+            rx,
+            next_id: 0,
+            sent: VecDeque::new(),
+            policy,
+            cancelling: false,
+            asked: 0,
+            allowed: 0,
+        })
+    }
+
+    /// Close the agent's stdin: the end of the session (an ACP agent exits then).
+    pub(crate) fn close(&mut self) {
+        self.out = None;
+    }
+
+    /// Send a message, recorded.
+    fn send(&mut self, msg: &Value, rec: &mut dyn FnMut(&str)) {
+        let text = msg.to_string();
+        rec(&record(true, &text));
+        if self.sent.len() == KEPT_SENT {
+            self.sent.pop_front();
+        }
+        self.sent.push_back(text.clone());
+        if let Some(out) = &self.out {
+            // A writer that ended (the agent exited) is the reader's to tell.
+            let _ = out.send(text);
+        }
+    }
+
+    /// Call `method` with `params` and wait for its response until `deadline`.
+    pub(crate) fn call(
+        &mut self,
+        method: &str,
+        params: &Value,
+        deadline: Option<Instant>,
+        rec: &mut dyn FnMut(&str),
+    ) -> Result<Reply, Stop> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+            rec,
+        );
+        self.wait(id, deadline, rec)
+    }
+
+    /// A `session/prompt` turn of `session` with `text`: its response, or why there was none.
+    /// At `deadline` the turn is cancelled (`session/cancel`), and the agent has `grace` to end
+    /// it before the call stops.
+    pub(crate) fn prompt(
+        &mut self,
+        session: &str,
+        text: &str,
+        deadline: Option<Instant>,
+        grace: Duration,
+        rec: &mut dyn FnMut(&str),
+    ) -> Result<Reply, Stop> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": params}),
+            rec,
+        );
+        self.cancelling = false;
+        match self.wait(id, deadline, rec) {
+            Err(Stop::Deadline { .. }) => {}
+            other => return other,
+        }
+        self.cancelling = true;
+        self.send(
+            &json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}),
+            rec,
+        );
+        let answered = match self.wait(id, Instant::now().checked_add(grace), rec) {
+            Ok(_) => true,
+            Err(Stop::Deadline { .. }) => false,
+            Err(other) => return Err(other),
+        };
+        self.cancelling = false;
+        Err(Stop::Deadline { answered })
+    }
+
+    /// Read the agent's messages until the response to `id`, answering its requests.
+    fn wait(
+        &mut self,
+        id: u64,
+        deadline: Option<Instant>,
+        rec: &mut dyn FnMut(&str),
+    ) -> Result<Reply, Stop> {
+        loop {
+            let next = match deadline {
+                Some(d) => self
+                    .rx
+                    .recv_timeout(d.saturating_duration_since(Instant::now())),
+                None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            };
+            let (v, raw) = match next {
+                Ok(Incoming::Message(v, raw)) => (v, raw),
+                Ok(Incoming::Malformed(line)) => return Err(Stop::Malformed(line)),
+                Ok(Incoming::TooLong(n)) => return Err(Stop::TooLong(n)),
+                Ok(Incoming::Failed(why)) => return Err(Stop::Failed(why)),
+                Ok(Incoming::End) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err(Stop::Closed);
+                }
+                Err(RecvTimeoutError::Timeout) => return Err(Stop::Deadline { answered: false }),
+            };
+            rec(&record(false, &raw));
+            if self.sent.contains(&raw) {
+                return Err(Stop::Echo);
+            }
+            let method = v.get("method").and_then(Value::as_str);
+            match (method, v.get("id")) {
+                (Some(m), Some(rid)) if !rid.is_null() => {
+                    self.answer(m, rid, v.get("params"), rec);
+                }
+                // A notification (`session/update`): recorded, read by the `acp` producer.
+                (Some(_), _) => {}
+                (None, Some(rid)) if rid.as_u64() == Some(id) => {
+                    return Ok(match v.get("error") {
+                        Some(e) if !e.is_null() => Reply::Error(e.clone()),
+                        _ => Reply::Result(v.get("result").cloned().unwrap_or(Value::Null)),
+                    });
+                }
+                // A response to nothing sojx is waiting for.
+                (None, _) => {}
+            }
+        }
+    }
+
+    /// Answer the agent's request `method` (id `rid`).
+    fn answer(
+        &mut self,
+        method: &str,
+        rid: &Value,
+        params: Option<&Value>,
+        rec: &mut dyn FnMut(&str),
+    ) {
+        let reply = if method == "session/request_permission" {
+            self.asked += 1;
+            let options: Vec<(String, String)> = params
+                .and_then(|p| p.get("options"))
+                .and_then(Value::as_array)
+                .map(|os| {
+                    os.iter()
+                        .filter_map(|o| {
+                            let s = |k| o.get(k).and_then(Value::as_str).map(str::to_owned);
+                            Some((s("optionId")?, s("kind")?))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            let chosen = if self.cancelling {
+                None
+            } else {
+                self.policy.choose(&options)
+            };
+            if chosen.is_some_and(|c| {
+                options
+                    .iter()
+                    .any(|(id, k)| id == c && k.starts_with("allow"))
+            }) {
+                self.allowed += 1;
+            }
+            let outcome = match chosen {
+                Some(option) => json!({"outcome": "selected", "optionId": option}),
+                None => json!({"outcome": "cancelled"}),
+            };
+            json!({"jsonrpc": "2.0", "id": rid, "result": {"outcome": outcome}})
+        } else {
+            json!({"jsonrpc": "2.0", "id": rid, "error": {
+                "code": METHOD_NOT_FOUND,
+                "message": format!("sojx does not implement {method}: it offers the agent no file system, terminal or other client capability"),
+            }})
+        };
+        self.send(&reply, rec);
+    }
+}

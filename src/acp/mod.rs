@@ -1,0 +1,105 @@
+//! `sojx run --acp`'s client side of the Agent Client Protocol (ACP: JSON-RPC 2.0, one message
+//! per line, over the agent's stdin and stdout; agentclientprotocol.com, schema v1): the
+//! messages on the wire (`wire`) and the calls sojx makes (`client`). sojx offers the agent no
+//! capability (no file system, no terminal), answers its permission requests by the policy of
+//! `--acp-permissions`, and refuses every other request it makes with a JSON-RPC error.
+//!
+//! Every message either way is also a recorded line, `{"direction": "to_agent" | "from_agent",
+//! "message": {…}}`: what `--tee` writes and what the `acp` producer reads, live and later.
+//! Nothing here decides what an answer is.
+
+mod client;
+mod wire;
+
+pub(crate) use client::{Client, Reply, Stop};
+
+/// The protocol version sojx speaks (ACP's `PROTOCOL_VERSION`; schema `v1`).
+pub(crate) const PROTOCOL_VERSION: u64 = 1;
+
+/// ACP's own error code: the agent needs `authenticate` first (its schema's `ErrorCode`,
+/// "Authentication required").
+pub(crate) const AUTH_REQUIRED: i64 = -32000;
+
+/// JSON-RPC's "method not found": sojx's answer to the requests it does not implement.
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+
+/// How sojx answers the agent's `session/request_permission` (`--acp-permissions`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Policy {
+    /// Reject (an option of kind `reject_once`, else `reject_always`; else the request is
+    /// cancelled). sojx never approves a tool on its own.
+    #[default]
+    Deny,
+    /// Allow this once (`allow_once`); a request that offers no such option is denied.
+    AllowOnce,
+    /// Allow (`allow_always`, else `allow_once`).
+    Allow,
+}
+
+impl Policy {
+    /// The option chosen among `options` (`optionId`, `kind`), or `None`: the request is
+    /// cancelled (denied).
+    #[must_use]
+    pub(crate) fn choose(self, options: &[(String, String)]) -> Option<&str> {
+        let first = |kinds: &[&str]| {
+            kinds.iter().find_map(|k| {
+                options
+                    .iter()
+                    .find(|(_, kind)| kind == k)
+                    .map(|(id, _)| id.as_str())
+            })
+        };
+        match self {
+            Self::Deny => first(&["reject_once", "reject_always"]),
+            Self::AllowOnce => first(&["allow_once", "reject_once", "reject_always"]),
+            Self::Allow => first(&["allow_always", "allow_once"]),
+        }
+    }
+}
+
+/// Authentication methods sojx can choose for the agent, by their ids, with the variables
+/// each needs (the agents' own ids: Gemini CLI `gemini-api-key`; Codex's adapter
+/// `codex-api-key`, `openai-api-key`; Qwen Code `openai`). A method of the `env_var` type
+/// names its own variables.
+pub(crate) const AUTH_VARS: &[(&str, &str)] = &[
+    ("gemini-api-key", "GEMINI_API_KEY"),
+    ("codex-api-key", "CODEX_API_KEY"),
+    ("openai-api-key", "OPENAI_API_KEY"),
+    ("openai", "OPENAI_API_KEY"),
+    ("anthropic-api-key", "ANTHROPIC_API_KEY"),
+];
+
+/// One message as a recorded line: `{"direction": …, "message": …}`, the message's own JSON
+/// text kept as it was (`raw`, one line).
+#[must_use]
+pub(crate) fn record(to_agent: bool, raw: &str) -> String {
+    let direction = if to_agent { "to_agent" } else { "from_agent" };
+    format!("{{\"direction\":\"{direction}\",\"message\":{raw}}}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_policy_never_allows_more_than_it_says() {
+        let opts = |kinds: &[&str]| -> Vec<(String, String)> {
+            kinds
+                .iter()
+                .map(|k| ((*k).to_owned() + "-id", (*k).to_owned()))
+                .collect()
+        };
+        let all = opts(&["allow_always", "allow_once", "reject_once", "reject_always"]);
+        assert_eq!(Policy::Deny.choose(&all), Some("reject_once-id"));
+        assert_eq!(Policy::AllowOnce.choose(&all), Some("allow_once-id"));
+        assert_eq!(Policy::Allow.choose(&all), Some("allow_always-id"));
+        // No reject option: cancelled, which denies.
+        assert_eq!(Policy::Deny.choose(&opts(&["allow_once"])), None);
+        // Only "always" offered: allow-once does not grant it.
+        assert_eq!(
+            Policy::AllowOnce.choose(&opts(&["allow_always", "reject_always"])),
+            Some("reject_always-id")
+        );
+        assert_eq!(Policy::AllowOnce.choose(&opts(&["allow_always"])), None);
+    }
+}

@@ -1,0 +1,278 @@
+//! `sojx run --acp -- COMMAND…`: sojx is the ACP client of COMMAND (`crate::acp`), one agent
+//! process for the whole run: `initialize`, `authenticate` when the agent requires it and the
+//! environment satisfies one of its methods, `session/new`, then one `session/prompt` turn per
+//! attempt. Each turn's traffic, after the handshake's, is read by `extract` as the `acp`
+//! producer while it happens (so `--activity` is live); a retry is the next turn of the same
+//! session: the feedback, or, when the answer held no JSON, the extraction turn.
+
+mod handshake;
+mod turns;
+
+use std::io::{self, Read};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::super::Io;
+use super::super::extract::Prepared;
+use super::super::output::{emit, fail_before_named, files_read, style};
+use crate::acp::{self, Policy};
+use crate::activity::{self, Activity};
+use crate::agent::{self, Bounds, Spec, Stdin};
+use crate::envelope::{self, Attempt, Envelope, Parts};
+use crate::error::{ErrorKind, Failure, Operation};
+use crate::exit::ExitStatus;
+use crate::names::Command;
+use crate::producer::Producer;
+use crate::{cli, extract, input};
+
+/// How long the handshake (`initialize`, `authenticate`, `session/new`) may take without
+/// `--timeout` (docs/limits.md): an agent that never answers fails in bounded time.
+pub(super) const HANDSHAKE: Duration = Duration::from_secs(60);
+
+/// What the work reports as it goes: the turn's `--activity` events, and a line between two
+/// turns.
+enum Note {
+    Activity(Activity),
+    Retry(String),
+}
+
+/// What the session came to.
+struct Ended {
+    env: Envelope,
+    attempts: Vec<Attempt>,
+    /// A turn's deadline passed: the agent is stopped as at `--timeout`.
+    timed_out: bool,
+}
+
+pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
+    use super::super::output::open_envelope_file;
+    let style = style(&a.output, io);
+    let first = Spec {
+        argv: a.command.clone(),
+        stdin: Stdin::Pipe,
+        env: Vec::new(),
+    };
+    let name = first.program();
+    let names = [name.clone()];
+    let schema_flags = super::super::settings::schema(&a.schema);
+    let mut read_files = files_read(&schema_flags, a.answer.handoff.as_deref());
+    if let Some(p) = &a.prompt_file {
+        read_files.push(("--prompt-file", p.clone()));
+    }
+    let read = match open_envelope_file(
+        io,
+        a.kept.envelope_file.as_deref(),
+        &[],
+        read_files,
+        a.live.tee.as_deref(),
+    ) {
+        Ok(read) => read,
+        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
+    };
+    let setup = prompt(a, io).and_then(|p| {
+        let loaded = Prepared::load(&schema_flags, &a.answer, &io.env)?;
+        let template = match a.retry.feedback_template.as_deref() {
+            Some(t) => Some(super::retry::read_template(t)?),
+            None => None,
+        };
+        let cwd = std::env::current_dir().map_err(|e| {
+            Failure::new(
+                ErrorKind::Filesystem,
+                Operation::Read,
+                format!(
+                    "cannot tell the current folder, the session's: {}",
+                    input::io_reason(&e)
+                ),
+            )
+            .retryable(false)
+        })?;
+        Ok((p, loaded, template, cwd))
+    });
+    let (prompt, loaded, template, cwd) = match setup {
+        Ok(x) => x,
+        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
+    };
+    let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read) {
+        Ok(t) => t,
+        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
+    };
+    let mut opts = loaded.options(&a.answer, &a.limits, &io.env, io.env.read_ahead(false));
+    opts.from = Some(Producer::Acp);
+    let color = style.stderr_color;
+    let interrupts = agent::Interrupts::catch();
+    // The methods of authentication the environment satisfies, by their variables.
+    let satisfied: Vec<&'static str> = acp::AUTH_VARS
+        .iter()
+        .filter(|(_, var)| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
+        .map(|(id, _)| *id)
+        .collect();
+    let started = agent::spawn(&first, io.env.path.as_deref());
+    let mut started = match started {
+        Ok(s) => s,
+        Err(f) => {
+            let env = envelope::failure(Command::Run, &name, f, Parts::default())
+                .with_agent(agent::Report::not_started(&first).to_report());
+            return finish(a, io, style, env, Vec::new(), color);
+        }
+    };
+    let stdin = started.take_stdin();
+    let session = Session {
+        name: &name,
+        prompt: &prompt,
+        cwd: &cwd.to_string_lossy(),
+        schema: loaded.schema().map(|s| &s.document),
+        template: template.as_deref(),
+        opts: &opts,
+        max: a.retry.max_attempts,
+        extra: &a.retry.retry_on,
+        timeout: a.live.timeout,
+        grace: a.kill_after,
+        policy: a.acp_permissions.unwrap_or_default(),
+        satisfied: &satisfied,
+        show: a.answer.activity,
+    };
+    let bounds = Bounds {
+        // Each turn's deadline is the session's own (session/cancel first).
+        timeout: None,
+        kill_after: a.kill_after,
+        backstop: Duration::ZERO,
+        linger: Some(a.kill_after),
+    };
+    let tee = tee.as_mut();
+    let finished = agent::supervise(
+        started,
+        &interrupts,
+        bounds,
+        &mut *io.stderr,
+        &mut |err, note: &Note| match note {
+            Note::Activity(ev) => {
+                let _ = activity::event(err, &name, ev, color);
+            }
+            Note::Retry(line) => {
+                let label =
+                    super::super::output::paint(color, "retry", owo_colors::Style::new().yellow());
+                let _ = writeln!(
+                    err,
+                    "sojx: {}: {label}: {}",
+                    crate::sanitize::sanitize(&name),
+                    crate::sanitize::sanitize(line)
+                );
+            }
+        },
+        |stdout, send| session.run(stdout, stdin, tee, send),
+        |ended: &Ended| ended.timed_out,
+    );
+    if let Some(f) = finished.not_started {
+        let env = envelope::failure(Command::Run, &name, f, Parts::default())
+            .with_agent(agent::Report::not_started(&first).to_report());
+        return finish(a, io, style, env, Vec::new(), color);
+    }
+    let (env, attempts) = finished.result.map_or_else(
+        || {
+            let f = Failure::new(
+                ErrorKind::Internal,
+                Operation::Run,
+                "the ACP session ended without a result (no thread could start, or a bug in sojx); the agent was stopped",
+            )
+            .retryable(false);
+            (
+                envelope::failure(Command::Run, &name, f, Parts::default()),
+                Vec::new(),
+            )
+        },
+        |e| (e.env, e.attempts),
+    );
+    let env = agent::conclude(env, &finished.report, finished.ended);
+    let env = match interrupts.got() {
+        Some(sig) if env.error_kind() != Some(ErrorKind::Interrupted) => {
+            agent::interrupted(env, sig, "as the run ended")
+        }
+        _ => env,
+    };
+    finish(a, io, style, env, attempts, color)
+}
+
+/// Print the run's envelope (with its attempts when more than one was allowed).
+fn finish(
+    a: &cli::RunArgs,
+    io: &mut Io<'_>,
+    style: crate::render::Style,
+    env: Envelope,
+    attempts: Vec<Attempt>,
+    color: bool,
+) -> io::Result<ExitStatus> {
+    let env = if a.retry.max_attempts > 1 && !attempts.is_empty() {
+        env.with_attempts(attempts)
+    } else {
+        env
+    };
+    if a.answer.activity {
+        let _ = activity::summary(io.stderr, &env, color);
+    }
+    emit(io, &env, style)?;
+    Ok(env.exit_status())
+}
+
+/// The first prompt: `--prompt`, `--prompt-file`, or sojx's stdin (not a terminal).
+fn prompt(a: &cli::RunArgs, io: &Io<'_>) -> Result<String, Failure> {
+    let usage =
+        |m: String| Failure::new(ErrorKind::Usage, Operation::ParseArguments, m).retryable(false);
+    if let Some(p) = &a.prompt {
+        return Ok(p.clone());
+    }
+    let bytes = if let Some(path) = &a.prompt_file {
+        input::read_regular(path).map_err(|e| {
+            Failure::new(
+                ErrorKind::Filesystem,
+                Operation::Read,
+                format!(
+                    "cannot read --prompt-file {}: {}",
+                    path.display(),
+                    input::io_reason(&e)
+                ),
+            )
+            .target(path.to_string_lossy().into_owned())
+            .retryable(false)
+        })?
+    } else if io.stdin_is_tty {
+        return Err(usage(
+            "`sojx run --acp` needs a prompt: --prompt TEXT, --prompt-file FILE, or on stdin"
+                .into(),
+        )
+        .target("--prompt"));
+    } else {
+        let mut b = Vec::new();
+        io::stdin().read_to_end(&mut b).map_err(|e| {
+            Failure::new(
+                ErrorKind::Io,
+                Operation::Read,
+                format!("cannot read the prompt on stdin: {}", input::io_reason(&e)),
+            )
+        })?;
+        b
+    };
+    let text = String::from_utf8(bytes)
+        .map_err(|_| usage("the prompt is not UTF-8 text".into()).target("--prompt"))?;
+    if text.trim().is_empty() {
+        return Err(usage("the prompt is empty".into()).target("--prompt"));
+    }
+    Ok(text)
+}
+
+/// What every turn of the session shares.
+struct Session<'a, 'o> {
+    name: &'a str,
+    prompt: &'a str,
+    cwd: &'a str,
+    schema: Option<&'a Value>,
+    template: Option<&'a str>,
+    opts: &'a extract::Options<'o>,
+    max: u32,
+    extra: &'a [agent::Extra],
+    timeout: Option<Duration>,
+    grace: Duration,
+    policy: Policy,
+    satisfied: &'a [&'static str],
+    show: bool,
+}

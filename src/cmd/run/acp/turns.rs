@@ -1,0 +1,246 @@
+//! The session's turns: each read by `extract` as it happens, and the next one made from what
+//! the last came to.
+
+use std::io::{self, Read, Write};
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::time::Instant;
+
+use serde_json::Value;
+
+use super::handshake::Handshake;
+use super::{Ended, HANDSHAKE, Note, Session};
+use crate::acp::{Client, Reply, Stop};
+use crate::activity::Activity;
+use crate::agent::{Feedback, retries};
+use crate::envelope::{self, Attempt, Envelope, Parts};
+use crate::error::{ErrorKind, Failure, Operation};
+use crate::names::Command;
+use crate::{extract, input};
+
+impl Session<'_, '_> {
+    /// The whole session over the agent's `stdout` and `stdin`.
+    pub(super) fn run(
+        &self,
+        stdout: Box<dyn Read + Send>,
+        stdin: Option<std::process::ChildStdin>,
+        mut tee: Option<&mut input::Tee>,
+        send: &mut (dyn FnMut(Note) + Send),
+    ) -> Ended {
+        let stdin: Box<dyn Write + Send> = match stdin {
+            Some(s) => Box::new(s),
+            None => Box::new(io::sink()),
+        };
+        let mut client = match Client::start(stdout, stdin, self.policy, self.opts.max_line_bytes) {
+            Ok(c) => c,
+            Err(stop) => return self.ended_before(Handshake::Stopped(stop), &[], send),
+        };
+        // The handshake's lines, read again before each turn's.
+        let mut header: Vec<String> = Vec::new();
+        let mut tee_failed: Option<Failure> = None;
+        let deadline = Instant::now().checked_add(self.timeout.unwrap_or(HANDSHAKE));
+        let hs = self.handshake(&mut client, deadline, &mut |l: &str| {
+            header.push(l.to_owned());
+            keep(&mut tee, &mut tee_failed, l);
+        });
+        let session_id = match hs {
+            Ok(id) => id,
+            Err(e) => {
+                client.close();
+                return self.ended_before(e, &header, send);
+            }
+        };
+        let mut attempts = Vec::new();
+        let mut earlier = Vec::new();
+        let mut text = self.prompt.to_owned();
+        let mut via = "acp:prompt";
+        let mut n = 1;
+        loop {
+            let turn_started = Instant::now();
+            let deadline = self.timeout.and_then(|t| turn_started.checked_add(t));
+            let (env, reply) = self.read_turn(
+                &header,
+                &mut earlier,
+                |rec| {
+                    client.prompt(&session_id, &text, deadline, self.grace, &mut |l: &str| {
+                        rec(l);
+                        keep(&mut tee, &mut tee_failed, l);
+                    })
+                },
+                send,
+            );
+            let env = match (&reply, tee_failed.take()) {
+                (_, Some(f)) => envelope::failure(Command::Run, self.name, f, env.into_parts()),
+                (Ok(_) | Err(Stop::Closed), None) => env,
+                (Err(stop), None) => self.stop_failure(stop, env),
+            };
+            let ms = u64::try_from(turn_started.elapsed().as_millis()).unwrap_or(u64::MAX);
+            attempts.push(Attempt::of(n, &env, via, ms));
+            let timed_out = matches!(reply, Err(Stop::Deadline { .. }));
+            if reply.is_err() || n >= self.max || !retries(&env, self.extra) {
+                client.close();
+                return Ended {
+                    env,
+                    attempts,
+                    timed_out,
+                };
+            }
+            let kind = env.error_kind().map_or("failed", |k| k.as_str());
+            (text, via) = if env.error_kind() == Some(ErrorKind::NotFound) {
+                (extraction_turn(self.schema), "acp:extraction_turn")
+            } else {
+                (
+                    Feedback::of(&env, self.schema).feedback(self.template, true),
+                    "acp:feedback",
+                )
+            };
+            let how = if via == "acp:extraction_turn" {
+                "asks for only the JSON in the same session (the extraction turn)"
+            } else {
+                "sends the feedback in the same session"
+            };
+            send(Note::Retry(format!(
+                "attempt {n} of {} failed ({kind}); attempt {} {how}",
+                self.max,
+                n + 1
+            )));
+            n += 1;
+        }
+    }
+
+    /// Read one turn with `extract`, as it happens: the handshake's lines, then what `turn`
+    /// records; the envelope, and how the turn ended.
+    pub(super) fn read_turn(
+        &self,
+        header: &[String],
+        earlier: &mut Vec<Earlier>,
+        turn: impl FnOnce(&mut dyn FnMut(&str)) -> Result<Reply, Stop>,
+        send: &mut (dyn FnMut(Note) + Send),
+    ) -> (Envelope, Result<Reply, Stop>) {
+        let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(LINES_IN_FLIGHT);
+        std::thread::scope(|s| {
+            let show = self.show;
+            let reader = s.spawn(move || {
+                let mut report = |a: Activity| send(Note::Activity(a));
+                let mut live = extract::Live {
+                    tee: None,
+                    timeout: None,
+                    activity: if show { Some(&mut report) } else { None },
+                };
+                extract::run_reader(self.name, Box::new(Lines::new(rx)), self.opts, &mut live)
+            });
+            let line = |tx: &SyncSender<Vec<u8>>, l: &str| {
+                let mut b = Vec::with_capacity(l.len() + 1);
+                b.extend_from_slice(l.as_bytes());
+                b.push(b'\n');
+                // The reader stopped (a bound): what it read decides.
+                let _ = tx.send(b);
+            };
+            for l in header {
+                line(&tx, l);
+            }
+            for e in earlier.iter() {
+                match e {
+                    Earlier::Prompt(l) => line(&tx, l),
+                    // Blank lines keep the line numbers the recording's.
+                    Earlier::Blank(n) => {
+                        for _ in 0..*n {
+                            let _ = tx.send(vec![b'\n']);
+                        }
+                    }
+                }
+            }
+            let mut first = true;
+            let reply = turn(&mut |l: &str| {
+                line(&tx, l);
+                if std::mem::take(&mut first) {
+                    earlier.push(Earlier::Prompt(l.to_owned()));
+                } else if let Some(Earlier::Blank(n)) = earlier.last_mut() {
+                    *n += 1;
+                } else {
+                    earlier.push(Earlier::Blank(1));
+                }
+            });
+            drop(tx);
+            let env = reader.join().unwrap_or_else(|_| {
+                let f = Failure::new(
+                    ErrorKind::Internal,
+                    Operation::Read,
+                    "reading the turn failed (a bug in sojx)",
+                )
+                .retryable(false);
+                envelope::failure(Command::Extract, self.name, f, Parts::default())
+            });
+            (env, reply)
+        })
+    }
+}
+
+/// What an earlier turn's lines are to a later turn's reader: its prompt (so that the turns
+/// are counted and the answer is the last turn's), then as many blank lines as it had.
+pub(super) enum Earlier {
+    Prompt(String),
+    Blank(u64),
+}
+
+/// Lines in flight to the turn's reader.
+const LINES_IN_FLIGHT: usize = 64;
+
+/// Write a recorded line to the tee; its first failure is kept, and ends the session.
+fn keep(tee: &mut Option<&mut input::Tee>, failed: &mut Option<Failure>, line: &str) {
+    if failed.is_some() {
+        return;
+    }
+    if let Some(t) = tee.as_mut() {
+        let mut b = line.as_bytes().to_vec();
+        b.push(b'\n');
+        if let Err(f) = t.write(&b) {
+            *failed = Some(f);
+        }
+    }
+}
+
+/// The extraction turn's prompt (Meerkat's design): only the JSON, no tools.
+fn extraction_turn(schema: Option<&Value>) -> String {
+    match schema {
+        Some(s) => format!(
+            "Your last reply held no JSON value. Reply with only a JSON value matching this JSON schema, with no prose, no code fences and no tool calls:\n{}",
+            serde_json::to_string_pretty(s).unwrap_or_default()
+        ),
+        None => "Your last reply held no JSON value. Reply with only the JSON value of your answer, with no prose, no code fences and no tool calls.".to_owned(),
+    }
+}
+
+/// A channel of lines read as a stream.
+struct Lines {
+    rx: Receiver<Vec<u8>>,
+    cur: Vec<u8>,
+    at: usize,
+}
+
+impl Lines {
+    fn new(rx: Receiver<Vec<u8>>) -> Self {
+        Self {
+            rx,
+            cur: Vec::new(),
+            at: 0,
+        }
+    }
+}
+
+impl Read for Lines {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.cur.len() {
+            match self.rx.recv() {
+                Ok(next) => {
+                    self.cur = next;
+                    self.at = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.cur.len() - self.at);
+        buf[..n].copy_from_slice(&self.cur[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
