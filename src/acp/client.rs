@@ -53,9 +53,6 @@ pub(crate) struct Client {
     policy: Policy,
     /// A turn is being cancelled: permission requests are answered `cancelled`.
     cancelling: bool,
-    /// Permission requests the agent made, and how many were allowed.
-    pub(crate) asked: u64,
-    pub(crate) allowed: u64,
 }
 
 impl Client {
@@ -75,8 +72,6 @@ impl Client {
             sent: VecDeque::new(),
             policy,
             cancelling: false,
-            asked: 0,
-            allowed: 0,
         })
     }
 
@@ -85,10 +80,11 @@ impl Client {
         self.out = None;
     }
 
-    /// Send a message, recorded.
-    fn send(&mut self, msg: &Value, rec: &mut dyn FnMut(&str)) {
+    /// Send a message, recorded; `lasting` when a later turn's reader needs it (a prompt, an
+    /// answer to a permission request).
+    fn send(&mut self, msg: &Value, lasting: bool, rec: &mut dyn FnMut(&str, bool)) {
         let text = msg.to_string();
-        rec(&record(true, &text));
+        rec(&record(true, &text), lasting);
         if self.sent.len() == KEPT_SENT {
             self.sent.pop_front();
         }
@@ -105,12 +101,13 @@ impl Client {
         method: &str,
         params: &Value,
         deadline: Option<Instant>,
-        rec: &mut dyn FnMut(&str),
+        rec: &mut dyn FnMut(&str, bool),
     ) -> Result<Reply, Stop> {
         let id = self.next_id;
         self.next_id += 1;
         self.send(
             &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+            false,
             rec,
         );
         self.wait(id, deadline, rec)
@@ -125,13 +122,14 @@ impl Client {
         text: &str,
         deadline: Option<Instant>,
         grace: Duration,
-        rec: &mut dyn FnMut(&str),
+        rec: &mut dyn FnMut(&str, bool),
     ) -> Result<Reply, Stop> {
         let id = self.next_id;
         self.next_id += 1;
         let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
         self.send(
             &json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": params}),
+            true,
             rec,
         );
         self.cancelling = false;
@@ -142,6 +140,7 @@ impl Client {
         self.cancelling = true;
         self.send(
             &json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}),
+            false,
             rec,
         );
         let answered = match self.wait(id, Instant::now().checked_add(grace), rec) {
@@ -158,7 +157,7 @@ impl Client {
         &mut self,
         id: u64,
         deadline: Option<Instant>,
-        rec: &mut dyn FnMut(&str),
+        rec: &mut dyn FnMut(&str, bool),
     ) -> Result<Reply, Stop> {
         loop {
             let next = match deadline {
@@ -177,11 +176,14 @@ impl Client {
                 }
                 Err(RecvTimeoutError::Timeout) => return Err(Stop::Deadline { answered: false }),
             };
-            rec(&record(false, &raw));
+            let method = v.get("method").and_then(Value::as_str);
+            rec(
+                &record(false, &raw),
+                method == Some("session/request_permission"),
+            );
             if self.sent.contains(&raw) {
                 return Err(Stop::Echo);
             }
-            let method = v.get("method").and_then(Value::as_str);
             match (method, v.get("id")) {
                 (Some(m), Some(rid)) if !rid.is_null() => {
                     self.answer(m, rid, v.get("params"), rec);
@@ -206,10 +208,10 @@ impl Client {
         method: &str,
         rid: &Value,
         params: Option<&Value>,
-        rec: &mut dyn FnMut(&str),
+        rec: &mut dyn FnMut(&str, bool),
     ) {
-        let reply = if method == "session/request_permission" {
-            self.asked += 1;
+        let permission = method == "session/request_permission";
+        let reply = if permission {
             let options: Vec<(String, String)> = params
                 .and_then(|p| p.get("options"))
                 .and_then(Value::as_array)
@@ -227,13 +229,6 @@ impl Client {
             } else {
                 self.policy.choose(&options)
             };
-            if chosen.is_some_and(|c| {
-                options
-                    .iter()
-                    .any(|(id, k)| id == c && k.starts_with("allow"))
-            }) {
-                self.allowed += 1;
-            }
             let outcome = match chosen {
                 Some(option) => json!({"outcome": "selected", "optionId": option}),
                 None => json!({"outcome": "cancelled"}),
@@ -245,6 +240,6 @@ impl Client {
                 "message": format!("sojx does not implement {method}: it offers the agent no file system, terminal or other client capability"),
             }})
         };
-        self.send(&reply, rec);
+        self.send(&reply, permission, rec);
     }
 }

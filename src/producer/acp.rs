@@ -66,7 +66,12 @@ struct Turn {
     result: Option<Value>,
     error: Option<Value>,
     ended: bool,
-    permissions: Permissions,
+    /// The `messageId` of the last chunk: a chunk of another message starts a new paragraph.
+    message: Option<String>,
+    /// Token counts the turn's chunks carried (Qwen Code's `_meta.usage`).
+    chunk_usage: Option<Value>,
+    /// Permission requests of the turn that sojx denied.
+    denied: u64,
 }
 
 #[derive(Debug, Default)]
@@ -82,6 +87,8 @@ pub(super) struct Acp {
     setup_error: Option<(String, Value)>,
     turn: Option<Turn>,
     turns: u64,
+    /// The session's permission requests, and how sojx answered them.
+    permissions: Permissions,
     last_error: Option<LastError>,
 }
 
@@ -120,11 +127,12 @@ impl Acp {
                         .iter()
                         .any(|(id, kind)| id == c && kind.starts_with("allow"))
                 });
-                if let Some(t) = self.turn.as_mut().filter(|t| !t.ended) {
-                    if allowed {
-                        t.permissions.allowed += 1;
-                    } else {
-                        t.permissions.denied += 1;
+                if allowed {
+                    self.permissions.allowed += 1;
+                } else {
+                    self.permissions.denied += 1;
+                    if let Some(t) = self.turn.as_mut().filter(|t| !t.ended) {
+                        t.denied += 1;
                     }
                 }
             }
@@ -157,9 +165,7 @@ impl Acp {
                 if self.asked.len() < super::MAX_PARTS {
                     self.asked.insert(id, options);
                 }
-                if let Some(t) = self.turn.as_mut().filter(|t| !t.ended) {
-                    t.permissions.asked += 1;
-                }
+                self.permissions.asked += 1;
             }
             Some(_) => {}
             None => self.response(line, m),
@@ -179,11 +185,29 @@ impl Acp {
         {
             return;
         }
-        if str_at(u, "sessionUpdate") == Some("agent_message_chunk")
-            && let Some(c) = u.get("content")
+        if str_at(u, "sessionUpdate") != Some("agent_message_chunk") {
+            return;
+        }
+        if let Some(usage) = u.pointer("/_meta/usage") {
+            t.chunk_usage = Some(usage.clone());
+        }
+        if let Some(c) = u.get("content")
             && str_at(c, "type") == Some("text")
             && let Some(text) = str_at(c, "text")
+            && !text.is_empty()
         {
+            let message = str_at(u, "messageId");
+            if message.is_some()
+                && t.message.is_some()
+                && message != t.message.as_deref()
+                && !t.text.is_empty()
+            {
+                // Another message of the turn (an agent's notice after its answer).
+                t.text.push_str("\n\n");
+            }
+            if let Some(m) = message {
+                t.message = Some(m.to_owned());
+            }
             t.text.push_str(text);
             t.line = Some(line);
         }
@@ -341,6 +365,9 @@ impl Extractor for Acp {
         if let Some(info) = &self.agent_info {
             session.agent_info = Some(AgentInfo::of(info));
         }
+        if self.turn.is_some() {
+            session.permissions = Some(self.permissions);
+        }
         let verdict = match (&self.turn, &self.setup_error) {
             (None, Some((method, e))) => rpc_error(method, e),
             (None, None) => truncated_after(
@@ -348,9 +375,8 @@ impl Extractor for Acp {
                 self.last_error.as_ref(),
             ),
             (Some(t), _) => {
-                session.permissions = Some(t.permissions);
                 if let Some(r) = &t.result {
-                    usage(&mut session, r);
+                    usage(&mut session, r, t.chunk_usage.as_ref());
                     if let Some(id) = &t.session {
                         session.id = Some(id.clone());
                     }
@@ -395,6 +421,21 @@ fn turn_verdict(t: &Turn, last: Option<&LastError>) -> Verdict {
             text: t.text.clone(),
             line: t.line,
         },
+        Some("cancelled") if t.denied > 0 => {
+            // sojx denied what the agent asked, and the agent gave up (Codex's only reject option
+            // aborts the turn): the same run would meet the same policy.
+            Verdict::Failed(
+                agent_failure(
+                    format!(
+                        "the agent cancelled the turn after sojx denied {} permission request(s) (--acp-permissions)",
+                        t.denied
+                    ),
+                    agent_details(Some("cancelled"), Some("permission_denied"), Value::Array(Vec::new())),
+                )
+                .retryable(false)
+                .hint("allow the tool (--acp-permissions allow-once), or ask for an answer that needs no tool"),
+            )
+        }
         other => {
             let s = other.unwrap_or("none");
             let why = match s {
@@ -462,12 +503,15 @@ fn rpc_error(method: &str, e: &Value) -> Verdict {
     })
 }
 
-/// The token counts of a prompt's result: its `usage` (ACP's `PromptResponse.usage`), else
-/// Gemini CLI's `_meta.quota.token_count`.
-fn usage(session: &mut Session, r: &Value) {
+/// The turn's token counts and model, from its prompt's result `r`: its `usage` (ACP's
+/// `PromptResponse.usage`, unstable; Claude Code's adapter), else Gemini CLI's
+/// `_meta.quota.token_count`, else the `_meta.usage` a chunk carried (Qwen Code, `chunk`); the
+/// model that answered, from `_meta.quota.model_usage` (Gemini CLI, Claude Code's adapter: the
+/// session's model may be `auto`).
+fn usage(session: &mut Session, r: &Value, chunk: Option<&Value>) {
     let u = &mut session.usage;
     let n = |v: &Value, k: &str| u64_at(v, k).map(Value::from);
-    if let Some(x) = r.get("usage") {
+    if let Some(x) = r.get("usage").or(chunk) {
         u.input_tokens = n(x, "inputTokens");
         u.output_tokens = n(x, "outputTokens");
         u.cache_read_input_tokens = n(x, "cachedReadTokens");
@@ -475,5 +519,13 @@ fn usage(session: &mut Session, r: &Value) {
     } else if let Some(x) = r.pointer("/_meta/quota/token_count") {
         u.input_tokens = n(x, "input_tokens");
         u.output_tokens = n(x, "output_tokens");
+    }
+    if let Some(m) = r
+        .pointer("/_meta/quota/model_usage")
+        .and_then(Value::as_array)
+        .and_then(|ms| ms.last())
+        .and_then(|m| str_at(m, "model"))
+    {
+        session.model = Some(m.to_owned());
     }
 }

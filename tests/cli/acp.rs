@@ -541,12 +541,23 @@ fn run_acp_records_the_traffic_and_extract_reads_it_back_the_same() {
             "--tee",
             &tee_s,
         ],
-        &["--answer", r#"{"verdict":"MAYBE"}"#, "--answer", GOOD],
+        &[
+            "--ask-permission",
+            "--answer",
+            r#"{"verdict":"MAYBE"}"#,
+            "--answer",
+            GOOD,
+        ],
         &[],
     ) else {
         return;
     };
     assert_eq!(r.code, 0, "{}", r.stderr);
+    // Both turns' requests, counted for the session, live and read back.
+    assert_eq!(
+        r.one()["session"]["permissions"],
+        json!({"asked": 2, "allowed": 0, "denied": 2})
+    );
     let recorded = std::fs::read_to_string(&tee).unwrap();
     assert!(recorded.lines().all(|l| {
         let v: Value = serde_json::from_str(l).unwrap();

@@ -18,6 +18,24 @@ tests/e2e/model_server.py, through `sojx extract` and `sojx run`:
              prose: `extract` says not_found, naming the rejected call and its violation
   readme     (Claude Code) the README's first-screen commands, as written: exit 0
 
+and through the Agent Client Protocol (issue 45), `sojx run --acp --schema S -- AGENT` with the
+agent in its ACP mode (Gemini CLI, Qwen Code and opencode natively; Claude Code and Codex through
+their adapters), one process and one session for the whole run:
+
+  acp-happy       exit 0, the answer
+  acp-retry       an invalid answer, then sojx's feedback as the next turn of the same session:
+                  exit 0, two attempts, one session; the second request to the model carries the
+                  first prompt, the invalid answer and the feedback
+  acp-extraction  prose first, then the extraction turn ("reply with only a JSON value …"):
+                  exit 0, two attempts
+  acp-permission  the model calls the agent's shell tool (`rm -rf build`), the agent set to ask
+                  first; sojx denies its permission request (the default policy); the model then
+                  answers (or, when the agent ended the turn, the extraction turn asks): exit 0,
+                  and the session counts the requests, all denied. Codex aborts its turn on a
+                  denial: exit 1, agent_error, permission_denied, not retryable
+  acp-cancel      the model answers 30 s late; at --timeout 4s sojx sends session/cancel, then
+                  stops the agent: exit 2, timeout, the cancel in the recording
+
 Every case runs in a fresh HOME and working folder with a clean environment (PATH, HOME and the
 CLI's own variables). It prints a table (CLI, version, case, result, attempts, seconds) and exits
 1 when a case failed, naming the CLI, its version and what differed.
@@ -60,6 +78,26 @@ PACKAGES = {
     "gemini": "@google/gemini-cli",
     "qwen": "@qwen-code/qwen-code",
     "opencode": "opencode-ai",
+}
+
+# Each CLI in its ACP mode: the command, and the package whose version it runs (an adapter's,
+# for Claude Code and Codex).
+ACP = {
+    "claude": (["claude-agent-acp"], "@agentclientprotocol/claude-agent-acp"),
+    "codex": (["codex-acp"], "@zed-industries/codex-acp"),
+    "gemini": (["gemini", "--acp", "--skip-trust"], "@google/gemini-cli"),
+    "qwen": (["qwen", "--acp", "--auth-type", "openai", "--approval-mode", "default"], "@qwen-code/qwen-code"),
+    "opencode": (["opencode", "acp"], "opencode-ai"),
+}
+
+# Each agent's own shell tool, called with a command that needs the user's approval.
+SHELL_CALL = {
+    "claude": {"name": "Bash", "input": {"command": "rm -rf build", "description": "Remove the build folder"}},
+    "codex": {"name": "exec_command", "input": {"cmd": "rm -rf build"}},
+    "gemini": {"name": "run_shell_command", "input": {"command": "rm -rf build", "description": "Remove the build folder"}},
+    "qwen": {"name": "run_shell_command", "input": {"command": "rm -rf build", "is_background": False,
+                                                  "description": "Remove the build folder"}},
+    "opencode": {"name": "bash", "input": {"command": "rm -rf build", "description": "Remove the build folder"}},
 }
 
 
@@ -346,6 +384,103 @@ def readme(cli, case, sojx, record):
     return len(lines)
 
 
+def acp_run(cli, case, sojx, record, name, max_attempts=1, timeout=None):
+    """`sojx run --acp --schema S` with the agent in its ACP mode: its envelope, status, stderr."""
+    tee = case.dir / "tee.acp.jsonl"
+    argv = [sojx, "run", "--acp", "--schema", str(SCHEMA), "--prompt", PROMPT, "--tee", str(tee),
+            "--max-attempts", str(max_attempts)]
+    if timeout:
+        argv += ["--timeout", timeout, "--kill-after", "2s"]
+    status, out, err = case.run([*argv, "--", *ACP[cli][0]])
+    record(name, tee.read_bytes() if tee.exists() else b"", err, status, case)
+    env = envelope(out, "sojx run --acp")
+    expect(env.get("producer") == "acp", f"producer {env.get('producer')!r}: {env.get('error')}")
+    return env, status, err, tee
+
+
+def vias(env):
+    return [a.get("via") for a in env.get("attempts") or []]
+
+
+def acp_happy(cli, case, sojx, record):
+    env, status, err, _ = acp_run(cli, case, sojx, record, "acp-happy")
+    expect(status == 0, f"sojx run --acp exited {status}: {env.get('error')}; stderr {err[-400:]!r}")
+    expect(env.get("data") == VALID, f"sojx run --acp gave {env.get('data')!r}")
+    expect((env.get("session") or {}).get("agent_info"), f"no agent_info: {env.get('session')}")
+    return 1
+
+
+def acp_retry(cli, case, sojx, record):
+    env, status, err, _ = acp_run(cli, case, sojx, record, "acp-retry", max_attempts=2)
+    expect(status == 0, f"sojx run --acp exited {status}: {env.get('error')}; stderr {err[-400:]!r}")
+    expect(vias(env) == ["acp:prompt", "acp:feedback"], f"attempts {env.get('attempts')}")
+    ids = {a.get("session_id") for a in env["attempts"]}
+    expect(len(ids) == 1 and None not in ids, f"not one session: {ids}")
+    mains = main_requests(case)
+    last = json.dumps(mains[-1]["body"]) if mains else ""
+    for needle, what in ((PROMPT, "the first prompt"), ("MAYBE", "the invalid answer"), (FEEDBACK, "the feedback")):
+        expect(needle in last or json.dumps(needle)[1:-1] in last,
+               f"the last request to the model lacks {what} ({len(mains)} main requests)")
+    return len(env["attempts"])
+
+
+def acp_extraction(cli, case, sojx, record):
+    env, status, err, _ = acp_run(cli, case, sojx, record, "acp-extraction", max_attempts=2)
+    expect(status == 0, f"sojx run --acp exited {status}: {env.get('error')}; stderr {err[-400:]!r}")
+    expect(vias(env) == ["acp:prompt", "acp:extraction_turn"], f"attempts {env.get('attempts')}")
+    expect(env["attempts"][0].get("error_kind") == "not_found", f"attempt 1: {env['attempts'][0]}")
+    last = json.dumps(main_requests(case)[-1]["body"])
+    expect("Reply with only a JSON value" in last, "the last request to the model lacks the extraction turn")
+    return 2
+
+
+def ask_for_approval(cli, case):
+    """Make the agent ask before it runs a shell command, as a user who wants sojx's policy to
+    decide would: Claude Code's adapter starts in its `auto` mode (its classifier decides),
+    opencode allows every tool by default, Codex runs what its sandbox allows, and Qwen Code's
+    ACP mode starts in `auto` too; Gemini CLI asks by default."""
+    if cli == "claude":
+        (case.home / ".claude").mkdir(exist_ok=True)
+        (case.home / ".claude" / "settings.json").write_text('{"permissions":{"defaultMode":"default"}}')
+    elif cli == "opencode":
+        config = json.loads((case.work / "opencode.json").read_text())
+        config["permission"] = {"bash": "ask", "edit": "ask"}
+        (case.work / "opencode.json").write_text(json.dumps(config))
+    elif cli == "codex":
+        config = case.home / ".codex" / "config.toml"
+        config.write_text('approval_policy = "untrusted"\n' + config.read_text())
+
+
+def acp_permission(cli, case, sojx, record):
+    ask_for_approval(cli, case)
+    # The agent may end the turn after the denial without an answer (Qwen Code): the extraction
+    # turn then asks for it.
+    env, status, err, tee = acp_run(cli, case, sojx, record, "acp-permission", max_attempts=2)
+    p = (env.get("session") or {}).get("permissions") or {}
+    if cli == "codex":
+        # Codex's only reject option ("abort") ends its turn `cancelled`: sojx says why.
+        error = env.get("error") or {}
+        expect(status == 1 and (error.get("details") or {}).get("terminal_reason") == "permission_denied"
+               and error.get("retryable") is False, f"sojx run --acp exited {status}: {error}")
+    else:
+        expect(status == 0, f"sojx run --acp exited {status}: {env.get('error')}; stderr {err[-400:]!r}")
+        expect(env.get("data") == VALID, f"sojx run --acp gave {env.get('data')!r}")
+    expect(p.get("asked", 0) >= 1 and p.get("denied") == p.get("asked") and p.get("allowed") == 0,
+           f"permissions {p}: the agent asked none, or sojx allowed one")
+    return len(env.get("attempts") or [1])
+
+
+def acp_cancel(cli, case, sojx, record):
+    t0 = time.monotonic()
+    env, status, err, tee = acp_run(cli, case, sojx, record, "acp-cancel", timeout="4s")
+    secs = time.monotonic() - t0
+    expect(status == 2 and (env.get("error") or {}).get("kind") == "timeout",
+           f"sojx run --acp exited {status}: {env.get('error')}")
+    expect('"session/cancel"' in tee.read_text(), "no session/cancel in the recording")
+    expect(secs < 4 + 2 + 2 + 10, f"{secs:.1f} s: not stopped in time")
+    return 1
+
+
 SCENARIOS = [
     ("happy", happy, lambda cli: [{"answer": VALID}]),
     ("run", run_once, lambda cli: [{"answer": VALID}]),
@@ -354,6 +489,11 @@ SCENARIOS = [
     ("limit", limit, lambda cli: [{"answer": INVALID}, {"answer": VALID}]),
     ("prose", prose, lambda cli: [{"answer": INVALID}, {"text": "I could not decide."}, {"text": "Still unclear."}]),
     ("readme", readme, lambda cli: [{"answer": VALID}, {"answer": VALID}]),
+    ("acp-happy", acp_happy, lambda cli: [{"answer": VALID}]),
+    ("acp-retry", acp_retry, lambda cli: [{"answer": INVALID}, {"answer": VALID}]),
+    ("acp-extraction", acp_extraction, lambda cli: [{"text": "I could not decide yet."}, {"answer": VALID}]),
+    ("acp-permission", acp_permission, lambda cli: [{"call": SHELL_CALL[cli]}, {"answer": VALID}, {"answer": VALID}]),
+    ("acp-cancel", acp_cancel, lambda cli: [{"answer": VALID, "delay": 30}]),
 ]
 ONLY = {"limit": {"claude"}, "prose": {"claude"}, "readme": {"claude"}}
 
@@ -364,7 +504,7 @@ ONLY = {"limit": {"claude"}, "prose": {"claude"}, "readme": {"claude"}}
 def install(prefix, latest):
     prefix.mkdir(parents=True, exist_ok=True)
     if latest:
-        pkgs = [f"{p}@latest" for p in PACKAGES.values()]
+        pkgs = [f"{p}@latest" for p in [*PACKAGES.values(), *(a[1] for a in ACP.values())]]
         cmd = ["npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", "--loglevel=error", *pkgs]
     else:
         # `npm install` with the lockfile: `npm ci` refuses a lockfile that lacks other
@@ -383,6 +523,14 @@ def version(bin_dir, cli):
     return m.group(0) if m else "unknown"
 
 
+def package_version(prefix, package):
+    """The version of `package` installed under the npm prefix."""
+    try:
+        return json.loads((prefix / "node_modules" / package / "package.json").read_text())["version"]
+    except (OSError, ValueError, KeyError):
+        return "unknown"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     where = ap.add_mutually_exclusive_group(required=True)
@@ -391,6 +539,7 @@ def main():
     ap.add_argument("--latest", action="store_true", help="with --install: the newest versions, not the pinned ones")
     ap.add_argument("--sojx", type=Path, default=ROOT / "target" / "release" / "sojx")
     ap.add_argument("--only", help="comma-separated CLIs (default: all)")
+    ap.add_argument("--cases", help="comma-separated cases, `acp-*` for a prefix (default: all)")
     ap.add_argument("--jobs", type=int, default=2, help="CLIs run side by side (default 2)")
     ap.add_argument("--record", type=Path, help="record what each CLI printed here, as CLI-VERSION-e2e-CASE.*")
     args = ap.parse_args()
@@ -404,11 +553,15 @@ def main():
     sojx = str(args.sojx.resolve())
     clis = args.only.split(",") if args.only else list(CLIS)
     versions = {cli: version(bin_dir, cli) for cli in clis}
+    # The ACP cases run the agent's own package, or its adapter's.
+    acp_versions = {cli: package_version(prefix.resolve(), ACP[cli][1]) for cli in clis}
     if not args.latest:
         # The versions CI runs are the pinned ones, whatever the prefix holds.
         pinned = json.loads((HERE / "package.json").read_text())["dependencies"]
         wrong = [f"{cli} is {versions[cli]}, pinned {pinned[PACKAGES[cli]]}"
                  for cli in clis if versions[cli] != pinned[PACKAGES[cli]]]
+        wrong += [f"{ACP[cli][1]} is {acp_versions[cli]}, pinned {pinned[ACP[cli][1]]}"
+                  for cli in clis if acp_versions[cli] != pinned[ACP[cli][1]]]
         if wrong:
             print("not the pinned versions (tests/e2e/package.json):", "; ".join(wrong), file=sys.stderr)
             return 1
@@ -418,12 +571,18 @@ def main():
 
     def one_cli(cli):
         """Every scenario of one CLI, in order: its rows and failures."""
-        ver = versions[cli]
         out_rows, out_failures = [], []
+
+        def named(name):
+            """The program and version a case runs: the ACP agent's (an adapter) for acp-*."""
+            if name.startswith("acp-"):
+                return ACP[cli][0][0], acp_versions[cli]
+            return cli, versions[cli]
 
         def record(name, out, err, status, case):
             if args.record:
-                stem = f"{cli}-{ver}-e2e-{name}"
+                program, ver = named(name)
+                stem = f"{program}-{ver}-e2e-{name}"
                 (args.record / f"{stem}.stdout").write_bytes(case.masked(out))
                 (args.record / f"{stem}.stderr").write_bytes(case.masked(err))
                 (args.record / f"{stem}.status").write_text(f"{status}\n")
@@ -431,6 +590,10 @@ def main():
         for name, fn, replies in SCENARIOS:
             if name in ONLY and cli not in ONLY[name]:
                 continue
+            if args.cases and not any(name == c or (c.endswith("*") and name.startswith(c[:-1]))
+                                      for c in args.cases.split(",")):
+                continue
+            ver = named(name)[1]
             t0 = time.monotonic()
             case = None
             try:

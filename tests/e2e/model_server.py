@@ -15,7 +15,11 @@ job); each main request takes the next reply of the script, in order. A reply is
                    (Claude Code's StructuredOutput, Qwen Code's structured_output), else X as
                    JSON text
   {"text": "..."}  text, as given
+  {"call": {"name": N, "input": {...}}}   a call of the agent's own tool N (its shell tool:
+                   `sojx run --acp` cases answer its permission request)
   {"error": {"status": 400, "body": {...}}}   an HTTP error with that JSON body
+
+and any reply may add {"delay": S}: the reply comes S seconds late (an agent cancelled meanwhile).
 
 A request whose last message is the result of a structured-output call the CLI accepted is
 answered "Done." without taking a reply; one the CLI rejected (its own validation) takes the
@@ -225,20 +229,32 @@ def anthropic(body, text=None, call=None):
     return "text/event-stream", sse(events)
 
 
-def responses(body, text):
+def responses(body, text, call=None):
     rid = "resp_" + uuid.uuid4().hex[:20]
     model = body.get("model", "gpt-5")
-    item = {"type": "message", "id": "msg_" + uuid.uuid4().hex[:20], "role": "assistant", "status": "completed",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+    if call:
+        item = {"type": "function_call", "id": "fc_" + uuid.uuid4().hex[:20], "call_id": "call_" + uuid.uuid4().hex[:20],
+                "name": call[0], "arguments": json.dumps(call[1]), "status": "completed"}
+    else:
+        item = {"type": "message", "id": "msg_" + uuid.uuid4().hex[:20], "role": "assistant", "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}]}
     usage = {"input_tokens": 12, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 7,
              "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 19}
     base = {"id": rid, "object": "response", "created_at": int(time.time()), "model": model}
     if not body.get("stream"):
         return "application/json", json.dumps({**base, "status": "completed", "output": [item], "usage": usage}).encode()
+    if call:
+        added = {**item, "status": "in_progress", "arguments": ""}
+        delta = {"type": "response.function_call_arguments.delta", "output_index": 0, "item_id": item["id"],
+                 "delta": item["arguments"]}
+    else:
+        added = {**item, "status": "in_progress", "content": []}
+        delta = {"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": item["id"],
+                 "delta": text}
     events = [
         {"type": "response.created", "response": {**base, "status": "in_progress", "output": []}},
-        {"type": "response.output_item.added", "output_index": 0, "item": {**item, "status": "in_progress", "content": []}},
-        {"type": "response.output_text.delta", "output_index": 0, "content_index": 0, "item_id": item["id"], "delta": text},
+        {"type": "response.output_item.added", "output_index": 0, "item": added},
+        delta,
         {"type": "response.output_item.done", "output_index": 0, "item": item},
         {"type": "response.completed", "response": {**base, "status": "completed", "output": [item], "usage": usage}},
     ]
@@ -274,8 +290,9 @@ def chat(body, text=None, call=None):
     return "text/event-stream", sse(events, named=False)
 
 
-def gemini(model, stream, text):
-    obj = {"candidates": [{"content": {"parts": [{"text": text}], "role": "model"}, "finishReason": "STOP", "index": 0}],
+def gemini(model, stream, text, call=None):
+    part = {"functionCall": {"name": call[0], "args": call[1]}} if call else {"text": text}
+    obj = {"candidates": [{"content": {"parts": [part], "role": "model"}, "finishReason": "STOP", "index": 0}],
            "usageMetadata": {"promptTokenCount": 12, "candidatesTokenCount": 7, "totalTokenCount": 19},
            "modelVersion": model, "responseId": uuid.uuid4().hex[:20]}
     if stream:
@@ -294,6 +311,13 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def send(self, status, ctype, data):
+        try:
+            self.write(status, ctype, data)
+        except (BrokenPipeError, ConnectionResetError):
+            # The agent hung up first (cancelled by `session/cancel`, or killed).
+            self.server.script.record({"method": "-", "path": self.path, "api": None, "role": "hung_up"})
+
+    def write(self, status, ctype, data):
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         if ctype != "text/event-stream":
@@ -365,6 +389,8 @@ class Handler(BaseHTTPRequestHandler):
 
         call = None
         if reply is not None:
+            if reply.get("delay"):
+                time.sleep(reply["delay"])
             if "error" in reply:
                 err = reply["error"]
                 return self.send(err.get("status", 500), "application/json", json.dumps(err.get("body", {})).encode())
@@ -373,17 +399,19 @@ class Handler(BaseHTTPRequestHandler):
                     call = (structured, reply["answer"])
                 else:
                     text = json.dumps(reply["answer"])
+            elif "call" in reply:
+                call = (reply["call"]["name"], reply["call"]["input"])
             else:
                 text = reply["text"]
 
         if api == "anthropic":
             self.send(200, *anthropic(body, text, call))
         elif api == "responses":
-            self.send(200, *responses(body, text))
+            self.send(200, *responses(body, text, call))
         elif api == "chat":
             self.send(200, *chat(body, text, call))
         else:
-            self.send(200, *gemini(model, stream, text))
+            self.send(200, *gemini(model, stream, text, call))
 
 
 def main():

@@ -36,7 +36,7 @@ impl Session<'_, '_> {
         &self,
         client: &mut Client,
         deadline: Option<Instant>,
-        rec: &mut dyn FnMut(&str),
+        rec: &mut dyn FnMut(&str, bool),
     ) -> Result<String, Handshake> {
         let init = json!({
             "protocolVersion": acp::PROTOCOL_VERSION,

@@ -38,7 +38,7 @@ impl Session<'_, '_> {
         let mut header: Vec<String> = Vec::new();
         let mut tee_failed: Option<Failure> = None;
         let deadline = Instant::now().checked_add(self.timeout.unwrap_or(HANDSHAKE));
-        let hs = self.handshake(&mut client, deadline, &mut |l: &str| {
+        let hs = self.handshake(&mut client, deadline, &mut |l: &str, _| {
             header.push(l.to_owned());
             keep(&mut tee, &mut tee_failed, l);
         });
@@ -61,10 +61,16 @@ impl Session<'_, '_> {
                 &header,
                 &mut earlier,
                 |rec| {
-                    client.prompt(&session_id, &text, deadline, self.grace, &mut |l: &str| {
-                        rec(l);
-                        keep(&mut tee, &mut tee_failed, l);
-                    })
+                    client.prompt(
+                        &session_id,
+                        &text,
+                        deadline,
+                        self.grace,
+                        &mut |l: &str, lasting| {
+                            rec(l, lasting);
+                            keep(&mut tee, &mut tee_failed, l);
+                        },
+                    )
                 },
                 send,
             );
@@ -113,7 +119,7 @@ impl Session<'_, '_> {
         &self,
         header: &[String],
         earlier: &mut Vec<Earlier>,
-        turn: impl FnOnce(&mut dyn FnMut(&str)) -> Result<Reply, Stop>,
+        turn: impl FnOnce(&mut dyn FnMut(&str, bool)) -> Result<Reply, Stop>,
         send: &mut (dyn FnMut(Note) + Send),
     ) -> (Envelope, Result<Reply, Stop>) {
         let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(LINES_IN_FLIGHT);
@@ -140,7 +146,7 @@ impl Session<'_, '_> {
             }
             for e in earlier.iter() {
                 match e {
-                    Earlier::Prompt(l) => line(&tx, l),
+                    Earlier::Line(l) => line(&tx, l),
                     // Blank lines keep the line numbers the recording's.
                     Earlier::Blank(n) => {
                         for _ in 0..*n {
@@ -149,11 +155,16 @@ impl Session<'_, '_> {
                     }
                 }
             }
-            let mut first = true;
-            let reply = turn(&mut |l: &str| {
+            let kept = earlier
+                .iter()
+                .filter(|e| matches!(e, Earlier::Line(_)))
+                .count();
+            let mut room = MAX_EARLIER.saturating_sub(kept);
+            let reply = turn(&mut |l: &str, lasting| {
                 line(&tx, l);
-                if std::mem::take(&mut first) {
-                    earlier.push(Earlier::Prompt(l.to_owned()));
+                if lasting && room > 0 {
+                    room -= 1;
+                    earlier.push(Earlier::Line(l.to_owned()));
                 } else if let Some(Earlier::Blank(n)) = earlier.last_mut() {
                     *n += 1;
                 } else {
@@ -175,12 +186,18 @@ impl Session<'_, '_> {
     }
 }
 
-/// What an earlier turn's lines are to a later turn's reader: its prompt (so that the turns
-/// are counted and the answer is the last turn's), then as many blank lines as it had.
+/// What an earlier turn's lines are to a later turn's reader: the lines that last (its prompt,
+/// so that the turns are counted and the answer is the last turn's; the permission requests
+/// and their answers, counted for the session), the others as blank lines, which keep the line
+/// numbers the recording's.
 pub(super) enum Earlier {
-    Prompt(String),
+    Line(String),
     Blank(u64),
 }
+
+/// Most lines of earlier turns kept for the later turns' readers (docs/limits.md): past it, an
+/// earlier permission request is no longer counted in `session.permissions`.
+const MAX_EARLIER: usize = 10_000;
 
 /// Lines in flight to the turn's reader.
 const LINES_IN_FLIGHT: usize = 64;
