@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
-use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -38,6 +38,10 @@ pub(crate) enum Stop {
     Deadline { answered: bool },
     /// No thread could be started for the wire.
     NoThread,
+    /// The agent has not read sojx's last messages: it does not read its stdin.
+    NotReading,
+    /// The prompt, as one message, is longer than the bound (its length): never sent.
+    PromptTooLong(usize),
 }
 
 /// Most of sojx's own last messages kept to tell an echo.
@@ -45,8 +49,14 @@ const KEPT_SENT: usize = 8;
 
 /// A connection to the agent.
 pub(crate) struct Client {
-    out: Option<Sender<String>>,
+    out: Option<wire::Writer>,
     rx: Receiver<Incoming>,
+    /// The longest recorded line (`--max-line-bytes`).
+    max_line: usize,
+    /// The writer's queue filled up: the next wait stops ([`Stop::NotReading`]).
+    stalled: bool,
+    /// What ended the wire while nothing waited on it (read by [`Client::drain`]).
+    pending: Option<Stop>,
     next_id: u64,
     /// sojx's last messages, as sent.
     sent: VecDeque<String>,
@@ -63,11 +73,15 @@ impl Client {
         policy: Policy,
         max_line: usize,
     ) -> Result<Self, Stop> {
-        let rx = wire::reader(stdout, max_line).ok_or(Stop::NoThread)?;
+        let max_message = max_line.saturating_sub(super::RECORD_OVERHEAD);
+        let rx = wire::reader(stdout, max_message).ok_or(Stop::NoThread)?;
         let out = wire::writer(stdin).ok_or(Stop::NoThread)?;
         Ok(Self {
             out: Some(out),
             rx,
+            max_line,
+            stalled: false,
+            pending: None,
             next_id: 0,
             sent: VecDeque::new(),
             policy,
@@ -89,9 +103,10 @@ impl Client {
             self.sent.pop_front();
         }
         self.sent.push_back(text.clone());
-        if let Some(out) = &self.out {
-            // A writer that ended (the agent exited) is the reader's to tell.
-            let _ = out.send(text);
+        if let Some(out) = &self.out
+            && out.send(text).is_err()
+        {
+            self.stalled = true;
         }
     }
 
@@ -125,13 +140,16 @@ impl Client {
         rec: &mut dyn FnMut(&str, bool),
     ) -> Result<Reply, Stop> {
         let id = self.next_id;
-        self.next_id += 1;
         let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
-        self.send(
-            &json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": params}),
-            true,
-            rec,
-        );
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": params});
+        let len = record(true, &msg.to_string()).len();
+        if len > self.max_line {
+            return Err(Stop::PromptTooLong(len));
+        }
+        // What the agent sent after its last turn ended comes before this turn.
+        self.drain(rec);
+        self.next_id += 1;
+        self.send(&msg, true, rec);
         self.cancelling = false;
         match self.wait(id, deadline, rec) {
             Err(Stop::Deadline { .. }) => {}
@@ -160,45 +178,81 @@ impl Client {
         rec: &mut dyn FnMut(&str, bool),
     ) -> Result<Reply, Stop> {
         loop {
+            if let Some(stop) = self.pending.take() {
+                return Err(stop);
+            }
+            if self.stalled {
+                return Err(Stop::NotReading);
+            }
             let next = match deadline {
                 Some(d) => self
                     .rx
                     .recv_timeout(d.saturating_duration_since(Instant::now())),
                 None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
             };
-            let (v, raw) = match next {
-                Ok(Incoming::Message(v, raw)) => (v, raw),
-                Ok(Incoming::Malformed(line)) => return Err(Stop::Malformed(line)),
-                Ok(Incoming::TooLong(n)) => return Err(Stop::TooLong(n)),
-                Ok(Incoming::Failed(why)) => return Err(Stop::Failed(why)),
-                Ok(Incoming::End) | Err(RecvTimeoutError::Disconnected) => {
-                    return Err(Stop::Closed);
-                }
+            let incoming = match next {
+                Ok(i) => i,
+                Err(RecvTimeoutError::Disconnected) => Incoming::End,
                 Err(RecvTimeoutError::Timeout) => return Err(Stop::Deadline { answered: false }),
             };
-            let method = v.get("method").and_then(Value::as_str);
-            rec(
-                &record(false, &raw),
-                method == Some("session/request_permission"),
-            );
-            if self.sent.contains(&raw) {
-                return Err(Stop::Echo);
+            if let Some(reply) = self.take(incoming, Some(id), rec)? {
+                return Ok(reply);
             }
-            match (method, v.get("id")) {
-                (Some(m), Some(rid)) if !rid.is_null() => {
-                    self.answer(m, rid, v.get("params"), rec);
-                }
-                // A notification (`session/update`): recorded, read by the `acp` producer.
-                (Some(_), _) => {}
-                (None, Some(rid)) if rid.as_u64() == Some(id) => {
-                    return Ok(match v.get("error") {
-                        Some(e) if !e.is_null() => Reply::Error(e.clone()),
-                        _ => Reply::Result(v.get("result").cloned().unwrap_or(Value::Null)),
-                    });
-                }
-                // A response to nothing sojx is waiting for.
-                (None, _) => {}
+        }
+    }
+
+    /// Handle what the agent sent while sojx waited for nothing (between two turns): recorded,
+    /// its requests answered; what ends the wire is kept for the next wait.
+    fn drain(&mut self, rec: &mut dyn FnMut(&str, bool)) {
+        while self.pending.is_none() {
+            let Ok(incoming) = self.rx.try_recv() else {
+                return;
+            };
+            if let Err(stop) = self.take(incoming, None, rec) {
+                self.pending = Some(stop);
             }
+        }
+    }
+
+    /// One thing read: recorded, a request of the agent answered; the reply when it is the
+    /// response to `id`.
+    fn take(
+        &mut self,
+        incoming: Incoming,
+        id: Option<u64>,
+        rec: &mut dyn FnMut(&str, bool),
+    ) -> Result<Option<Reply>, Stop> {
+        let (v, raw) = match incoming {
+            Incoming::Message(v, raw) => (v, raw),
+            Incoming::Malformed(line) => return Err(Stop::Malformed(line)),
+            Incoming::TooLong(n) => return Err(Stop::TooLong(n)),
+            Incoming::Failed(why) => return Err(Stop::Failed(why)),
+            Incoming::End => return Err(Stop::Closed),
+        };
+        let method = v.get("method").and_then(Value::as_str);
+        rec(
+            &record(false, &raw),
+            method == Some("session/request_permission"),
+        );
+        if self.sent.contains(&raw) {
+            return Err(Stop::Echo);
+        }
+        match (method, v.get("id")) {
+            (Some(m), Some(rid)) if !rid.is_null() => {
+                self.answer(m, rid, v.get("params"), rec);
+                Ok(None)
+            }
+            // A response to the request waited for. An `error` of any type is an error (the
+            // `acp` reader reads it so too).
+            (None, Some(rid)) if id.is_some() && rid.as_u64() == id => {
+                Ok(Some(match v.get("error") {
+                    Some(e) if !e.is_null() => Reply::Error(e.clone()),
+                    _ => Reply::Result(v.get("result").cloned().unwrap_or(Value::Null)),
+                }))
+            }
+            // A notification (`session/update`), read by the `acp` producer from the recording;
+            // a response to nothing sojx waits for.
+            _ => Ok(None),
         }
     }
 

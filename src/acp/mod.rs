@@ -69,6 +69,11 @@ pub(crate) const AUTH_VARS: &[(&str, &str)] = &[
     ("anthropic-api-key", "ANTHROPIC_API_KEY"),
 ];
 
+/// What [`record`] adds to a message's own text (37 bytes for `from_agent`): a message read
+/// from the agent is at most `--max-line-bytes` less this, so that its recorded line is never
+/// longer than the line the `acp` reader takes.
+pub(crate) const RECORD_OVERHEAD: usize = 40;
+
 /// One message as a recorded line: `{"direction": …, "message": …}`, the message's own JSON
 /// text kept as it was (`raw`, one line).
 #[must_use]

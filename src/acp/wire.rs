@@ -4,7 +4,7 @@
 //! that does not read cannot stop sojx; dropping the sender closes its stdin).
 
 use std::io::{Read, Write};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use serde_json::Value;
 
@@ -25,8 +25,17 @@ pub(super) enum Incoming {
     Failed(String),
 }
 
-/// Messages in flight from the reader: an agent that writes faster than sojx reads waits.
-const IN_FLIGHT: usize = 256;
+/// Messages in flight from the reader: an agent that writes faster than sojx reads waits, and
+/// memory holds a few messages at most.
+const IN_FLIGHT: usize = 2;
+
+/// sojx's messages waiting for the agent to read its stdin: past them, the agent is not reading
+/// ([`Full`]).
+const WRITES_IN_FLIGHT: usize = 64;
+
+/// The writer's queue is full: the agent does not read its stdin.
+#[derive(Debug)]
+pub(super) struct Full;
 
 /// Start the reader over `r`; `None` when no thread could be started.
 pub(super) fn reader(r: Box<dyn Read + Send>, max_line: usize) -> Option<Receiver<Incoming>> {
@@ -84,10 +93,12 @@ fn message(line: &[u8]) -> Incoming {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let text = String::from_utf8_lossy(line);
     let text = text.trim();
-    match serde_json::from_str::<Value>(text) {
-        Ok(v) if v.get("jsonrpc").and_then(Value::as_str) == Some("2.0") => {
+    // Read as sojx reads every JSON text: a lone UTF-16 surrogate escape (Node.js cuts a string
+    // inside an emoji) as U+FFFD, serde_json's private number key as a key.
+    match crate::json::from_str_lenient(text) {
+        Ok(r) if r.value.get("jsonrpc").and_then(Value::as_str) == Some("2.0") => {
             // One line, as read: the recording embeds it as it is.
-            Incoming::Message(v, text.to_owned())
+            Incoming::Message(r.value, text.to_owned())
         }
         _ => Incoming::Malformed(start(text)),
     }
@@ -95,8 +106,8 @@ fn message(line: &[u8]) -> Incoming {
 
 /// Start the writer over the agent's stdin; `None` when no thread could be started. A write
 /// that fails (the agent exited) ends it; what the agent did is the reader's to tell.
-pub(super) fn writer(mut w: Box<dyn Write + Send>) -> Option<Sender<String>> {
-    let (tx, rx) = mpsc::channel::<String>();
+pub(super) fn writer(mut w: Box<dyn Write + Send>) -> Option<Writer> {
+    let (tx, rx) = mpsc::sync_channel::<String>(WRITES_IN_FLIGHT);
     std::thread::Builder::new()
         .name("sojx-acp-write".to_owned())
         .spawn(move || {
@@ -112,7 +123,21 @@ pub(super) fn writer(mut w: Box<dyn Write + Send>) -> Option<Sender<String>> {
             // Every sender is gone: the agent's stdin closes here, which ends its session.
         })
         .ok()?;
-    Some(tx)
+    Some(Writer(tx))
+}
+
+/// The writer's end: messages queued for the agent's stdin.
+pub(super) struct Writer(SyncSender<String>);
+
+impl Writer {
+    /// Queue `line`; [`Full`] when the agent has not read the last [`WRITES_IN_FLIGHT`]. A
+    /// writer that ended (the agent exited) takes it silently: the reader tells what happened.
+    pub(super) fn send(&self, line: String) -> Result<(), Full> {
+        match self.0.try_send(line) {
+            Err(mpsc::TrySendError::Full(_)) => Err(Full),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// The start of a line, for a message: at most 200 characters.

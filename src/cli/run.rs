@@ -57,7 +57,7 @@ pub struct RunArgs {
     /// Drive COMMAND as an ACP agent (Agent Client Protocol: JSON-RPC on its stdin and
     /// stdout; `gemini --acp`, `qwen --acp`, `opencode acp`): sojx sends the prompt, reads the
     /// answer of the turn, and retries in the same session.
-    #[arg(long, help_heading = "ACP", conflicts_with_all = ["retry_command", "resume_profile"])]
+    #[arg(long, help_heading = "ACP", conflicts_with_all = ["retry_command", "resume_profile", "from"])]
     pub acp: bool,
 
     /// The prompt of an ACP run (else --prompt-file, else sojx's stdin).

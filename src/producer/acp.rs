@@ -220,7 +220,8 @@ impl Acp {
             return;
         };
         let result = m.get("result");
-        let error = m.get("error").filter(|e| e.is_object());
+        // An `error` of any type is an error (sojx's client reads it so too).
+        let error = m.get("error").filter(|e| !e.is_null());
         if let Some(e) = error {
             let words = str_at(e, "message").unwrap_or("error");
             self.last_error = Some(LastError::error(
@@ -464,7 +465,7 @@ fn turn_verdict(t: &Turn, last: Option<&LastError>) -> Verdict {
 /// pass on a re-run; the others (internal error, the agent's own codes) may.
 fn rpc_error(method: &str, e: &Value) -> Verdict {
     let code = e.get("code").and_then(Value::as_i64);
-    let message = str_at(e, "message").unwrap_or("error");
+    let message = str_at(e, "message").or(e.as_str()).unwrap_or("error");
     let data = e
         .get("data")
         .map(|d| match d {

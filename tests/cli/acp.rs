@@ -606,3 +606,69 @@ fn run_acp_reads_the_prompt_from_stdin_or_a_file_and_refuses_none() {
         .unwrap();
     assert_ne!(out.status.code(), Some(0));
 }
+
+#[test]
+fn run_acp_reads_messages_as_sojx_reads_json_and_never_takes_a_late_chunk_for_the_next_turn() {
+    // A lone surrogate escape in a tool call's title (Node.js cut a string in an emoji).
+    let Some((r, _, _)) = acp_run(&["--prompt", "go"], &["--lone-surrogate"], &[]) else {
+        return;
+    };
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    // After turn 1's response the agent sends one more chunk, a valid answer; turn 2 answers
+    // prose. The late chunk is neither turn's answer.
+    let (r, _, _) = acp_run(
+        &["--prompt", "go", "--schema", SCHEMA, "--max-attempts", "2"],
+        &[
+            "--answer",
+            r#"{"verdict":"MAYBE"}"#,
+            "--answer",
+            "Still thinking.",
+            "--late",
+            GOOD,
+        ],
+        &[],
+    )
+    .unwrap();
+    assert_eq!((r.code, r.kind()), (1, Some("not_found")), "{}", r.stdout);
+}
+
+#[test]
+fn run_acp_fails_typed_when_the_agent_stops_reading_its_stdin() {
+    let Some((r, secs, _)) = acp_run(
+        &["--prompt", "go", "--timeout", "30"],
+        &["--flood", "3000"],
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!((r.code, r.kind()), (1, Some("agent_error")), "{}", r.stdout);
+    assert_eq!(
+        r.one()["error"]["details"]["terminal_reason"],
+        "not_reading"
+    );
+    assert!(secs < 25.0, "{secs} s: not told before the timeout");
+}
+
+#[test]
+fn run_acp_refuses_a_prompt_longer_than_a_line() {
+    let Some(agent) = fake("a prompt longer than a line") else {
+        return;
+    };
+    let r = crate::common::run(crate::common::sojx().args([
+        "run",
+        "--acp",
+        "--max-line-bytes",
+        "600",
+        "--prompt",
+        &"x".repeat(800),
+        "--",
+        &agent,
+    ]));
+    assert_eq!((r.code, r.kind()), (3, Some("usage")), "{}", r.stdout);
+    assert!(
+        r.one()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than --max-line-bytes")
+    );
+}

@@ -290,7 +290,7 @@ const LAYERS: &[&str] = &[
     // The read loop knows lines, not what they mean.
     "input: error",
     // The ACP client: the wire and the calls, read through the read loop's helpers.
-    "acp: input",
+    "acp: input json",
     // Shared work: inputs on all cores, jq, schemas.
     "batch: input",
     "jq: details error json",

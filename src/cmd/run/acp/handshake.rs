@@ -145,16 +145,32 @@ impl Session<'_, '_> {
                 format!("the agent wrote a line that is not a JSON-RPC 2.0 message on its stdout: {line}"),
                 vec![line.clone()],
             ),
-            Stop::TooLong(n) => Failure::new(
-                ErrorKind::Parse,
-                Operation::Read,
+            Stop::TooLong(n) => protocol_error(
+                "message_too_long",
                 format!(
-                    "the agent wrote a message longer than --max-line-bytes ({} bytes; {n} read)",
+                    "the agent wrote a message longer than --max-line-bytes allows ({} bytes with its recording; {n} read)",
+                    self.opts.max_line_bytes
+                ),
+                Vec::new(),
+            )
+            .hint("raise --max-line-bytes if the agent's messages are this large"),
+            Stop::NotReading => protocol_error(
+                "not_reading",
+                "the agent does not read its stdin: sojx's messages to it are not taken".into(),
+                Vec::new(),
+            )
+            .hint("is COMMAND an ACP agent, started in its ACP mode? docs/run.md, \"ACP\", lists how each starts"),
+            Stop::PromptTooLong(n) => Failure::new(
+                ErrorKind::Usage,
+                Operation::ParseArguments,
+                format!(
+                    "the prompt, as one ACP message ({n} bytes with its recording), is longer than --max-line-bytes ({} bytes)",
                     self.opts.max_line_bytes
                 ),
             )
             .retryable(false)
-            .hint("raise --max-line-bytes if the agent's messages are this large"),
+            .target("--prompt")
+            .hint("raise --max-line-bytes, or give the agent a file to read instead of the whole text"),
             Stop::Failed(why) => Failure::new(
                 ErrorKind::Io,
                 Operation::Read,

@@ -37,7 +37,9 @@ impl Session<'_, '_> {
         // The handshake's lines, read again before each turn's.
         let mut header: Vec<String> = Vec::new();
         let mut tee_failed: Option<Failure> = None;
-        let deadline = Instant::now().checked_add(self.timeout.unwrap_or(HANDSHAKE));
+        // The first turn's --timeout counts from the agent's start, as a run's attempt does.
+        let session_started = Instant::now();
+        let deadline = session_started.checked_add(self.timeout.unwrap_or(HANDSHAKE));
         let hs = self.handshake(&mut client, deadline, &mut |l: &str, _| {
             header.push(l.to_owned());
             keep(&mut tee, &mut tee_failed, l);
@@ -56,7 +58,12 @@ impl Session<'_, '_> {
         let mut n = 1;
         loop {
             let turn_started = Instant::now();
-            let deadline = self.timeout.and_then(|t| turn_started.checked_add(t));
+            let from = if n == 1 {
+                session_started
+            } else {
+                turn_started
+            };
+            let deadline = self.timeout.and_then(|t| from.checked_add(t));
             let (env, reply) = self.read_turn(
                 &header,
                 &mut earlier,
@@ -123,10 +130,26 @@ impl Session<'_, '_> {
         send: &mut (dyn FnMut(Note) + Send),
     ) -> (Envelope, Result<Reply, Stop>) {
         let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(LINES_IN_FLIGHT);
+        // The lines read before this turn's: their events were told with their own turn.
+        let before = header.len() as u64
+            + earlier
+                .iter()
+                .map(|e| match e {
+                    Earlier::Line(_) => 1,
+                    Earlier::Blank(n) => *n,
+                })
+                .sum::<u64>();
+        // A backstop for a turn stuck writing (--tee into a pipe nobody reads): the process
+        // ends with status 2 past the turn's deadline and the cancel's grace, as `extract` does.
+        let _watchdog = input::Watchdog::arm(self.timeout.map(|t| t.saturating_add(self.grace)));
         std::thread::scope(|s| {
             let show = self.show;
             let reader = s.spawn(move || {
-                let mut report = |a: Activity| send(Note::Activity(a));
+                let mut report = |a: Activity| {
+                    if a.line > before {
+                        send(Note::Activity(a));
+                    }
+                };
                 let mut live = extract::Live {
                     tee: None,
                     timeout: None,
@@ -164,7 +187,7 @@ impl Session<'_, '_> {
                 line(&tx, l);
                 if lasting && room > 0 {
                     room -= 1;
-                    earlier.push(Earlier::Line(l.to_owned()));
+                    earlier.push(Earlier::Line(compact(l)));
                 } else if let Some(Earlier::Blank(n)) = earlier.last_mut() {
                     *n += 1;
                 } else {
@@ -199,8 +222,24 @@ pub(super) enum Earlier {
 /// earlier permission request is no longer counted in `session.permissions`.
 const MAX_EARLIER: usize = 10_000;
 
-/// Lines in flight to the turn's reader.
-const LINES_IN_FLIGHT: usize = 64;
+/// Lines in flight to the turn's reader: memory holds a few lines at most.
+const LINES_IN_FLIGHT: usize = 4;
+
+/// A lasting line as a later turn's reader needs it: an agent's permission request without
+/// its `toolCall` (which may carry a whole diff), the rest as it was.
+fn compact(line: &str) -> String {
+    let Ok(mut v) = serde_json::from_str::<Value>(line) else {
+        return line.to_owned();
+    };
+    let removed = v
+        .pointer_mut("/message/params")
+        .and_then(Value::as_object_mut)
+        .and_then(|params| params.remove("toolCall"));
+    match removed {
+        Some(_) => v.to_string(),
+        None => line.to_owned(),
+    }
+}
 
 /// Write a recorded line to the tee; its first failure is kept, and ends the session.
 fn keep(tee: &mut Option<&mut input::Tee>, failed: &mut Option<Failure>, line: &str) {
