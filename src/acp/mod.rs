@@ -7,6 +7,10 @@
 //! Every message either way is also a recorded line, `{"direction": "to_agent" | "from_agent",
 //! "message": {…}}`: what `--tee` writes and what the `acp` producer reads, live and later.
 //! Nothing here decides what an answer is.
+//!
+//! `sojx run` is unix's (process groups and signals): elsewhere only `--acp-permissions`'s
+//! [`Policy`] is used, by the command line's definition.
+#![cfg_attr(not(unix), allow(dead_code, unused_imports))]
 
 mod client;
 mod wire;

@@ -97,7 +97,11 @@ impl Acp {
         let method = m.get("method").and_then(Value::as_str);
         match (method, id_key(m)) {
             (Some("session/prompt"), Some(id)) => {
-                // A new turn: its answer replaces the previous one.
+                // A new turn: its answer replaces the previous one, whose response no longer
+                // matters (so that a recording of many turns keeps one of them).
+                if let Some(old) = &self.turn {
+                    self.sent.remove(&old.id);
+                }
                 self.turns += 1;
                 self.turn = Some(Turn {
                     id: id.clone(),
