@@ -27,25 +27,19 @@ enum Direction {
 }
 
 /// A recorded line: its direction and its JSON-RPC message.
-fn recorded(v: &Value) -> Option<(Direction, &Map<String, Value>)> {
-    let direction = match str_at(v, "direction")? {
+fn recorded(o: &Map<String, Value>) -> Option<(Direction, &Map<String, Value>)> {
+    let direction = match o.get("direction")?.as_str()? {
         "to_agent" => Direction::ToAgent,
         "from_agent" => Direction::FromAgent,
         _ => return None,
     };
-    let message = v.get("message")?.as_object()?;
+    let message = o.get("message")?.as_object()?;
     (message.get("jsonrpc").and_then(Value::as_str) == Some("2.0")).then_some((direction, message))
 }
 
 /// Whether `o` is a recorded ACP line (detection: its direction and a JSON-RPC 2.0 message).
 pub(super) fn is_recorded(o: &Map<String, Value>) -> bool {
-    o.get("direction")
-        .and_then(Value::as_str)
-        .is_some_and(|d| d == "to_agent" || d == "from_agent")
-        && o.get("message")
-            .and_then(|m| m.get("jsonrpc"))
-            .and_then(Value::as_str)
-            == Some("2.0")
+    recorded(o).is_some()
 }
 
 /// A request's id as a key: its JSON text (ids are numbers or strings).
@@ -277,7 +271,7 @@ impl Extractor for Acp {
         let Item::Value { line, value } = item else {
             return false;
         };
-        let Some((direction, m)) = recorded(value) else {
+        let Some((direction, m)) = value.as_object().and_then(recorded) else {
             return false;
         };
         match direction {
@@ -299,7 +293,7 @@ impl Extractor for Acp {
         let Item::Value { value, .. } = item else {
             return None;
         };
-        let (direction, m) = recorded(value)?;
+        let (direction, m) = value.as_object().and_then(recorded)?;
         let method = m.get("method").and_then(Value::as_str);
         let params = m.get("params");
         match (direction, method) {

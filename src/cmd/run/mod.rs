@@ -208,6 +208,17 @@ fn not_started(spec: &crate::agent::Spec, name: &str) -> crate::envelope::Envelo
         Operation::Read,
         "the agent was not started",
     );
+    unstarted(spec, name, f)
+}
+
+/// The envelope of an agent `spec` (COMMAND's program `name`) that could not start: `f`, and
+/// the `agent` of a process that never ran.
+#[cfg(unix)]
+fn unstarted(
+    spec: &crate::agent::Spec,
+    name: &str,
+    f: crate::error::Failure,
+) -> crate::envelope::Envelope {
     crate::envelope::failure(Command::Run, name, f, crate::envelope::Parts::default())
         .with_agent(crate::agent::Report::not_started(spec).to_report())
 }
@@ -286,10 +297,7 @@ fn attempt(
         interrupts,
     } = *shared;
 
-    let not_started = |f| {
-        envelope::failure(Command::Run, name, f, Parts::default())
-            .with_agent(agent::Report::not_started(spec).to_report())
-    };
+    let not_started = |f| unstarted(spec, name, f);
     let started = match agent::spawn(spec, io.env.path.as_deref()) {
         Ok(s) => s,
         Err(f) => return not_started(f),

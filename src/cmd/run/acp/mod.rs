@@ -111,8 +111,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let mut started = match started {
         Ok(s) => s,
         Err(f) => {
-            let env = envelope::failure(Command::Run, &name, f, Parts::default())
-                .with_agent(agent::Report::not_started(&first).to_report());
+            let env = super::unstarted(&first, &name, f);
             return finish(a, io, style, env, Vec::new(), color);
         }
     };
@@ -164,8 +163,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         |ended: &Ended| ended.timed_out,
     );
     if let Some(f) = finished.not_started {
-        let env = envelope::failure(Command::Run, &name, f, Parts::default())
-            .with_agent(agent::Report::not_started(&first).to_report());
+        let env = super::unstarted(&first, &name, f);
         return finish(a, io, style, env, Vec::new(), color);
     }
     let (env, attempts) = finished.result.map_or_else(

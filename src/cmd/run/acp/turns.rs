@@ -243,15 +243,11 @@ fn compact(line: &str) -> String {
 
 /// Write a recorded line to the tee; its first failure is kept, and ends the session.
 fn keep(tee: &mut Option<&mut input::Tee>, failed: &mut Option<Failure>, line: &str) {
-    if failed.is_some() {
-        return;
-    }
-    if let Some(t) = tee.as_mut() {
-        let mut b = line.as_bytes().to_vec();
-        b.push(b'\n');
-        if let Err(f) = t.write(&b) {
-            *failed = Some(f);
-        }
+    if failed.is_none()
+        && let Some(t) = tee.as_mut()
+        && let Err(f) = t.mark(line)
+    {
+        *failed = Some(f);
     }
 }
 
