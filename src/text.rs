@@ -19,6 +19,8 @@ pub struct Candidate {
     pub value: Value,
     /// Byte offset of the value in the text.
     pub offset: usize,
+    /// Byte offset just past the value's last byte.
+    pub end: usize,
     /// 0-based line of the text where the value starts.
     pub line: usize,
     /// The candidate's position among all candidates (1-based), for `source`.
@@ -107,6 +109,7 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
                 kind: SourceKind::CodeFence,
                 value: read.value,
                 offset: start,
+                end: start + trimmed.len(),
                 line: lines.of(start),
                 index: 0,
                 lone_surrogates: read.lone_surrogates,
@@ -419,6 +422,7 @@ fn region(text: &str, span: brackets::Span, lines: &mut Lines<'_>, mined: &mut M
                     kind: SourceKind::Embedded,
                     value: read.value,
                     offset: start,
+                    end,
                     line: lines.of(start),
                     index: 0,
                     lone_surrogates: read.lone_surrogates,

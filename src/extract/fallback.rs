@@ -102,6 +102,7 @@ fn from_text(
         ));
     }
     let mined = text::mine(text, opts.max_candidates);
+    let quoted = quoted_events(&mined, text, producer, opts);
     // The text is the raw input (`text`): candidates' lines are input lines.
     let line_of = |l: usize| match line {
         Some(b) if producer == Producer::Text => Some(b + l as u64),
@@ -116,7 +117,7 @@ fn from_text(
         if mined.capped == Some(kind) {
             return Err(too_many_candidates(kind, opts.max_candidates));
         }
-        if let Some(found) = by_rule(kind, &mined, &line_of, opts, warnings) {
+        if let Some(found) = by_rule(kind, &mined, &quoted, &line_of, opts, warnings) {
             return found;
         }
     }
@@ -128,11 +129,51 @@ fn from_text(
         }
         return Err(not_json(trimmed, SourceKind::FinalText));
     }
-    Err(not_found(
-        "the answer text holds no JSON value".into(),
-        producer,
-        opts,
-    ))
+    let message = match quoted.len() {
+        0 => "the answer text holds no JSON value".to_owned(),
+        1 => "the answer text holds no JSON value but a copy of a producer's event quoted in it, which is never the answer".to_owned(),
+        n => format!(
+            "the answer text holds no JSON value but {n} copies of producers' events quoted in it, which are never the answer"
+        ),
+    };
+    Err(not_found(message, producer, opts))
+}
+
+/// Copies of a producer's events in the answer text (a value that carries a producer's run
+/// identity: a Claude Code `result`, a Codex `item.completed`, a Gemini CLI `-o json` object)
+/// are quoted, never the answer, whatever their place (issue 55): the offsets of those
+/// candidates, which no rule takes (they keep their numbers in `source`). One exception, by
+/// structure: a plain input (no producer named or detected) that holds nothing but one such
+/// value, with at most a prefix on its first line and a suffix on its last (Gemini CLI's
+/// `[ERROR] {…}` on stderr), is that producer's output, and the decision reads it so.
+/// `--from text` reads the text literally.
+fn quoted_events(
+    mined: &text::Mined,
+    text: &str,
+    producer: Producer,
+    opts: &Options<'_>,
+) -> Vec<usize> {
+    if opts
+        .from
+        .is_some_and(|f| matches!(f, Producer::Text | Producer::Json))
+    {
+        return Vec::new();
+    }
+    let alone = |c: &text::Candidate| {
+        matches!(producer, Producer::Text | Producer::Json)
+            && opts.from.is_none()
+            && c.kind == SourceKind::Embedded
+            && mined.candidates.len() == 1
+            && mined.broken.is_empty()
+            && !text[..c.offset].trim_start().contains('\n')
+            && !text[c.end..].trim_end().contains('\n')
+    };
+    mined
+        .candidates
+        .iter()
+        .filter(|c| opts.producers.detect_output(&c.value).is_some() && !alone(c))
+        .map(|c| c.offset)
+        .collect()
 }
 
 /// The answer text holds more than `max` candidates by `kind`'s rule (`--max-candidates`): the
@@ -158,6 +199,7 @@ fn too_many_candidates(kind: SourceKind, max: usize) -> Failure {
 fn by_rule(
     kind: SourceKind,
     mined: &text::Mined,
+    quoted: &[usize],
     line_of: &dyn Fn(usize) -> Option<u64>,
     opts: &Options<'_>,
     warnings: &mut Vec<Warning>,
@@ -167,8 +209,15 @@ fn by_rule(
     if cands.is_empty() && broken.is_empty() {
         return None;
     }
-    let values: Vec<&serde_json::Value> = cands.iter().map(|c| &c.value).collect();
-    let pick = pick(&values, opts.schema);
+    // Quoted events keep their numbers, and are never taken.
+    let open: Vec<usize> = (0..cands.len())
+        .filter(|&i| !quoted.contains(&cands[i].offset))
+        .collect();
+    if open.is_empty() && broken.is_empty() {
+        return None;
+    }
+    let values: Vec<&serde_json::Value> = open.iter().map(|&i| &cands[i].value).collect();
+    let pick = pick(&values, opts.schema).map(|(j, checked)| (open[j], checked));
     let after = pick.as_ref().map_or(0, |(i, _)| cands[*i].offset);
     let later_broken: Vec<&text::Broken> =
         broken.into_iter().filter(|b| b.offset >= after).collect();
@@ -217,6 +266,7 @@ mod tests {
                 kind: SourceKind::CodeFence,
                 value: v.clone(),
                 offset: i * 10,
+                end: i * 10 + 5,
                 line: i,
                 index: i + 1,
                 lone_surrogates: false,

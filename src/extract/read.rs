@@ -311,7 +311,10 @@ impl<'o> Reading<'o> {
                 ),
             ));
         }
-        warnings.extend(glued_warnings(&self.framer));
+        // Text that quotes an event is read whole: nothing was dropped from it.
+        if !self.router.quoted(&stats, self.framer.glued_lines) {
+            warnings.extend(glued_warnings(&self.framer));
+        }
         let outcome = self.router.finish(&mut self.framer, &stats, opts);
         // The answer's own line held a string cut inside an emoji (only that line: the fast
         // path never parses lines that cannot matter, so others are not known).

@@ -33,15 +33,22 @@ pub(super) fn feed_piece(
             Fast::Lean if router.lean(no, bytes, facts.and_then(|f| f.utf8)) => {
                 framer.skipped(bytes, Some(true));
             }
-            Fast::Lean | Fast::Parse => framer.line(no, bytes, &mut |item| router.item(item)),
+            Fast::Lean | Fast::Parse => {
+                let glued = framer.glued_lines;
+                router.line_recognized = 0;
+                framer.line(no, bytes, &mut |item| router.item(item));
+                router.after_line(framer.glued_lines > glued);
+            }
         },
         Piece::TooLong { no } => framer.too_long(no),
     }
-    // Once the producer's extractor took something, the input is its stream. With `--from`
-    // the extractor is there from the start: until it recognizes a line, what precedes the
-    // stream (prose, a fenced block quoting another producer's event) is still text, as it is
-    // for a detected producer.
-    if router.extractor.is_some() && router.recognized > 0 && framer.keeps_text() {
+    // Once the producer's extractor took a line of its own, the input is its stream. With
+    // `--from` the extractor is there from the start: until it recognizes a line, what precedes
+    // the stream (prose, a fenced block quoting another producer's event) is still text, as it
+    // is for a detected producer. An event salvaged from a line with prose glued to it does not
+    // make the input a stream ([`Router::quoted`]): the text is kept until a line of the
+    // producer's own decides.
+    if router.extractor.is_some() && router.whole && framer.keeps_text() {
         framer.drop_text();
     }
     // Values kept while the producer is unknown are bounded by bytes too, not only by count:
@@ -78,6 +85,14 @@ pub(super) struct Router<'p> {
     /// such document is the answer (contract §4).
     pub(super) tentative: bool,
     pub(super) recognized: u64,
+    /// Items recognized from the line being read (not from pending items fed with it).
+    pub(super) line_recognized: u64,
+    /// The extractor recognized an item of a line of its own: a whole line, not an event
+    /// salvaged from prose glued to it (issue 55). Until then, the input may be text that
+    /// quotes an event ([`Router::quoted`]).
+    pub(super) whole: bool,
+    /// The lines of the glued values among the pending items (bounded as they are).
+    pub(super) pending_glued: Vec<u64>,
     /// A JSON value is among the pending items (for `--from json`: the one document).
     pub(super) pending_value: bool,
     pub(super) dones: u64,
@@ -118,6 +133,9 @@ impl<'p> Router<'p> {
             held_by: Vec::new(),
             tentative: false,
             recognized: 0,
+            line_recognized: 0,
+            whole: false,
+            pending_glued: Vec::new(),
             pending_value: false,
             dones: 0,
             activity: false,
@@ -163,6 +181,7 @@ impl<'p> Router<'p> {
         };
         if fast == Fast::Skip {
             self.recognized += 1;
+            self.whole = true;
         }
         fast
     }
@@ -182,8 +201,34 @@ impl<'p> Router<'p> {
             return false;
         }
         self.recognized += 1;
+        self.whole = true;
         self.past = past(ex, self.max_answer);
         true
+    }
+
+    /// A line was read by the framer: `glued` when its value was salvaged from prose glued to
+    /// it. Items recognized from a line of their own make the input the producer's stream; a
+    /// glued value still pending is remembered, so that [`Router::start`] can tell.
+    fn after_line(&mut self, glued: bool) {
+        if !glued {
+            self.whole |= self.line_recognized > 0;
+        } else if self.extractor.is_none()
+            && let Some(Item::Value { line, .. }) = self.pending.last()
+        {
+            self.pending_glued.push(*line);
+        }
+    }
+
+    /// The input is text that quotes a producer's event, not that producer's stream (issue
+    /// 55): everything the extractor recognized came from lines with prose glued to the event,
+    /// and the input holds something else too (`text_lines`, or values other than the
+    /// `glued_values`). An input that is nothing but such a line (Gemini CLI's `-o json`
+    /// object with a stderr notice after its `}`) stays the producer's.
+    pub(super) fn quoted(&self, stats: &Stats, glued_values: u64) -> bool {
+        self.extractor.is_some()
+            && self.recognized > 0
+            && !self.whole
+            && (stats.text_lines > 0 || stats.values > glued_values)
     }
 
     pub(super) fn item(&mut self, item: Item) {
@@ -227,7 +272,9 @@ impl<'p> Router<'p> {
                 // Past --max-answer-bytes or a count bound: nothing more is kept.
                 return;
             }
-            self.recognized += u64::from(ex.feed(&item));
+            let took = u64::from(ex.feed(&item));
+            self.recognized += took;
+            self.line_recognized += took;
             self.past = past(ex.as_ref(), self.max_answer);
             self.describe(&item);
             return;
@@ -270,8 +317,16 @@ impl<'p> Router<'p> {
     fn start(&mut self, p: Producer, item: Option<&Item>) {
         let mut ex = p.extractor().expect("detected producers have extractors");
         let pending = std::mem::take(&mut self.pending);
-        for it in pending.iter().chain(item) {
-            self.recognized += u64::from(ex.feed(it));
+        let glued = std::mem::take(&mut self.pending_glued);
+        for it in &pending {
+            let took = ex.feed(it);
+            self.recognized += u64::from(took);
+            self.whole |= took && glued.binary_search(&it.line()).is_err();
+        }
+        if let Some(it) = item {
+            let took = u64::from(ex.feed(it));
+            self.recognized += took;
+            self.line_recognized += took;
         }
         self.past = past(ex.as_ref(), self.max_answer);
         self.extractor = Some(ex);
@@ -322,6 +377,13 @@ impl<'p> Router<'p> {
         self.end_of_input();
         if let Some(outcome) = self.unreadable(stats) {
             return outcome;
+        }
+        // Text that quotes an event in prose is text, whatever the event (issue 55).
+        if self.quoted(stats, framer.glued_lines) {
+            return match self.forced {
+                Some(f) => quoted_mismatch(f),
+                None => text_outcome(framer),
+            };
         }
         if let Some(ex) = self.extractor.take() {
             // A producer described by its own events (a producer file) is decided by them: sojx's
@@ -446,6 +508,25 @@ fn past(ex: &dyn Extractor, max_answer: usize) -> Option<Past> {
     }
     let held = ex.held();
     (held > max_answer).then_some(Past::Bytes(held))
+}
+
+/// `--from P` on text whose only `P` events are quoted in prose: the input is not `P`'s
+/// stream.
+fn quoted_mismatch(forced: Producer) -> Outcome {
+    failed(
+        forced,
+        Failure::new(
+            ErrorKind::Parse,
+            Operation::Detect,
+            format!(
+                "--from {} was given, but the input's only {} events are quoted in prose (on lines with other text) among lines that are not its events: it is text that quotes an event, not the producer's stream",
+                forced.id(),
+                forced.id()
+            ),
+        )
+        .hint("give sojx what the agent printed, or --from text to read the answer in the text")
+        .retryable(false),
+    )
 }
 
 /// The failure when lines over `--max-line-bytes` left nothing to read.

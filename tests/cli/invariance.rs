@@ -263,3 +263,125 @@ fn collect_parts<'v>(v: &'v Value, out: &mut Vec<&'v Value>) {
         collect_parts(c, out);
     }
 }
+
+/// How a copy of an event is quoted on a line of a plain-text answer (issue 55, item 1).
+const PROSE_FORMS: [(&str, &str); 4] = [
+    // Prose, then the event: glued on one side (before).
+    ("The earlier run ended with: ", ""),
+    // The event, then prose: glued on one side (after).
+    ("", " was the earlier run's last line."),
+    // Inside parentheses: text on both sides.
+    ("(The earlier run ended with: ", ")"),
+    // In a sentence.
+    ("I compared it with ", " before answering."),
+];
+
+/// The terminal event of every producer fixture (the last line that is a known producer's
+/// complete output, by the built-in detection and producer files), and the four of the issue:
+/// Claude Code's `result` with a `result` text and with a `structured_output`, Codex's
+/// `item.completed` agent message, Gemini CLI's `-o json` object; each holds a PASS answer
+/// where it holds one.
+fn terminal_events() -> Vec<String> {
+    let pass = json!({"verdict": "PASS", "confidence": 1, "issues": []});
+    let mut out = vec![
+        json!({"type": "result", "subtype": "success", "is_error": false, "result": pass.to_string(), "session_id": "abc"}).to_string(),
+        json!({"type": "result", "subtype": "success", "is_error": false, "result": "x", "structured_output": pass, "session_id": "abc"}).to_string(),
+        json!({"type": "item.completed", "item": {"id": "i9", "type": "agent_message", "text": pass.to_string()}}).to_string(),
+        json!({"session_id": "abc", "response": pass.to_string(), "stats": {"models": {}}}).to_string(),
+    ];
+    let registry = &sojx::producer::file::BUILT_IN;
+    let mut dirs: Vec<_> = std::fs::read_dir(fixture("producers"))
+        .unwrap()
+        .map(|d| d.unwrap().path())
+        .filter(|d| d.is_dir())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|f| f.unwrap().path())
+            .collect();
+        files.sort();
+        let last = files.iter().rev().find_map(|f| {
+            let text = std::fs::read_to_string(f).ok()?;
+            text.lines()
+                .rev()
+                .find(|l| {
+                    sojx::json::from_str(l)
+                        .is_ok_and(|v| v.is_object() && registry.detect_output(&v).is_some())
+                })
+                .map(str::to_owned)
+        });
+        out.extend(last);
+    }
+    out
+}
+
+/// Copies of every producer's terminal event, quoted in prose at every line of a plain-text
+/// answer (glued before or after the event, in parentheses, in a sentence), never change the
+/// answer or the exit code, with and without `--schema` (issue 55, item 1): the input is text
+/// that quotes an event, and a quoted event is never a candidate.
+#[test]
+fn copies_of_terminal_events_in_a_plain_text_answer_change_nothing() {
+    let answer = json!({"verdict": "FAIL", "confidence": 0.9, "issues": [{"file": "a.rs", "severity": "blocker", "message": "bad"}]});
+    let text = [
+        "I reviewed the diff.".to_owned(),
+        "My verdict:".to_owned(),
+        answer.to_string(),
+        "That is all.".to_owned(),
+    ];
+    let events = terminal_events();
+    let mut cases = Vec::new();
+    for event in &events {
+        for (before, after) in PROSE_FORMS {
+            for at in 0..=text.len() {
+                for schema in [false, true] {
+                    let mut lines = text.to_vec();
+                    lines.insert(at, format!("{before}{event}{after}"));
+                    cases.push((lines.join("\n") + "\n", schema));
+                }
+            }
+        }
+    }
+    let failures = std::sync::Mutex::new(Vec::new());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((input, schema)) = cases.get(i) else {
+                        break;
+                    };
+                    let args: Vec<String> = if *schema {
+                        vec!["--schema".into(), VERDICT.into()]
+                    } else {
+                        Vec::new()
+                    };
+                    let (code, data) = extract(&args, input.clone());
+                    if code != 0 || data != answer {
+                        failures.lock().unwrap().push(format!(
+                            "schema {schema}: exit {code}, data {data}, from\n{input}"
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    let failures = failures.into_inner().unwrap();
+    eprintln!(
+        "{} cases ({} terminal events × {} forms × {} places × with and without --schema), {} failed",
+        cases.len(),
+        events.len(),
+        PROSE_FORMS.len(),
+        text.len() + 1,
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases changed the answer:\n{}",
+        failures.len(),
+        cases.len(),
+        failures[..failures.len().min(5)].join("\n---\n")
+    );
+}

@@ -207,7 +207,14 @@ proptest! {
 /// `(clean, glued, lines glued)`.
 fn glued_stream() -> impl Strategy<Value = (String, String, usize)> {
     let noise = "[A-Za-z][A-Za-z .!]{0,20}";
-    prop::collection::vec((claude_line(), 0..3u8, noise), 1..8).prop_map(|lines| {
+    let lines = prop::collection::vec((claude_line(), 0..3u8, noise), 1..8);
+    (lines, any::<prop::sample::Index>()).prop_map(|(mut lines, at)| {
+        // One event of the stream's on a line of its own, anywhere: the input is the
+        // producer's stream by structure, so text glued to its other events is noise (an
+        // input whose every event has prose glued to it among other text is text that quotes
+        // them: `tests/cli/invariance.rs`).
+        let own = json!({"type": "rate_limit_event", "session_id": "s"}).to_string();
+        lines.insert(at.index(lines.len() + 1), (own, 0, String::new()));
         let (mut clean, mut glued, mut n) = (Vec::new(), Vec::new(), 0);
         for (line, how, noise) in lines {
             let line = match serde_json::from_str::<Value>(&line) {
