@@ -127,6 +127,12 @@ fn event(e: RawEvent, at: &str) -> Result<Event, Wrong> {
             "cache_creation_input_tokens",
         )?,
     };
+    let identity = e
+        .identity
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Path::parse(p, false).map_err(|m| wrong(format!("{at}/identity/{i}"), m)))
+        .collect::<Result<Vec<_>, _>>()?;
     let activity = match e.activity.as_deref() {
         None => None,
         Some("info") => Some(Activity::Info),
@@ -162,6 +168,7 @@ fn event(e: RawEvent, at: &str) -> Result<Event, Wrong> {
         failure,
         error,
         session,
+        identity,
         activity,
     })
 }

@@ -81,6 +81,8 @@ pub(super) struct RawEvent {
     #[serde(default)]
     pub(super) session: Option<RawSession>,
     #[serde(default)]
+    pub(super) identity: Vec<String>,
+    #[serde(default)]
     pub(super) activity: Option<String>,
 }
 
@@ -223,6 +225,10 @@ pub struct Event {
     pub failure: Failing,
     pub error: Option<ErrorFields>,
     pub session: SessionFields,
+    /// Places that mark a value of this event as a run's own (a run's token total, a status
+    /// object of its own) beside the `session` places: with one of them, or a session fact, the
+    /// value alone is the producer's output, never an answer ([`Spec::claims_output`]).
+    pub identity: Vec<Path>,
     pub activity: Option<Activity>,
 }
 
@@ -465,12 +471,18 @@ impl Spec {
     }
 
     /// Whether `v`, the whole input or a value found in text, is this producer's output rather
-    /// than an answer shaped like one of its events: an event that claims and ends a run (a
-    /// result object), or one that carries a run's identity (`identity`: a session id, the
-    /// run's usage or turns). `{"type": "error", "message": …}` alone stays an answer.
+    /// than an answer shaped like one of its events: a claiming event that carries a run's
+    /// identity — a fact its `session` places find, a place of its `identity`, or what
+    /// `identity` finds (a session id, the run's usage or turns), as sojx's own producers ask
+    /// (issue 55, item 3). An event that ends a run is not enough: `{"messages": […],
+    /// "metadata": {}}` or `{"type": "error", "message": …}` alone stays an answer.
     pub fn claims_output(&self, v: &Value, identity: fn(&Value) -> bool) -> bool {
-        self.event(v)
-            .is_some_and(|e| e.claims && (e.end || e.session.identifies(v) || identity(v)))
+        self.event(v).is_some_and(|e| {
+            e.claims
+                && (e.session.identifies(v)
+                    || e.identity.iter().any(|p| p.get(v).is_some())
+                    || identity(v))
+        })
     }
 }
 
