@@ -15,6 +15,9 @@ wire_enum! {
         TooDeep = "too_deep",
         /// Text was glued to an event on its line, and the event was read.
         GluedText = "glued_text",
+        /// A producer file in the config folder claims events of a stream that sojx's own
+        /// reader read.
+        ProducerConflict = "producer_conflict",
         /// The input was not valid UTF-8; invalid bytes were replaced with U+FFFD.
         InvalidUtf8 = "invalid_utf8",
         /// A lone UTF-16 surrogate escape was read as U+FFFD.

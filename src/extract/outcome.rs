@@ -232,3 +232,61 @@ pub(super) fn text_outcome(framer: &mut Framer) -> Outcome {
         ),
     }
 }
+
+/// `--from P` on text whose only `P` events are quoted in prose: the input is not `P`'s
+/// stream.
+pub(super) fn quoted_mismatch(forced: Producer) -> Outcome {
+    failed(
+        forced,
+        Failure::new(
+            ErrorKind::Parse,
+            Operation::Detect,
+            format!(
+                "--from {} was given, but the input's only {} events are quoted in prose (on lines with other text) among lines that are not its events: it is text that quotes an event, not the producer's stream",
+                forced.id(),
+                forced.id()
+            ),
+        )
+        .hint("give sojx what the agent printed, or --from text to read the answer in the text")
+        .retryable(false),
+    )
+}
+
+/// A loaded file claimed values of a stream that sojx's own reader read (issue 55, item
+/// 4): for a config folder's file, a warning on `outcome`; for a `--producer-file`, the
+/// usage failure that says why.
+pub(super) fn contest(
+    contested: Option<(Producer, u64)>,
+    forced: Option<Producer>,
+    outcome: &mut Outcome,
+) -> Option<Failure> {
+    let (file, line) = contested?;
+    let spec = producer::file::spec_of(file)?;
+    if outcome.producer == file || forced.is_some() {
+        return None;
+    }
+    let (own, id) = (outcome.producer.id(), file.id());
+    let path = spec.origin.path().unwrap_or_default();
+    if matches!(spec.origin, producer::file::Origin::Flag(_)) {
+        return Some(
+            Failure::new(
+                ErrorKind::Usage,
+                Operation::Detect,
+                format!(
+                    "the producer file {path} (`{id}`) claims line {line}, which sojx's own {own} reader reads: a producer file refines {own} only by events or fields {own} never shows"
+                ),
+            )
+            .hint(format!(
+                "name the producer with --from {id} to read this input by the file, or make its claiming events ask for a field only `{id}` prints"
+            ))
+            .retryable(false),
+        );
+    }
+    outcome.warnings.push(Warning::new(
+        WarningKind::ProducerConflict,
+        format!(
+            "the producer file {path} (`{id}`) claims line {line} too; sojx's own {own} reader read the stream (--from {id} reads it by the file)"
+        ),
+    ));
+    None
+}

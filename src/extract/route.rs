@@ -11,7 +11,10 @@ use crate::producer::{
 };
 
 use super::Options;
-use super::outcome::{cut_document, failed, json_document, mismatch, text_outcome, unknown_events};
+use super::outcome::{
+    contest, cut_document, failed, json_document, mismatch, quoted_mismatch, text_outcome,
+    unknown_events,
+};
 
 /// Most items kept while the producer is still unknown.
 const MAX_PENDING: usize = 100_000;
@@ -93,6 +96,10 @@ pub(super) struct Router<'p> {
     pub(super) whole: bool,
     /// The lines of the glued values among the pending items (bounded as they are).
     pub(super) pending_glued: Vec<u64>,
+    /// A loaded producer file that claimed a value sojx's own reader reads, while the
+    /// producer was undecided, and the line ([`Registry::contested`]): unless the stream
+    /// decides for the file, a warning, or a usage error for a `--producer-file`.
+    pub(super) contested: Option<(Producer, u64)>,
     /// A JSON value is among the pending items (for `--from json`: the one document).
     pub(super) pending_value: bool,
     pub(super) dones: u64,
@@ -136,6 +143,7 @@ impl<'p> Router<'p> {
             line_recognized: 0,
             whole: false,
             pending_glued: Vec::new(),
+            contested: None,
             pending_value: false,
             dones: 0,
             activity: false,
@@ -234,7 +242,13 @@ impl<'p> Router<'p> {
     pub(super) fn item(&mut self, item: Item) {
         match &item {
             Item::Junk { .. } => return,
-            Item::Value { value, .. } => {
+            Item::Value { value, line } => {
+                if self.contested.is_none()
+                    && self.forced.is_none()
+                    && (self.detected.is_none() || self.held())
+                {
+                    self.contested = self.producers.contested(value).map(|f| (f, *line));
+                }
                 if let Some(held) = self.detected.filter(|_| self.held()) {
                     if let Some(p) = self.producers.holds(held, &self.held_by, value) {
                         self.detected = Some(p);
@@ -399,7 +413,11 @@ impl<'p> Router<'p> {
             {
                 return mismatch(f, self.detected, empty);
             }
-            return ex.finish();
+            let mut outcome = ex.finish();
+            if let Some(failure) = contest(self.contested, self.forced, &mut outcome) {
+                return failed(outcome.producer, failure);
+            }
+            return outcome;
         }
         if empty {
             let p = self.forced.unwrap_or(Producer::Text);
@@ -508,25 +526,6 @@ fn past(ex: &dyn Extractor, max_answer: usize) -> Option<Past> {
     }
     let held = ex.held();
     (held > max_answer).then_some(Past::Bytes(held))
-}
-
-/// `--from P` on text whose only `P` events are quoted in prose: the input is not `P`'s
-/// stream.
-fn quoted_mismatch(forced: Producer) -> Outcome {
-    failed(
-        forced,
-        Failure::new(
-            ErrorKind::Parse,
-            Operation::Detect,
-            format!(
-                "--from {} was given, but the input's only {} events are quoted in prose (on lines with other text) among lines that are not its events: it is text that quotes an event, not the producer's stream",
-                forced.id(),
-                forced.id()
-            ),
-        )
-        .hint("give sojx what the agent printed, or --from text to read the answer in the text")
-        .retryable(false),
-    )
 }
 
 /// The failure when lines over `--max-line-bytes` left nothing to read.

@@ -34,6 +34,7 @@ mod run;
 
 mod schema_safety;
 mod schema_tools;
+mod shown;
 mod snapshots;
 mod startup;
 mod teams;

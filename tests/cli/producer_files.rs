@@ -452,3 +452,60 @@ fn a_held_value_is_read_when_the_hold_ends_at_the_input_end_or_past_a_full_bound
         r.stderr
     );
 }
+
+/// A user's file for a Claude Code fork written the natural way claims Claude Code's own
+/// events (issue 55, item 4): sojx's own reader reads a real Claude Code stream (the accepted
+/// call FAIL, not the hook-refused PASS), with a warning for a config folder's file and a
+/// usage error for a `--producer-file`; `--from` reads it by the file.
+#[test]
+fn a_file_that_claims_what_sojxs_own_reader_reads_never_takes_the_stream() {
+    const STREAM: &str = "tests/fixtures/producer-files/claude-refused-call-after-accepted.ndjson";
+    const NATURAL: &str = "tests/fixtures/producer-files/claude-fork-natural.toml";
+    let dir = scratch_dir("producer-files", "natural-fork");
+    let folder = dir.path().join("sojx/producers");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(NATURAL, folder.join("my-fork.toml")).unwrap();
+    let mut c = sojx();
+    c.env("XDG_CONFIG_HOME", dir.path())
+        .args(["extract", STREAM]);
+    let r = run(&mut c);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let e = r.one();
+    assert_eq!(e["producer"], "claude-code");
+    assert_eq!(e["data"]["verdict"], "FAIL");
+    assert_eq!(
+        e["warnings"][0]["kind"], "producer_conflict",
+        "{}",
+        r.stdout
+    );
+    assert!(
+        e["warnings"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("(`my-fork`) claims line 1 too"),
+        "{}",
+        r.stdout
+    );
+
+    let r = run(sojx().args(["extract", "--producer-file", NATURAL, STREAM]));
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert_eq!(r.kind(), Some("usage"));
+    says(&r, "/error/message", "sojx's own claude-code reader reads");
+
+    let r = run(sojx().args([
+        "extract",
+        "--producer-file",
+        NATURAL,
+        "--from",
+        "my-fork",
+        STREAM,
+    ]));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["producer"], "my-fork");
+    assert_eq!(r.one()["data"]["verdict"], "PASS");
+
+    // Without the file: Claude Code's, no warning.
+    let r = run(sojx().args(["extract", STREAM]));
+    assert_eq!(r.one()["data"]["verdict"], "FAIL");
+    assert_eq!(r.one()["warnings"], serde_json::json!([]));
+}

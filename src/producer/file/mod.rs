@@ -7,6 +7,7 @@ mod builtin;
 mod compile;
 mod events;
 mod load;
+mod shown;
 mod spec;
 
 use std::path::{Path, PathBuf};
@@ -19,6 +20,7 @@ use crate::input::FileId;
 pub(crate) use builtin::spec_of;
 pub(crate) use events::{Events, Relabel};
 pub use load::{LoadError, MAX_FILE_BYTES, SCHEMA, load, parse};
+pub use shown::SHOWN_DEPTH;
 pub use spec::{Event, FORMAT, Origin, Resume, Spec, Values};
 
 /// Whether `id` is a producer id of the producer-file format: `[a-z0-9][a-z0-9-]{0,62}`
@@ -125,27 +127,24 @@ impl Registry {
     }
 
     /// What `v`, a value of an input whose producer is still unknown, says about it:
-    /// - a loaded file's event that claims it decides (the user's files come first);
-    /// - else sojx's own detection ([`super::detect`]) names a producer, unless a file producer
-    ///   that shares its shapes (`reads_like` it, and has events) has an event `v` is too: one
-    ///   that claims `v` decides for the file (Droid's `-o json` result is Claude Code's with
-    ///   `usage.factory_credits`); one that does not holds the choice for the next values
-    ///   ([`Registry::holds`]: Droid's stream starts with Claude Code's init line);
-    /// - else a built-in file's event that claims it decides.
+    /// - where sojx's own detection ([`super::detect`]) names no producer, a loaded file's
+    ///   event that claims `v` decides (the user's files come first), then a built-in file's;
+    /// - where it names `p`, `p` decides, unless file producers have an event `v` is too: a
+    ///   file whose event claims `v` by a place `p` never shows decides for the file
+    ///   ([`refining`]: Droid's `-o json` result is Claude Code's with
+    ///   `usage.factory_credits`); the others — a loaded file's event that claims `v` by what
+    ///   `p` shows too, an event that does not claim — hold the choice for the next values
+    ///   ([`Registry::holds`]: Droid's stream starts with Claude Code's init line). A loaded
+    ///   file never takes a value sojx's own reader reads otherwise (issue 55, item 4).
     pub fn sight(&self, v: &Value) -> Sight {
-        if let Some(p) = self.claim_loaded(v) {
-            return Sight::Decided(p);
-        }
         let Some(p) = super::detect(v) else {
             return self
-                .claim_built_in(v)
+                .claim_loaded(v)
+                .or_else(|| self.claim_built_in(v))
                 .map_or(Sight::Unknown, Sight::Decided);
         };
         let files = self.alike(p, v);
-        if let Some(&f) = files
-            .iter()
-            .find(|&&f| spec_of(f).is_some_and(|s| s.claims(v)))
-        {
+        if let Some(&f) = files.iter().find(|&&f| refining(f, p, v)) {
             Sight::Decided(f)
         } else if files.is_empty() {
             Sight::Decided(p)
@@ -155,50 +154,73 @@ impl Registry {
     }
 
     /// What `v` says about an input sojx's own detection named `held` from values that the
-    /// file producers `files` (which share its shapes) have events for too: `Some` when `v`
-    /// decides, `None` while it is of both vocabularies.
-    /// - A loaded file's event, or one of `files`', that claims `v` decides for that file.
+    /// file producers `files` have events for too: `Some` when `v` decides, `None` while it is
+    /// of both vocabularies.
+    /// - A value sojx's detection does not name `held` for: a loaded file's event that claims
+    ///   it decides for that file, as does one of `files`' (the fork's own `message` line).
+    /// - A value it names `held` for: one of `files` that claims it by a place `held` never
+    ///   shows decides for the file (Droid's init line with `reasoning_effort`).
     /// - A value one of `files` has an event for: held while sojx's detection names `held`
     ///   too; else that file's (Droid's `error` after Claude Code's init line).
     /// - A value none of `files` has an event for: `held`'s.
     pub fn holds(&self, held: Producer, files: &[Producer], v: &Value) -> Option<Producer> {
-        if let Some(p) = self.claim_loaded(v) {
+        let own = super::detect(v) == Some(held);
+        if !own && let Some(p) = self.claim_loaded(v) {
             return Some(p);
         }
         let event = |f: Producer| spec_of(f).and_then(|s| s.event(v));
-        if let Some(f) = files
-            .iter()
-            .copied()
-            .find(|&f| event(f).is_some_and(|e| e.claims))
-        {
+        if let Some(f) = files.iter().copied().find(|&f| {
+            if own {
+                refining(f, held, v)
+            } else {
+                event(f).is_some_and(|e| e.claims)
+            }
+        }) {
             return Some(f);
         }
         match files.iter().copied().find(|&f| event(f).is_some()) {
-            Some(_) if super::detect(v) == Some(held) => None,
+            Some(_) if own => None,
             Some(f) => Some(f),
             None => Some(held),
         }
     }
 
+    /// The loaded file whose event claims `v` although sojx's own detection names a producer
+    /// for `v`: two readers claim the value, and sojx's own reads it unless the stream's
+    /// other values decide for the file (issue 55, item 4).
+    pub fn contested(&self, v: &Value) -> Option<Producer> {
+        if self.user.is_empty() || !v.is_object() {
+            return None;
+        }
+        let p = super::detect(v)?;
+        self.user
+            .iter()
+            .map(|s| Producer::File(s))
+            .find(|&f| spec_of(f).is_some_and(|s| s.claims(v)) && !refining(f, p, v))
+    }
+
     /// [`Registry::detect`] for a value that must carry a run's identity
-    /// ([`super::detect_output`]); a file's claiming event is the producer's own, in the order
-    /// of [`Registry::sight`].
+    /// ([`super::detect_output`]), in the order of [`Registry::sight`]: sojx's own producer,
+    /// refined by a built-in file that shares its shapes; else a loaded file's claiming event,
+    /// then a built-in file's.
     pub fn detect_output(&self, v: &Value) -> Option<Producer> {
         let output = |s: &Spec| s.claims_output(v, super::run_identity);
         if !v.is_object() {
             return super::detect_output(v);
         }
-        if let Some(s) = self.user.iter().find(|s| output(s)) {
-            return Some(Producer::File(s));
-        }
         match super::detect_output(v) {
             Some(p) => Some(
                 self.alike(p, v)
                     .into_iter()
-                    .find(|&f| spec_of(f).is_some_and(output))
+                    .find(|&f| refining(f, p, v) && spec_of(f).is_some_and(output))
                     .unwrap_or(p),
             ),
-            None => self.built_in(output),
+            None => self
+                .user
+                .iter()
+                .find(|s| output(s))
+                .map(|s| Producer::File(s))
+                .or_else(|| self.built_in(output)),
         }
     }
 
@@ -221,8 +243,9 @@ impl Registry {
         self.built_in(|s| s.claims(v))
     }
 
-    /// The file producers with events (the loaded ones, then the built-in ones) that share
-    /// `p`'s shapes (`reads_like = p`) and have an event `v` is, claiming or not.
+    /// The file producers with events that have an event `v` is where sojx's own detection
+    /// names `p`: the loaded ones that share `p`'s shapes (`reads_like = p`, claiming or not)
+    /// or claim `v`, then the built-in ones that share `p`'s shapes.
     fn alike(&self, p: Producer, v: &Value) -> Vec<Producer> {
         if !v.is_object() {
             return Vec::new();
@@ -233,7 +256,7 @@ impl Registry {
         let mut files: Vec<Producer> = self
             .user
             .iter()
-            .filter(|s| alike(s))
+            .filter(|s| alike(s) || s.claims(v))
             .map(|s| Producer::File(s))
             .collect();
         // Only the built-in files that share `p`'s shapes are read.
@@ -260,6 +283,19 @@ impl Registry {
             .filter(|p| p.family() == Family::Described)
             .filter(|p| !self.user.iter().any(|s| s.id == p.id()))
     }
+}
+
+/// Whether the file producer `f` has an event that claims `v` by a place that sojx's own
+/// producer `p` never shows in its captures ([`Event::refines`], [`shown::SHOWN`]): then `v`
+/// is `f`'s, though sojx's detection names `p` for it. A producer without captures is never
+/// refined.
+fn refining(f: Producer, p: Producer, v: &Value) -> bool {
+    let Some((_, shown)) = shown::SHOWN.iter().find(|(id, _)| *id == p.id()) else {
+        return false;
+    };
+    spec_of(f)
+        .and_then(|s| s.event(v))
+        .is_some_and(|e| e.claims && e.refines(shown))
 }
 
 fn add(user: &mut Vec<&'static Spec>, spec: Spec, flag: bool) -> Result<(), LoadError> {

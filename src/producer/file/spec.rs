@@ -312,6 +312,25 @@ enum Token {
     Last,
 }
 
+impl Path {
+    /// The place as [`super::shown`] lists what sojx's own producers show: a JSON Pointer of
+    /// its first [`super::SHOWN_DEPTH`] tokens, an array element (`*`, `-`, an index) as `*`.
+    pub fn shown_key(&self) -> String {
+        let mut key = String::new();
+        for t in self.0.iter().take(super::SHOWN_DEPTH) {
+            key.push('/');
+            match t {
+                Token::Key(k) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => {
+                    key.push('*');
+                }
+                Token::Key(k) => key.push_str(&k.replace('~', "~0").replace('/', "~1")),
+                Token::Any | Token::Last => key.push('*'),
+            }
+        }
+        key
+    }
+}
+
 /// A condition on an event: the value at `path` is one of, or none of, some values; or is
 /// there (not null), or is not.
 #[derive(Debug)]
@@ -446,6 +465,18 @@ impl Event {
     /// Whether `v` is this event.
     pub fn matches(&self, v: &Value) -> bool {
         v.is_object() && self.when.iter().all(|c| c.holds(v))
+    }
+
+    /// Whether the event asks for a field that `shown`, the places one of sojx's own
+    /// producers shows (sorted), never holds (issue 55, item 4): a condition that a value is
+    /// there, or is one of some values, at a place `shown` lacks (Droid's
+    /// `/usage/factory_credits` beside Claude Code's). Only such an event decides for its file
+    /// where sojx's own detection names that producer.
+    pub fn refines(&self, shown: &[&str]) -> bool {
+        self.when.iter().any(|c| {
+            matches!(c.test, Test::OneOf(_) | Test::Present(true))
+                && shown.binary_search(&c.path.shown_key().as_str()).is_err()
+        })
     }
 
     /// Whether `v`, this event, is a failure of the run.
