@@ -222,6 +222,8 @@ impl<'p> Router<'p> {
             self.whole |= self.line_recognized > 0;
         } else if self.extractor.is_none()
             && let Some(Item::Value { line, .. }) = self.pending.last()
+            && self.pending_glued.last() != Some(line)
+            && self.pending_glued.len() < MAX_PENDING
         {
             self.pending_glued.push(*line);
         }
