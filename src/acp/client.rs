@@ -1,6 +1,17 @@
 //! sojx's calls to the agent: one request at a time, waited for until its response, a
 //! deadline, or the end of the agent's output; the agent's own requests meanwhile answered
 //! (permissions by the policy, anything else refused), every message recorded.
+//!
+//! What belongs to a turn is decided by order on the wire, never by timing. The agent's stdout
+//! is one ordered pipe, but it is not ordered with sojx's writes to its stdin: a message the
+//! agent wrote before it read `session/prompt` may still be in the pipe when sojx has sent it.
+//! So before each prompt sojx sends a barrier, a request the agent must answer (JSON-RPC 2.0:
+//! every request with an id gets a response), and reads until its response. The agent wrote
+//! that response after it read the barrier, so everything read before it was written before
+//! the agent could read the prompt, which sojx sends only then: it is recorded before the
+//! prompt, and the `acp` reader never counts it in the turn. The barrier is `initialize` again,
+//! with the handshake's params: the one request every ACP agent must answer, and one that
+//! changes nothing (docs/run.md, "ACP", says why not an extension method).
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -42,7 +53,14 @@ pub(crate) enum Stop {
     NotReading,
     /// The prompt, as one message, is longer than the bound (its length): never sent.
     PromptTooLong(usize),
+    /// The agent did not answer the barrier sent before a turn (`initialize` again) by the
+    /// turn's deadline, or within [`BARRIER`] without one: the prompt was never sent.
+    Barrier,
 }
+
+/// How long the agent has to answer the barrier before a turn when the turn has no deadline
+/// (no `--timeout`), as for the handshake (docs/limits.md).
+pub(crate) const BARRIER: Duration = Duration::from_secs(60);
 
 /// Most of sojx's own last messages kept to tell an echo.
 const KEPT_SENT: usize = 8;
@@ -55,8 +73,6 @@ pub(crate) struct Client {
     max_line: usize,
     /// The writer's queue filled up: the next wait stops ([`Stop::NotReading`]).
     stalled: bool,
-    /// What ended the wire while nothing waited on it (read by [`Client::drain`]).
-    pending: Option<Stop>,
     next_id: u64,
     /// sojx's last messages, as sent.
     sent: VecDeque<String>,
@@ -81,7 +97,6 @@ impl Client {
             rx,
             max_line,
             stalled: false,
-            pending: None,
             next_id: 0,
             sent: VecDeque::new(),
             policy,
@@ -128,9 +143,9 @@ impl Client {
         self.wait(id, deadline, rec)
     }
 
-    /// A `session/prompt` turn of `session` with `text`: its response, or why there was none.
-    /// At `deadline` the turn is cancelled (`session/cancel`), and the agent has `grace` to end
-    /// it before the call stops.
+    /// A `session/prompt` turn of `session` with `text`, after the barrier: its response, or
+    /// why there was none. At `deadline` the turn is cancelled (`session/cancel`), and the
+    /// agent has `grace` to end it before the call stops.
     pub(crate) fn prompt(
         &mut self,
         session: &str,
@@ -139,15 +154,19 @@ impl Client {
         grace: Duration,
         rec: &mut dyn FnMut(&str, bool),
     ) -> Result<Reply, Stop> {
-        let id = self.next_id;
+        // The barrier takes the next id, the prompt the one after.
+        let id = self.next_id + 1;
         let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": params});
         let len = record(true, &msg.to_string()).len();
         if len > self.max_line {
             return Err(Stop::PromptTooLong(len));
         }
-        // What the agent sent after its last turn ended comes before this turn.
-        self.drain(rec);
+        match self.barrier(deadline, rec) {
+            // The agent's output ended: the prompt's own wait tells it, as in a turn.
+            Ok(()) | Err(Stop::Closed) => {}
+            Err(stop) => return Err(stop),
+        }
         self.next_id += 1;
         self.send(&msg, true, rec);
         self.cancelling = false;
@@ -170,6 +189,22 @@ impl Client {
         Err(Stop::Deadline { answered })
     }
 
+    /// The barrier before a turn: `initialize` again, read until its response (a result or
+    /// an error alike), the agent's requests meanwhile answered; by `deadline`, else within
+    /// [`BARRIER`].
+    fn barrier(
+        &mut self,
+        deadline: Option<Instant>,
+        rec: &mut dyn FnMut(&str, bool),
+    ) -> Result<(), Stop> {
+        let until = deadline.or_else(|| Instant::now().checked_add(BARRIER));
+        match self.call("initialize", &super::initialize_params(), until, rec) {
+            Ok(_) => Ok(()),
+            Err(Stop::Deadline { .. }) => Err(Stop::Barrier),
+            Err(stop) => Err(stop),
+        }
+    }
+
     /// Read the agent's messages until the response to `id`, answering its requests.
     fn wait(
         &mut self,
@@ -178,9 +213,6 @@ impl Client {
         rec: &mut dyn FnMut(&str, bool),
     ) -> Result<Reply, Stop> {
         loop {
-            if let Some(stop) = self.pending.take() {
-                return Err(stop);
-            }
             if self.stalled {
                 return Err(Stop::NotReading);
             }
@@ -195,21 +227,8 @@ impl Client {
                 Err(RecvTimeoutError::Disconnected) => Incoming::End,
                 Err(RecvTimeoutError::Timeout) => return Err(Stop::Deadline { answered: false }),
             };
-            if let Some(reply) = self.take(incoming, Some(id), rec)? {
+            if let Some(reply) = self.take(incoming, id, rec)? {
                 return Ok(reply);
-            }
-        }
-    }
-
-    /// Handle what the agent sent while sojx waited for nothing (between two turns): recorded,
-    /// its requests answered; what ends the wire is kept for the next wait.
-    fn drain(&mut self, rec: &mut dyn FnMut(&str, bool)) {
-        while self.pending.is_none() {
-            let Ok(incoming) = self.rx.try_recv() else {
-                return;
-            };
-            if let Err(stop) = self.take(incoming, None, rec) {
-                self.pending = Some(stop);
             }
         }
     }
@@ -219,7 +238,7 @@ impl Client {
     fn take(
         &mut self,
         incoming: Incoming,
-        id: Option<u64>,
+        id: u64,
         rec: &mut dyn FnMut(&str, bool),
     ) -> Result<Option<Reply>, Stop> {
         let (v, raw) = match incoming {
@@ -244,12 +263,10 @@ impl Client {
             }
             // A response to the request waited for. An `error` of any type is an error (the
             // `acp` reader reads it so too).
-            (None, Some(rid)) if id.is_some() && rid.as_u64() == id => {
-                Ok(Some(match v.get("error") {
-                    Some(e) if !e.is_null() => Reply::Error(e.clone()),
-                    _ => Reply::Result(v.get("result").cloned().unwrap_or(Value::Null)),
-                }))
-            }
+            (None, Some(rid)) if rid.as_u64() == Some(id) => Ok(Some(match v.get("error") {
+                Some(e) if !e.is_null() => Reply::Error(e.clone()),
+                _ => Reply::Result(v.get("result").cloned().unwrap_or(Value::Null)),
+            })),
             // A notification (`session/update`), read by the `acp` producer from the recording;
             // a response to nothing sojx waits for.
             _ => Ok(None),

@@ -4,6 +4,10 @@
 //! capability (no file system, no terminal), answers its permission requests by the policy of
 //! `--acp-permissions`, and refuses every other request it makes with a JSON-RPC error.
 //!
+//! Before each `session/prompt` it sends a barrier (`initialize` again) and reads until its
+//! response, so that what the agent wrote before the turn is recorded before the prompt
+//! (`client`).
+//!
 //! Every message either way is also a recorded line, `{"direction": "to_agent" | "from_agent",
 //! "message": {…}}`: what `--tee` writes and what the `acp` producer reads, live and later.
 //! Nothing here decides what an answer is.
@@ -15,10 +19,25 @@
 mod client;
 mod wire;
 
-pub(crate) use client::{Client, Reply, Stop};
+pub(crate) use client::{BARRIER, Client, Reply, Stop};
+
+use serde_json::{Value, json};
 
 /// The protocol version sojx speaks (ACP's `PROTOCOL_VERSION`; schema `v1`).
 pub(crate) const PROTOCOL_VERSION: u64 = 1;
+
+/// `initialize`'s params: protocol version 1, no client capability (no file system, no
+/// terminal), sojx's name and version. The same each time: the handshake's, and the barrier's
+/// before each turn (`Client::prompt`), so that sending it again changes nothing the agent
+/// knows of sojx.
+#[must_use]
+pub(crate) fn initialize_params() -> Value {
+    json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false},
+        "clientInfo": {"name": "sojx", "version": env!("CARGO_PKG_VERSION")},
+    })
+}
 
 /// ACP's own error code: the agent needs `authenticate` first (its schema's `ErrorCode`,
 /// "Authentication required").

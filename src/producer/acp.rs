@@ -7,6 +7,9 @@
 //! well. Any other stop reason, or a JSON-RPC error in place of the response, is the run's
 //! failure; a recording without the last turn's response is `truncated`. A chunk of another
 //! session, or one outside a turn, is never the answer.
+//!
+//! An `initialize` after the first is sojx's barrier before a turn (`crate::acp::Client`): it
+//! and its response, a result or an error, are read as nothing.
 
 use std::collections::HashMap;
 
@@ -72,6 +75,10 @@ struct Turn {
 pub(super) struct Acp {
     /// Requests sent to the agent, by id: their method.
     sent: HashMap<String, String>,
+    /// An `initialize` was sent: a later one is a barrier.
+    initialized: bool,
+    /// The id of the last barrier, whose response is read as nothing.
+    barrier: Option<String>,
     /// Permission requests of the agent, by id: their options (`optionId` → `kind`).
     asked: HashMap<String, Vec<(String, String)>>,
     agent_info: Option<Value>,
@@ -107,7 +114,9 @@ impl Acp {
                 });
                 self.sent.insert(id, "session/prompt".into());
             }
+            (Some("initialize"), Some(id)) if self.initialized => self.barrier = Some(id),
             (Some(method), Some(id)) if self.sent.len() < super::MAX_PARTS => {
+                self.initialized |= method == "initialize";
                 self.sent.insert(id, method.to_owned());
             }
             // sojx's answer to a permission request.
@@ -333,6 +342,11 @@ impl Extractor for Acp {
                     Kind::Tool,
                     format!("permission asked: {}", snippet(title, 80)),
                 ))
+            }
+            // The barrier's response, an error included (-32601 from an agent that took
+            // `initialize` only once).
+            (Direction::FromAgent, None) if self.barrier.is_some() && id_key(m) == self.barrier => {
+                None
             }
             (Direction::FromAgent, None) => {
                 if let Some(e) = m.get("error") {

@@ -108,6 +108,49 @@ fn stale_foreign_and_out_of_turn_text_is_never_the_answer() {
     assert_eq!(e["data"]["direction"], "from_agent", "{e}");
 }
 
+/// sojx's barrier before a turn: `initialize` again (id `id`).
+fn barrier(id: u64) -> String {
+    to(
+        &json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {"protocolVersion": 1}}),
+    )
+}
+
+#[test]
+fn a_repeated_initialize_is_a_barrier_read_as_nothing() {
+    // Answered with an error (an agent that takes `initialize` once): not the turn's error, not
+    // an event, and the greeting read before it is before the turn.
+    let refused = from(
+        &json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32601, "message": "Method not found"}}),
+    );
+    let mut l = setup();
+    l.extend([
+        chunk("s1", "{\"verdict\": \"GREETING\"}"),
+        barrier(2),
+        refused.clone(),
+        prompt(3),
+        chunk("s1", "{\"verdict\": \"PASS\"}"),
+        end(3, "end_turn"),
+    ]);
+    let text = l.join("\n") + "\n";
+    let r = run_stdin(&["extract", "--activity"], text);
+    let e = r.one();
+    assert_eq!(e["data"], json!({"verdict": "PASS"}), "{e}");
+    assert_eq!(e["session"]["turns"], 1);
+    assert!(!r.stderr.contains("-32601"), "{}", r.stderr);
+    // Cut off in the turn: truncated, retryable, the barrier's error never named.
+    let mut l = setup();
+    l.extend([
+        barrier(2),
+        refused,
+        prompt(3),
+        chunk("s1", "{\"verdict\": "),
+    ]);
+    let e = read(&l);
+    assert_eq!(e["error"]["kind"], "truncated", "{e}");
+    assert_eq!(e["error"]["retryable"], true);
+    assert!(!e.to_string().contains("Method not found"), "{e}");
+}
+
 #[test]
 fn stop_reasons_and_errors_fail_the_turn() {
     for (stop, retryable) in [
@@ -253,10 +296,12 @@ fn run_acp_returns_the_turns_answer_validated() {
     assert_eq!(e["session"]["usage"]["output_tokens"], 5);
     // The agent exited when sojx closed its stdin.
     assert_eq!(e["agent"]["exit_status"], 0);
+    // The barrier before the turn: `initialize` again, as the handshake sent it.
     assert_eq!(
         methods(&sent),
-        ["initialize", "session/new", "session/prompt"]
+        ["initialize", "session/new", "initialize", "session/prompt"]
     );
+    assert_eq!(sent[2]["params"], sent[0]["params"]);
     // No capability offered; the prompt as given; the session in the current folder.
     assert_eq!(sent[0]["params"]["protocolVersion"], 1);
     assert_eq!(sent[0]["params"]["clientCapabilities"]["terminal"], false);
@@ -266,7 +311,7 @@ fn run_acp_returns_the_turns_answer_validated() {
     );
     let cwd = sent[1]["params"]["cwd"].as_str().unwrap();
     assert!(std::path::Path::new(cwd).is_absolute(), "{cwd}");
-    assert_eq!(sent[2]["params"]["prompt"][0]["text"], "review");
+    assert_eq!(sent[3]["params"]["prompt"][0]["text"], "review");
 }
 
 #[test]
@@ -304,23 +349,30 @@ fn run_acp_retries_in_the_same_session_with_the_extraction_turn_then_the_feedbac
     assert_eq!(e["attempts"][0]["error_kind"], "not_found");
     assert_eq!(e["attempts"][1]["error_kind"], "validation_failed");
     assert_eq!(e["session"]["turns"], 3);
-    // One process, one session: three turns of it.
+    // One process, one session: three turns of it, each after its barrier.
     assert_eq!(
         methods(&sent),
         [
             "initialize",
             "session/new",
+            "initialize",
             "session/prompt",
+            "initialize",
             "session/prompt",
+            "initialize",
             "session/prompt"
         ]
     );
+    let prompts: Vec<&Value> = sent
+        .iter()
+        .filter(|m| m["method"] == "session/prompt")
+        .collect();
     assert!(
-        sent[2..]
+        prompts
             .iter()
             .all(|m| m["params"]["sessionId"] == "fake-session-1")
     );
-    let extraction = sent[3]["params"]["prompt"][0]["text"].as_str().unwrap();
+    let extraction = prompts[1]["params"]["prompt"][0]["text"].as_str().unwrap();
     assert!(
         extraction.contains("Reply with only a JSON value matching this JSON schema"),
         "{extraction}"
@@ -329,7 +381,7 @@ fn run_acp_retries_in_the_same_session_with_the_extraction_turn_then_the_feedbac
         extraction.contains("\"verdict\""),
         "the schema is in it: {extraction}"
     );
-    let feedback = sent[4]["params"]["prompt"][0]["text"].as_str().unwrap();
+    let feedback = prompts[2]["params"]["prompt"][0]["text"].as_str().unwrap();
     assert!(feedback.contains("/verdict"), "{feedback}");
     assert!(
         r.stderr
@@ -519,6 +571,7 @@ fn run_acp_authenticates_only_with_a_method_the_environment_satisfies() {
             "session/new",
             "authenticate",
             "session/new",
+            "initialize",
             "session/prompt"
         ]
     );
@@ -671,4 +724,133 @@ fn run_acp_refuses_a_prompt_longer_than_a_line() {
             .unwrap()
             .contains("longer than --max-line-bytes")
     );
+}
+
+/// What the agent writes outside every turn in the ordering test: a valid answer, so that
+/// taking it would pass.
+const OUTSIDE: &str = r#"{"verdict":"FAIL","confidence":0.1,"issues":[]}"#;
+
+/// One run of the ordering test: `None`, or what went wrong.
+fn outside_chunks_run(i: usize) -> Option<String> {
+    let delay = ["0", "0.01", "0.05", "0.2"][i % 4];
+    let dir = crate::common::scratch_dir("acp", "order");
+    let tee = dir.join("run.acp.jsonl");
+    let tee_s = crate::common::path_str(&tee).to_owned();
+    let args = [
+        "--prompt",
+        "review",
+        "--schema",
+        SCHEMA,
+        "--max-attempts",
+        "3",
+        "--tee",
+        &tee_s,
+    ];
+    let fake_args = [
+        "--answer",
+        r#"{"verdict":"MAYBE"}"#,
+        "--answer",
+        "Still thinking.",
+        "--answer",
+        GOOD,
+        "--outside",
+        OUTSIDE,
+        "--outside-delay",
+        delay,
+    ];
+    let (r, _, _) = acp_run(&args, &fake_args, &[])?;
+    let e = r.envelopes.first().cloned().unwrap_or_default();
+    let vias: Vec<&str> = e["attempts"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|a| a["via"].as_str()).collect())
+        .unwrap_or_default();
+    let good: Value = serde_json::from_str(GOOD).unwrap();
+    if r.code != 0
+        || e["data"] != good
+        || vias != ["acp:prompt", "acp:feedback", "acp:extraction_turn"]
+    {
+        return Some(format!(
+            "run {i} (delay {delay} s): exit {}, data {}, attempts {vias:?}",
+            r.code, e["data"]
+        ));
+    }
+    // On the wire: each chunk sent outside a turn is recorded outside it, and the greeting and
+    // those after turns 1 and 2 were all read (the barrier waits for them).
+    let recorded = std::fs::read_to_string(&tee).unwrap_or_default();
+    let mut open: Option<Value> = None;
+    let mut outside = 0;
+    for line in recorded.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        let m = &v["message"];
+        if m["method"] == "session/prompt" {
+            open = Some(m["id"].clone());
+        } else if m["method"].is_null() && open.as_ref() == Some(&m["id"]) {
+            open = None;
+        } else if m["params"]["update"]["content"]["text"] == OUTSIDE {
+            outside += 1;
+            if open.is_some() {
+                return Some(format!(
+                    "run {i} (delay {delay} s): an outside chunk recorded in a turn:\n{recorded}"
+                ));
+            }
+        }
+    }
+    (outside < 3).then(|| {
+        format!("run {i} (delay {delay} s): {outside} outside chunks recorded:\n{recorded}")
+    })
+}
+
+#[test]
+fn run_acp_never_takes_a_chunk_sent_outside_a_turn_for_its_answer() {
+    // The agent greets with a chunk after session/new's response, and sends one after each
+    // turn's response (the last one's too), each a valid answer, some of them late enough to
+    // be still in the pipe when sojx goes on; the turns answer an invalid value, prose, then
+    // the answer. 20 runs, 4 at a time (load): every one takes three turns and the third
+    // turn's answer, and records each outside chunk outside the turns.
+    if fake("chunks outside the turns").is_none() {
+        return;
+    }
+    let failed: Vec<String> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..4)
+            .map(|w| {
+                s.spawn(move || {
+                    (w..20)
+                        .step_by(4)
+                        .filter_map(outside_chunks_run)
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().unwrap())
+            .collect()
+    });
+    assert!(
+        failed.is_empty(),
+        "{} of 20 runs took a chunk sent outside a turn:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
+#[test]
+fn run_acp_fails_typed_when_the_agent_never_answers_the_barrier() {
+    // It answers the handshake's `initialize`, and never the barrier's: --timeout bounds the
+    // wait, and the prompt is never sent.
+    let Some((r, secs, sent)) = acp_run(
+        &["--prompt", "go", "--timeout", "1", "--kill-after", "1"],
+        &["--once"],
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!((r.code, r.kind()), (2, Some("timeout")), "{}", r.stdout);
+    let m = r.one()["error"]["message"].as_str().unwrap();
+    assert!(m.contains("did not answer `initialize`"), "{m}");
+    assert!(
+        !methods(&sent).contains(&"session/prompt".to_owned()),
+        "{sent:?}"
+    );
+    assert!(secs < crate::common::patience(std::time::Duration::from_secs(3)).as_secs_f64());
 }

@@ -38,11 +38,7 @@ impl Session<'_, '_> {
         deadline: Option<Instant>,
         rec: &mut dyn FnMut(&str, bool),
     ) -> Result<String, Handshake> {
-        let init = json!({
-            "protocolVersion": acp::PROTOCOL_VERSION,
-            "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false},
-            "clientInfo": {"name": "sojx", "version": env!("CARGO_PKG_VERSION")},
-        });
+        let init = acp::initialize_params();
         let info = match client.call("initialize", &init, deadline, rec)? {
             Reply::Result(r) => r,
             Reply::Error(_) => return Err(Handshake::Refused),
@@ -202,6 +198,18 @@ impl Session<'_, '_> {
                     ErrorKind::Timeout,
                     Operation::Run,
                     format!("{flag} ({secs} s) passed{what}"),
+                )
+                .hint("the agent may be stuck; raise --timeout if it is just slow")
+            }
+            Stop::Barrier => {
+                let (flag, secs) = match self.timeout {
+                    Some(t) => ("--timeout", t.as_secs_f64()),
+                    None => ("the barrier's bound", acp::BARRIER.as_secs_f64()),
+                };
+                Failure::new(
+                    ErrorKind::Timeout,
+                    Operation::Run,
+                    format!("{flag} ({secs} s) passed before the turn: the agent did not answer `initialize`, which sojx sends again before each prompt so that nothing the agent wrote before the turn is taken as its answer"),
                 )
                 .hint("the agent may be stuck; raise --timeout if it is just slow")
             }

@@ -88,7 +88,7 @@ impl Session<'_, '_> {
             };
             let ms = u64::try_from(turn_started.elapsed().as_millis()).unwrap_or(u64::MAX);
             attempts.push(Attempt::of(n, &env, via, ms));
-            let timed_out = matches!(reply, Err(Stop::Deadline { .. }));
+            let timed_out = matches!(reply, Err(Stop::Deadline { .. } | Stop::Barrier));
             if reply.is_err() || n >= self.max || !retries(&env, self.extra) {
                 client.close();
                 return Ended {
