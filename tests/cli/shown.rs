@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde_json::Value;
-use sojx::producer::{Family, Producer};
+use sojx::producer::Producer;
 
 use crate::common::{fixture, root};
 
@@ -146,5 +146,4 @@ fn the_places_sojxs_producers_show_are_current() {
     );
     // Every own producer with captures has places, Claude Code's among them.
     assert!(want.contains("\"claude-code\""));
-    let _ = Family::Described;
 }

@@ -312,25 +312,6 @@ enum Token {
     Last,
 }
 
-impl Path {
-    /// The place as [`super::shown`] lists what sojx's own producers show: a JSON Pointer of
-    /// its first [`super::SHOWN_DEPTH`] tokens, an array element (`*`, `-`, an index) as `*`.
-    pub fn shown_key(&self) -> String {
-        let mut key = String::new();
-        for t in self.0.iter().take(super::SHOWN_DEPTH) {
-            key.push('/');
-            match t {
-                Token::Key(k) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => {
-                    key.push('*');
-                }
-                Token::Key(k) => key.push_str(&k.replace('~', "~0").replace('/', "~1")),
-                Token::Any | Token::Last => key.push('*'),
-            }
-        }
-        key
-    }
-}
-
 /// A condition on an event: the value at `path` is one of, or none of, some values; or is
 /// there (not null), or is not.
 #[derive(Debug)]
@@ -361,6 +342,23 @@ pub(super) fn wrong(place: impl Into<String>, message: impl Into<String>) -> Wro
 }
 
 impl Path {
+    /// The place as [`super::shown`] lists what sojx's own producers show: a JSON Pointer of
+    /// its first [`super::SHOWN_DEPTH`] tokens, an array element (`*`, `-`, an index) as `*`.
+    pub fn shown_key(&self) -> String {
+        let mut key = String::new();
+        for t in self.0.iter().take(super::SHOWN_DEPTH) {
+            key.push('/');
+            match t {
+                Token::Key(k) if !k.is_empty() && k.bytes().all(|b| b.is_ascii_digit()) => {
+                    key.push('*');
+                }
+                Token::Key(k) => key.push_str(&k.replace('~', "~0").replace('/', "~1")),
+                Token::Any | Token::Last => key.push('*'),
+            }
+        }
+        key
+    }
+
     /// Parse `s`: a JSON Pointer when it starts with `/`, else one member's name. `*` is
     /// allowed as a token only when `any` (conditions, error fields).
     pub(super) fn parse(s: &str, any: bool) -> Result<Self, String> {
