@@ -109,7 +109,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__compare)
-            opts="-s -r -q -h --items --key --field --from --producer-file --strict --repair --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --items --key --field --from --producer-file --strict --repair --schema --draft --ignore-formats --resource --provider --compat --output-format --pretty --raw --quiet --color --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -149,6 +149,14 @@ _sojx() {
                     ;;
                 --resource)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -W "anthropic openai gemini claude-code" -- "${cur}"))
+                    return 0
+                    ;;
+                --compat)
+                    COMPREPLY=($(compgen -W "lossy strict" -- "${cur}"))
                     return 0
                     ;;
                 --output-format)
@@ -217,7 +225,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__extract)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --producer-file --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --provider --compat --from --producer-file --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -237,6 +245,14 @@ _sojx() {
                     ;;
                 --resource)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -W "anthropic openai gemini claude-code" -- "${cur}"))
+                    return 0
+                    ;;
+                --compat)
+                    COMPREPLY=($(compgen -W "lossy strict" -- "${cur}"))
                     return 0
                     ;;
                 --from)
@@ -601,7 +617,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__run)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --from --producer-file --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --kill-after --max-line-bytes --max-candidates --max-answer-bytes --max-attempts --retry-on --resume-profile --retry-command --feedback-template --acp --prompt --prompt-file --acp-permissions --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --provider --compat --from --producer-file --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --kill-after --max-line-bytes --max-candidates --max-answer-bytes --max-attempts --retry-on --resume-profile --retry-command --feedback-template --acp --prompt --prompt-file --acp-permissions --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -621,6 +637,14 @@ _sojx() {
                     ;;
                 --resource)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -W "anthropic openai gemini claude-code" -- "${cur}"))
+                    return 0
+                    ;;
+                --compat)
+                    COMPREPLY=($(compgen -W "lossy strict" -- "${cur}"))
                     return 0
                     ;;
                 --from)
@@ -715,7 +739,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__validate)
-            opts="-s -r -q -j -h --schema --draft --ignore-formats --resource --output-format --pretty --raw --quiet --color --timeout --tee --max-line-bytes --jobs --help"
+            opts="-s -r -q -j -h --schema --draft --ignore-formats --resource --provider --compat --output-format --pretty --raw --quiet --color --timeout --tee --max-line-bytes --jobs --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -735,6 +759,14 @@ _sojx() {
                     ;;
                 --resource)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --provider)
+                    COMPREPLY=($(compgen -W "anthropic openai gemini claude-code" -- "${cur}"))
+                    return 0
+                    ;;
+                --compat)
+                    COMPREPLY=($(compgen -W "lossy strict" -- "${cur}"))
                     return 0
                     ;;
                 --output-format)

@@ -41,6 +41,12 @@ complete -c sojx -n "__fish_sojx_using_subcommand extract" -l draft -d 'Force th
 2019-09\t''
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l provider -d 'The answer was given under the schema lowered for PROVIDER (`sojx compile --provider`): it is checked in that shape, lifted back to the schema\'s (a wrapped root unwrapped, a null that means "not given" removed, a map\'s entries made an object), then validated' -r -f -a "anthropic\t'Claude: tool input schemas, structured outputs (the API)'
+openai\t'OpenAI Structured Outputs, strict mode'
+gemini\t'Gemini `responseJsonSchema`'
+claude-code\t'Claude Code `--json-schema`: draft-07, keywords Ajv knows (its validator), object root'"
+complete -c sojx -n "__fish_sojx_using_subcommand extract" -l compat -d 'With --provider, as for `sojx compile`: `strict` refuses a schema whose lowering loses meaning (`schema_invalid`, each place named)' -r -f -a "lossy\t'Drop what the provider does not support, with a warning per drop'
+strict\t'Refuse a schema that cannot be lowered without loss'"
 complete -c sojx -n "__fish_sojx_using_subcommand extract" -l from -d 'Which producer wrote the input; `auto` detects it from the content. A producer file\'s id (--producer-file, the config folder) is one too' -r -f -a "auto\t'Detect the producer from the content'
 claude-code\t'`claude -p --output-format stream-json|json`, Claude Agent SDK messages'
 codex\t'`codex exec --json` events'
@@ -102,6 +108,12 @@ complete -c sojx -n "__fish_sojx_using_subcommand run" -l draft -d 'Force the sc
 2019-09\t''
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l provider -d 'The answer was given under the schema lowered for PROVIDER (`sojx compile --provider`): it is checked in that shape, lifted back to the schema\'s (a wrapped root unwrapped, a null that means "not given" removed, a map\'s entries made an object), then validated' -r -f -a "anthropic\t'Claude: tool input schemas, structured outputs (the API)'
+openai\t'OpenAI Structured Outputs, strict mode'
+gemini\t'Gemini `responseJsonSchema`'
+claude-code\t'Claude Code `--json-schema`: draft-07, keywords Ajv knows (its validator), object root'"
+complete -c sojx -n "__fish_sojx_using_subcommand run" -l compat -d 'With --provider, as for `sojx compile`: `strict` refuses a schema whose lowering loses meaning (`schema_invalid`, each place named)' -r -f -a "lossy\t'Drop what the provider does not support, with a warning per drop'
+strict\t'Refuse a schema that cannot be lowered without loss'"
 complete -c sojx -n "__fish_sojx_using_subcommand run" -l from -d 'Which producer wrote the input; `auto` detects it from the content. A producer file\'s id (--producer-file, the config folder) is one too' -r -f -a "auto\t'Detect the producer from the content'
 claude-code\t'`claude -p --output-format stream-json|json`, Claude Agent SDK messages'
 codex\t'`codex exec --json` events'
@@ -189,6 +201,12 @@ complete -c sojx -n "__fish_sojx_using_subcommand validate" -l draft -d 'Force t
 2019-09\t''
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l provider -d 'The answer was given under the schema lowered for PROVIDER (`sojx compile --provider`): it is checked in that shape, lifted back to the schema\'s (a wrapped root unwrapped, a null that means "not given" removed, a map\'s entries made an object), then validated' -r -f -a "anthropic\t'Claude: tool input schemas, structured outputs (the API)'
+openai\t'OpenAI Structured Outputs, strict mode'
+gemini\t'Gemini `responseJsonSchema`'
+claude-code\t'Claude Code `--json-schema`: draft-07, keywords Ajv knows (its validator), object root'"
+complete -c sojx -n "__fish_sojx_using_subcommand validate" -l compat -d 'With --provider, as for `sojx compile`: `strict` refuses a schema whose lowering loses meaning (`schema_invalid`, each place named)' -r -f -a "lossy\t'Drop what the provider does not support, with a warning per drop'
+strict\t'Refuse a schema that cannot be lowered without loss'"
 complete -c sojx -n "__fish_sojx_using_subcommand validate" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'
 github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"
@@ -245,6 +263,12 @@ complete -c sojx -n "__fish_sojx_using_subcommand compare" -l draft -d 'Force th
 2019-09\t''
 2020-12\t''"
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l resource -d 'Map a `$ref` URI to a local file (repeatable). A URI ending in `/` with a directory maps every file under it by a plain relative path. Remote references are never fetched, and an unmapped `$ref` reads a local file only inside the schema file\'s own directory' -r
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l provider -d 'The answer was given under the schema lowered for PROVIDER (`sojx compile --provider`): it is checked in that shape, lifted back to the schema\'s (a wrapped root unwrapped, a null that means "not given" removed, a map\'s entries made an object), then validated' -r -f -a "anthropic\t'Claude: tool input schemas, structured outputs (the API)'
+openai\t'OpenAI Structured Outputs, strict mode'
+gemini\t'Gemini `responseJsonSchema`'
+claude-code\t'Claude Code `--json-schema`: draft-07, keywords Ajv knows (its validator), object root'"
+complete -c sojx -n "__fish_sojx_using_subcommand compare" -l compat -d 'With --provider, as for `sojx compile`: `strict` refuses a schema whose lowering loses meaning (`schema_invalid`, each place named)' -r -f -a "lossy\t'Drop what the provider does not support, with a warning per drop'
+strict\t'Refuse a schema that cannot be lowered without loss'"
 complete -c sojx -n "__fish_sojx_using_subcommand compare" -l output-format -d '`json` (the default) prints the envelope; `text` prints a short summary for people (the default of `lint` on a terminal); `github`, GitHub Actions annotations' -r -f -a "json\t'One JSON envelope per input (JSON Lines)'
 text\t'A short human summary'
 github\t'GitHub Actions workflow commands: an annotation per violation, warning or failure; and, when `GITHUB_STEP_SUMMARY` is set, a table of the inputs appended to the job summary'"

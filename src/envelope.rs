@@ -363,6 +363,10 @@ pub struct Validation {
     pub schema: String,
     pub valid: bool,
     pub draft: &'static str,
+    /// The provider the answer was given under (`--provider`): it was lifted from the shape of
+    /// the schema lowered for it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<&'static str>,
 }
 
 /// A success envelope.

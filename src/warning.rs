@@ -76,6 +76,13 @@ wire_enum! {
         UntypedSchema = "untyped_schema",
         /// A root that is not an object was wrapped in one; unwrap the answer.
         RootWrapped = "root_wrapped",
+        /// A map (an object of any keys) became an array of `{"key", "value"}` entries.
+        MapAsEntries = "map_as_entries",
+        /// An optional property that accepts null became required: in the lowered shape, not
+        /// given and `null` are one answer (read back as `null`).
+        AbsentAsNull = "absent_as_null",
+        /// `--provider`: the answer was lifted from the lowered schema's shape to the schema's.
+        AnswerLifted = "answer_lifted",
         // `run`.
         /// `run`: another attempt was earned but not made: `--retry-command` would have passed
         /// a value (a session id, the feedback) where the agent reads options, or needs a

@@ -26,8 +26,10 @@ const EXTRACT_EXAMPLES: &str = "\
 Examples:
   claude -p \"…\" --output-format stream-json --verbose \\
       --json-schema \"$(sojx compile -r --provider claude-code x.json)\" \\
-      | sojx extract --schema x.json
-  codex exec --json --output-schema x.json \"…\" | sojx extract --schema x.json
+      | sojx extract --schema x.json --provider claude-code
+  codex exec --json \\
+      --output-schema <(sojx compile -r --provider openai x.json) \"…\" \\
+      | sojx extract --schema x.json --provider openai
   sojx extract --schema x.json run.ndjson
   sojx extract -r --schema x.json run.ndjson | jq .verdict
   sojx extract --from openai-chat --strict response.json
@@ -404,6 +406,23 @@ pub struct SchemaArgs {
     /// unmapped `$ref` reads a local file only inside the schema file's own directory.
     #[arg(long, value_name = "URI=FILE", value_parser = parse_resource)]
     pub resource: Vec<Resource>,
+
+    /// The answer was given under the schema lowered for PROVIDER (`sojx compile --provider`):
+    /// it is checked in that shape, lifted back to the schema's (a wrapped root unwrapped, a
+    /// null that means "not given" removed, a map's entries made an object), then validated.
+    #[arg(long, value_enum, value_name = "PROVIDER", requires = "schema")]
+    pub(crate) provider: Option<Provider>,
+
+    /// With --provider, as for `sojx compile`: `strict` refuses a schema whose lowering loses
+    /// meaning (`schema_invalid`, each place named).
+    #[arg(
+        long,
+        value_enum,
+        default_value_t = Compat::Lossy,
+        value_name = "MODE",
+        requires = "provider"
+    )]
+    pub(crate) compat: Compat,
 }
 
 #[derive(Debug, Args)]

@@ -31,7 +31,10 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         Ok(p) => p,
         Err(f) => return fail(io, f),
     };
-    let schema = match settings::load(&settings::schema(&a.schema)) {
+    let schema = match settings::load(
+        &settings::schema(&a.schema),
+        settings::given_under(&a.schema),
+    ) {
         Ok(s) => s,
         Err(f) => return fail(io, f),
     };

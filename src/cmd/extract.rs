@@ -71,12 +71,13 @@ impl Prepared {
     /// Load them; a failure is the caller's (`schema_invalid`, `usage`, `filesystem`).
     pub(super) fn load(
         schema: &schema::Settings,
+        under: Option<(crate::provider::Provider, crate::provider::Compat)>,
         answer: &cli::AnswerArgs,
         env: &Env,
     ) -> Result<Self, crate::error::Failure> {
         Ok(Self {
             producers: Producers::load(&answer.producer_files, &answer.from, env)?,
-            schema: settings::load(schema)?,
+            schema: settings::load(schema, under)?,
             assertions: jq::Assertions::compile(&answer.asserts)?,
             handoff: answer
                 .handoff
@@ -146,7 +147,12 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         Ok(read) => read,
         Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
     };
-    let loaded = match Prepared::load(&schema, &a.answer, &io.env) {
+    let loaded = match Prepared::load(
+        &schema,
+        settings::given_under(&a.schema),
+        &a.answer,
+        &io.env,
+    ) {
         Ok(l) => l,
         Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
     };

@@ -3,7 +3,8 @@
 
 use crate::cli;
 use crate::error::{ErrorKind, Failure, Operation};
-use crate::{lint, schema};
+use crate::provider::{Compat, Provider};
+use crate::{lint, lower, schema};
 
 /// `--schema`, `--draft`, `--ignore-formats` and `--resource`.
 pub(super) fn schema(a: &cli::SchemaArgs) -> schema::Settings {
@@ -26,12 +27,40 @@ pub(super) fn schema_of(schema: &str, r: &cli::RefArgs) -> schema::Settings {
     }
 }
 
+/// `--provider` and `--compat`: the provider answers are given under, if any.
+pub(super) fn given_under(a: &cli::SchemaArgs) -> Option<(Provider, Compat)> {
+    a.provider.map(|p| (p, a.compat))
+}
+
 /// Read and compile the schema the settings name ([`schema::load`]), with what every envelope
-/// validated against it should warn of: its keyword typos, found by `lint`'s rule.
-pub(super) fn load(s: &schema::Settings) -> Result<Option<schema::Schema>, Failure> {
+/// validated against it should warn of: its keyword typos, found by `lint`'s rule. Given
+/// `under` a provider (`--provider`), answers are checked against the schema lowered for it
+/// and lifted (a lowering `--compat strict` refuses is `schema_invalid`).
+pub(super) fn load(
+    s: &schema::Settings,
+    under: Option<(Provider, Compat)>,
+) -> Result<Option<schema::Schema>, Failure> {
     let mut schema = schema::load(s)?;
     if let Some(schema) = &mut schema {
         schema.warnings = lint::schema_warnings(&schema.document);
+        if let Some((provider, compat)) = under {
+            let loaded = schema.loaded();
+            let (plan, _) = lower::lower(&loaded, s, provider, compat)?;
+            let lowered = schema::SchemaDoc {
+                name: format!("{} (lowered for {})", loaded.name, plan.provider),
+                document: plan.schema().clone(),
+                base: loaded.base,
+            };
+            // The lowered schema names its own draft where it changed it (Claude Code's).
+            let draft = if provider == Provider::ClaudeCode {
+                None
+            } else {
+                s.draft
+            };
+            let settings = schema::Settings { draft, ..s.clone() };
+            let lowered = schema::Schema::compiled(lowered, &settings)?;
+            schema.given_lowered(lowered, plan);
+        }
     }
     Ok(schema)
 }

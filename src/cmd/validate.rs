@@ -18,7 +18,7 @@ use crate::{cli, input, validate};
 pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
     let settings = settings::schema(&a.schema);
-    let schema = match settings::load(&settings) {
+    let schema = match settings::load(&settings, settings::given_under(&a.schema)) {
         Ok(Some(s)) => s,
         Ok(None) => {
             let f = Failure::new(

@@ -172,7 +172,7 @@ fn choose(
 /// `validation` object goes into `parts`.
 fn check(
     name: &str,
-    chosen: Chosen,
+    mut chosen: Chosen,
     opts: &Options<'_>,
     parts: &mut Parts,
 ) -> Result<Value, Failure> {
@@ -185,6 +185,10 @@ fn check(
         if !violations.is_empty() {
             return Err(schema.failure(violations, chosen.value));
         }
+        // In the schema's shape (`--provider`), for `--assert` and `data`.
+        let (value, lifted) = schema.lift(chosen.value);
+        parts.warnings.extend(lifted);
+        chosen.value = value;
     }
     if let Some(a) = opts.assertions {
         a.check(&chosen.value).map_err(|f| f.target(name))?;

@@ -198,6 +198,7 @@ pub(crate) fn run(
         schema: loaded.name.clone(),
         valid: meta_valid,
         draft,
+        provider: None,
     };
     let data = json!({"findings": findings, "counts": counts(&findings)});
     if errors == 0 {

@@ -17,6 +17,8 @@ use crate::warning::Warning;
 
 mod compile;
 mod draft;
+mod given;
+pub mod lift;
 mod retrieve;
 mod settings;
 pub mod tape;
@@ -26,6 +28,7 @@ pub use draft::{DRAFTS, draft_name};
 pub use settings::{Resource, Settings};
 
 use compile::{compile_indexed, compile_with};
+use given::Lifting;
 
 use retrieve::{read_text, retriever};
 
@@ -50,6 +53,9 @@ pub struct Schema {
     /// What every envelope validated against it should say about it (a keyword typo: the
     /// command layer adds lint's findings, which this module cannot see).
     pub warnings: Vec<Warning>,
+    /// The answer is given in the shape of this schema lowered for a provider (`--provider`):
+    /// it is checked against the lowered schema, lifted, then checked against this one.
+    lifting: Option<Box<Lifting>>,
 }
 
 impl Schema {
@@ -77,22 +83,30 @@ impl Schema {
         draft_name(self.validator.draft())
     }
 
-    /// Whether `value` is valid; `false` when validating it would pass sojx's budget.
+    /// Whether `value` is valid; `false` when validating it would pass sojx's budget. Under
+    /// `--provider`, valid in the lowered shape and, lifted, valid against this schema.
     pub fn is_valid(&self, value: &Value) -> bool {
+        match &self.lifting {
+            None => self.is_valid_here(value),
+            Some(l) => self.is_valid_lifted(l, value),
+        }
+    }
+
+    fn is_valid_here(&self, value: &Value) -> bool {
         let cost = self.cost(value);
         !cost.over() && self.validator_for(&cost).is_valid(value)
     }
 
     /// Whether [`Schema::is_valid_doc`] can answer: the schema needs no budget walk.
     pub fn reads_tape(&self) -> bool {
-        self.graph.is_none()
+        self.graph.is_none() && self.lifting.is_none()
     }
 
     /// Whether the document read into a tape is valid, when that can be told without building
     /// its `Value`: the schema needs no budget walk (so [`Schema::is_valid`] is the compiled
     /// validator's answer, which the tape's validator gives for the same document).
     pub fn is_valid_doc(&self, doc: &tape::Doc<'_>) -> Option<bool> {
-        if self.graph.is_some() {
+        if !self.reads_tape() {
             return None;
         }
         let validator = self.taped.get_or_init(|| {
@@ -109,8 +123,17 @@ impl Schema {
     }
 
     /// Every violation of `value` (empty when valid), or a `schema_invalid` failure naming the
-    /// bound when validating it would pass sojx's budget (see `budget`).
+    /// bound when validating it would pass sojx's budget (see `budget`). Under `--provider`:
+    /// the violations of the lowered schema, else those of lifting (a map's key given twice),
+    /// else this schema's of the lifted value, each at its place in `value` as given.
     pub fn violations(&self, value: &Value) -> Result<Vec<Violation>, Failure> {
+        match &self.lifting {
+            None => self.violations_here(value),
+            Some(l) => self.violations_lifted(l, value),
+        }
+    }
+
+    fn violations_here(&self, value: &Value) -> Result<Vec<Violation>, Failure> {
         let cost = self.cost(value);
         if cost.over() {
             return Err(self.too_costly(&cost));
@@ -265,6 +288,7 @@ impl Schema {
             schema: self.name.clone(),
             valid,
             draft: self.draft(),
+            provider: self.provider(),
         }
     }
 
@@ -427,25 +451,33 @@ pub fn load(settings: &Settings) -> Result<Option<Schema>, Failure> {
     let Some(arg) = &settings.schema else {
         return Ok(None);
     };
-    let SchemaDoc {
-        name,
-        document,
-        base,
-    } = read(arg)?;
-    // A schema that cannot blow up needs no walk: it costs nothing per value (see
-    // `budget::walk_needed`).
-    let (validator, graph) = compile_indexed(&document, &name, base.as_deref(), settings)?;
-    Ok(Some(Schema {
-        validator,
-        smaller: Default::default(),
-        taped: OnceLock::new(),
-        graph,
-        settings: settings.clone(),
-        base,
-        name,
-        document,
-        warnings: Vec::new(),
-    }))
+    Schema::compiled(read(arg)?, settings).map(Some)
+}
+
+impl Schema {
+    /// Compile a schema document read with `settings`.
+    pub fn compiled(doc: SchemaDoc, settings: &Settings) -> Result<Schema, Failure> {
+        let SchemaDoc {
+            name,
+            document,
+            base,
+        } = doc;
+        // A schema that cannot blow up needs no walk: it costs nothing per value (see
+        // `budget::walk_needed`).
+        let (validator, graph) = compile_indexed(&document, &name, base.as_deref(), settings)?;
+        Ok(Schema {
+            validator,
+            smaller: Default::default(),
+            taped: OnceLock::new(),
+            graph,
+            settings: settings.clone(),
+            base,
+            name,
+            document,
+            warnings: Vec::new(),
+            lifting: None,
+        })
+    }
 }
 
 /// Unwrap `{schema, name, strict, …}` wrappers (OpenAI `json_schema` format objects, Meerkat

@@ -142,6 +142,8 @@ pub(crate) fn run_live(
         name: &name,
         schema,
         fast: match opts.valid {
+            // A lifted document is not the line as read.
+            _ if schema.provider().is_some() => None,
             ValidDocs::Envelopes => None,
             ValidDocs::Compact => Some((Template::new(&name, schema), false)),
             ValidDocs::Counted => Some((Template::new(&name, schema), true)),
@@ -330,6 +332,9 @@ fn document(
         }
     };
     if violations.is_empty() {
+        let (value, lifted) = schema.lift(value);
+        let mut warnings = warnings;
+        warnings.extend(lifted);
         envelope::success(
             Command::Validate,
             name,

@@ -823,6 +823,32 @@ fn schema_cases() -> Vec<Case> {
             r#"{"type":"array","items":{"type":"string"}}"#,
         ],
     ));
+    // `--provider` (issue 56): an answer lifted, and one whose map repeats a key.
+    for (name, answer) in [
+        (
+            "lifted",
+            r#"{"verdict":"PASS","service":null,"tags":[{"key":"p95_ms","value":180}]}"#,
+        ),
+        (
+            "key-twice",
+            r#"{"verdict":"FAIL","service":"api","tags":[{"key":"a","value":1},{"key":"a","value":2}]}"#,
+        ),
+    ] {
+        out.push(
+            Case::new(
+                format!("lift/openai-{name}"),
+                Dir::Root,
+                &[
+                    "extract",
+                    "--schema",
+                    "examples/service-verdict.schema.json",
+                    "--provider",
+                    "openai",
+                ],
+            )
+            .stdin(Stdin::Bytes(format!("{answer}\n").into_bytes())),
+        );
+    }
     out
 }
 

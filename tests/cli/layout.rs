@@ -294,7 +294,7 @@ const LAYERS: &[&str] = &[
     // Shared work: inputs on all cores, jq, schemas.
     "batch: input",
     "jq: details error json",
-    "schema: budget details envelope error input json warning",
+    "schema: budget details envelope error input json pointer warning",
     // Producers and what is built from their verdicts.
     "producer: acp brackets details error framing input json names warning",
     "text: brackets json producer",

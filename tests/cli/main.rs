@@ -23,6 +23,7 @@ mod install_lines;
 mod invariance;
 mod jq_budget;
 mod layout;
+mod lift;
 mod messages;
 mod numbers;
 mod pipelines;

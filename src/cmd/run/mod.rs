@@ -63,7 +63,13 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         },
         _ => schema_flags.clone(),
     };
-    let setup = Prepared::load(&schema_settings, &a.answer, &io.env).and_then(|mut l| {
+    let setup = Prepared::load(
+        &schema_settings,
+        super::settings::given_under(&a.schema),
+        &a.answer,
+        &io.env,
+    )
+    .and_then(|mut l| {
         if let (None, Some((flag, _))) = (&schema_flags.schema, &from_argv) {
             l.schema_from(&format!("{name} {flag}"));
         }
@@ -249,7 +255,7 @@ fn schema_mismatch(
                 crate::provider::Provider::ClaudeCode,
                 crate::provider::Compat::Lossy,
             )
-            .map_or(true, |(compiled, _)| compiled != given.document)
+            .map_or(true, |(compiled, _)| *compiled.schema() != given.document)
         })
         .map(|_| {
             Warning::new(

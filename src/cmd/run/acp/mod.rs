@@ -71,7 +71,12 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
     };
     let setup = prompt(a, io).and_then(|p| {
-        let loaded = Prepared::load(&schema_flags, &a.answer, &io.env)?;
+        let loaded = Prepared::load(
+            &schema_flags,
+            super::super::settings::given_under(&a.schema),
+            &a.answer,
+            &io.env,
+        )?;
         let template = match a.retry.feedback_template.as_deref() {
             Some(t) => Some(super::retry::read_template(t)?),
             None => None,

@@ -24,7 +24,13 @@ use crate::names::Command;
 use crate::pointer::escape;
 use crate::provider::{Compat, Provider, provider_id};
 use crate::schema;
+use crate::schema::lift::Plan;
 use crate::warning::{Warning, WarningKind};
+use shape::{nullable, root_is_object, wrap};
+
+#[cfg(test)]
+mod roundtrip;
+mod shape;
 
 /// The property a wrapped root lives under.
 pub(crate) const WRAP_KEY: &str = "value";
@@ -37,6 +43,9 @@ struct Lowering {
     modern: bool,
     warnings: Vec<Warning>,
     refused: Vec<Refusal>,
+    /// The document after the keywords pass, where `$ref`s are resolved to tell whether an
+    /// optional property already accepts null.
+    snapshot: Value,
 }
 
 impl Lowering {
@@ -68,12 +77,15 @@ impl Lowering {
     /// after its branches were visited, so that every pointer is in the input's terms.
     fn keywords_pass(&mut self, v: &mut Value, p: &str) {
         let mut rename = false;
+        let mut map = false;
         if let Value::Object(o) = v {
             if !p.is_empty() {
                 // Left behind by inlining a referenced document; `$schema` belongs at the root.
                 o.remove("$schema");
             }
-            rename = self.keywords(o, p);
+            map = matches!(self.provider, Provider::Openai | Provider::Anthropic)
+                && shape::is_map(o, self.provider);
+            rename = self.keywords(o, p, map);
             if self.provider == Provider::Openai && untyped(o) {
                 let at = if p.is_empty() { "/" } else { p };
                 self.lossy(
@@ -90,6 +102,19 @@ impl Lowering {
         {
             o.insert("anyOf".into(), x);
         }
+        if map && let Value::Object(o) = v {
+            // After its subschemas were visited, at their places in the input.
+            shape::to_entries(o, self.provider);
+            let at = if p.is_empty() { "/" } else { p };
+            self.warnings.push(Warning::new(
+                WarningKind::MapAsEntries,
+                format!(
+                    "{at} is a map (an object of any keys), which {} cannot express: it became an array of {{\"key\", \"value\"}} entries; `sojx extract --provider {}` lifts the answer back to an object",
+                    self.id(),
+                    self.id()
+                ),
+            ));
+        }
     }
 
     /// Pass 2, post-order (children before the nullable wrapping of their parent): objects.
@@ -103,7 +128,7 @@ impl Lowering {
     }
 
     /// Returns whether `oneOf` is to become `anyOf`.
-    fn keywords(&mut self, o: &mut Map<String, Value>, p: &str) -> bool {
+    fn keywords(&mut self, o: &mut Map<String, Value>, p: &str, map: bool) -> bool {
         let id = self.id();
         let mut rename = false;
         let keys: Vec<String> = o.keys().cloned().collect();
@@ -123,6 +148,8 @@ impl Lowering {
                     WarningKind::OneOfAsAnyOf,
                     format!("{at}: oneOf became anyOf ({id} has no oneOf): a value matching several branches is no longer rejected"),
                 );
+            } else if map && shape::MAP_KEYWORDS.contains(&k.as_str()) {
+                // The entries' key schema (`shape::to_entries`).
             } else if unsupported(self.provider, &k) {
                 if self.lossy(
                     &at,
@@ -234,18 +261,35 @@ impl Lowering {
             return;
         };
         let mut added = Vec::new();
+        let mut ambiguous = Vec::new();
         for (name, s) in props.iter_mut() {
-            if !required.contains(name) {
-                nullable(s);
-                added.push(name.clone());
-                self.warnings.push(Warning::new(
-                    WarningKind::OptionalMadeNullable,
-                    format!(
-                        "{p}/properties/{} is now required and accepts null: OpenAI strict mode has no optional properties, so read null as \"not given\"",
-                        escape(name)
-                    ),
-                ));
+            if required.contains(name) {
+                continue;
             }
+            let at = format!("{p}/properties/{}", escape(name));
+            if shape::accepts_null(s, &self.snapshot, 0) {
+                // Not given and null are one answer once it is required: no exact inverse.
+                ambiguous.push(at);
+                added.push(name.clone());
+                continue;
+            }
+            nullable(s);
+            if let Value::Object(o) = s {
+                o.insert(shape::NULLED.into(), Value::Bool(true));
+            }
+            added.push(name.clone());
+            self.warnings.push(Warning::new(
+                WarningKind::OptionalMadeNullable,
+                format!(
+                    "{at} is now required and accepts null: OpenAI strict mode has no optional properties; null means \"not given\" (`sojx extract --provider openai` removes it)"
+                ),
+            ));
+        }
+        for at in ambiguous {
+            let msg = format!(
+                "{at} is optional and accepts null, and OpenAI strict mode has no optional properties: it is now required, so not given and null are one answer (read back as null)"
+            );
+            self.lossy(&at, WarningKind::AbsentAsNull, msg);
         }
         if let Some(Value::Array(r)) = o.get_mut("required") {
             r.extend(added.into_iter().map(Value::String));
@@ -349,38 +393,6 @@ fn claude_code_draft(doc: &mut Value, rewritten: bool, warnings: &mut Vec<Warnin
     o.extend(rest.into_iter().filter(|(k, _)| k != "$schema"));
 }
 
-/// Let schema `s` accept null too.
-fn nullable(s: &mut Value) {
-    let Value::Object(o) = s else { return };
-    if o.contains_key("const") || !o.contains_key("type") {
-        if let Some(Value::Array(any)) = o.get_mut("anyOf") {
-            if !any.iter().any(|b| b == &json!({"type": "null"})) {
-                any.push(json!({"type": "null"}));
-            }
-            return;
-        }
-        let inner = std::mem::take(o);
-        o.insert(
-            "anyOf".into(),
-            json!([Value::Object(inner), {"type": "null"}]),
-        );
-        return;
-    }
-    match o.get_mut("type") {
-        Some(Value::String(t)) if t != "null" => {
-            let t = t.clone();
-            o.insert("type".into(), json!([t, "null"]));
-        }
-        Some(Value::Array(ts)) if !ts.iter().any(|t| t == "null") => ts.push(json!("null")),
-        _ => {}
-    }
-    if let Some(Value::Array(e)) = o.get_mut("enum")
-        && !e.contains(&Value::Null)
-    {
-        e.push(Value::Null);
-    }
-}
-
 /// Each direct subschema of `v`, mutably, with its pointer (the same positions as
 /// [`crate::lint::children`]).
 fn for_children(v: &mut Value, ptr: &str, f: &mut dyn FnMut(&mut Value, &str)) {
@@ -409,43 +421,6 @@ fn for_children(v: &mut Value, ptr: &str, f: &mut dyn FnMut(&mut Value, &str)) {
     }
 }
 
-/// Rewrite local `$ref`s into the old root so that they still point at it once it is wrapped
-/// under `/properties/value` (`$defs` and `definitions` move to the new root).
-fn rebase_refs(v: &mut Value, p: &str) {
-    if let Some(Value::String(r)) = v.get_mut("$ref")
-        && let Some(rest) = r.strip_prefix('#')
-        && (rest.is_empty() || rest.starts_with('/'))
-        && !rest.starts_with("/$defs/")
-        && !rest.starts_with("/definitions/")
-    {
-        *r = format!("#/properties/{WRAP_KEY}{rest}");
-    }
-    for_children(v, p, &mut |c, cp| rebase_refs(c, cp));
-}
-
-/// `{"type":"object","properties":{"value": root},"required":["value"]}`.
-fn wrap(mut root: Value) -> Value {
-    rebase_refs(&mut root, "");
-    let mut outer = Map::new();
-    if let Value::Object(o) = &mut root {
-        for k in ["$schema", "$id", "$defs", "definitions"] {
-            if let Some(x) = o.remove(k) {
-                outer.insert(k.to_owned(), x);
-            }
-        }
-    }
-    outer.insert("type".into(), json!("object"));
-    outer.insert("properties".into(), json!({ WRAP_KEY: root }));
-    outer.insert("required".into(), json!([WRAP_KEY]));
-    outer.insert("additionalProperties".into(), json!(false));
-    Value::Object(outer)
-}
-
-fn root_is_object(doc: &Value) -> bool {
-    doc.as_object()
-        .is_some_and(|o| o.get("type") == Some(&json!("object")) && !o.contains_key("anyOf"))
-}
-
 /// Lower a schema document for a provider: the compiled schema and its warnings, or the
 /// refusals (`strict`).
 pub(crate) fn lower(
@@ -453,7 +428,7 @@ pub(crate) fn lower(
     settings: &schema::Settings,
     provider: Provider,
     compat: Compat,
-) -> Result<(Value, Vec<Warning>), Failure> {
+) -> Result<(Plan, Vec<Warning>), Failure> {
     loaded.compile(settings)?;
     let draft = crate::lint::draft_of(&loaded.document, settings.draft);
     let mut l = Lowering {
@@ -465,6 +440,7 @@ pub(crate) fn lower(
         ),
         warnings: Vec::new(),
         refused: Vec::new(),
+        snapshot: Value::Null,
     };
     let mut doc = loaded.document.clone();
     let external = external_refs(&doc);
@@ -503,20 +479,24 @@ pub(crate) fn lower(
         let rewritten = doc != before;
         claude_code_draft(&mut doc, rewritten, &mut l.warnings);
     } else {
+        l.snapshot = doc.clone();
         l.objects_pass(&mut doc, "");
     }
-    if needs_object_root(provider) && !root_is_object(&doc) {
+    let wrapped = needs_object_root(provider) && !root_is_object(&doc);
+    if wrapped {
         doc = wrap(doc);
         l.warnings.push(Warning::new(
             WarningKind::RootWrapped,
             format!(
-                "the root is not an object, and {} needs one: it was wrapped as /properties/{WRAP_KEY}; unwrap the answer with `.{WRAP_KEY}` (e.g. `sojx extract -r … | jq .{WRAP_KEY}`)",
+                "the root is not an object, and {} needs one: it was wrapped as /properties/{WRAP_KEY}; `sojx extract --provider {}` unwraps the answer (or `jq .{WRAP_KEY}`)",
+                l.id(),
                 l.id()
             ),
         ));
     }
     if l.refused.is_empty() {
-        return Ok((doc, l.warnings));
+        let plan = shape::plan(l.id(), doc, wrapped.then_some(WRAP_KEY));
+        return Ok((plan, l.warnings));
     }
     let n = l.refused.len();
     let first = l.refused[0].message.clone();
@@ -544,10 +524,10 @@ pub(crate) fn run(
     let result = schema::read(schema)
         .and_then(|loaded| lower(&loaded, settings, provider, compat).map(|r| (loaded.name, r)));
     match result {
-        Ok((name, (doc, warnings))) => envelope::success(
+        Ok((name, (plan, warnings))) => envelope::success(
             Command::Compile,
             &name,
-            doc,
+            plan.schema().clone(),
             Parts {
                 warnings,
                 ..Parts::default()
@@ -560,41 +540,6 @@ pub(crate) fn run(
                 f.target.clone()
             };
             envelope::failure(Command::Compile, &name, f, Parts::default())
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn nullable_forms() {
-        let cases = [
-            (
-                json!({"type": "string"}),
-                json!({"type": ["string", "null"]}),
-            ),
-            (
-                json!({"type": "string", "enum": ["a"]}),
-                json!({"type": ["string", "null"], "enum": ["a", null]}),
-            ),
-            (
-                json!({"$ref": "#/$defs/x"}),
-                json!({"anyOf": [{"$ref": "#/$defs/x"}, {"type": "null"}]}),
-            ),
-            (
-                json!({"anyOf": [{"type": "integer"}]}),
-                json!({"anyOf": [{"type": "integer"}, {"type": "null"}]}),
-            ),
-            (
-                json!({"type": ["integer", "null"]}),
-                json!({"type": ["integer", "null"]}),
-            ),
-        ];
-        for (mut input, want) in cases {
-            nullable(&mut input);
-            assert_eq!(input, want);
         }
     }
 }
