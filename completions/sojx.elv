@@ -101,6 +101,7 @@ set edit:completion:arg-completer[sojx] = {|@words|
             cand --raw 'Print only `data` (compact JSON; a string is printed raw, as `jq -r` does). Nothing is printed on failure; the exit status says what happened'
             cand -q 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
             cand --quiet 'Print nothing on stdout, as `grep -q` does: the exit status says what happened, and failures are still told on stderr'
+            cand --no-agent-schema 'Do not give COMMAND''s agent the schema (with --schema, sojx adds Claude Code''s and Qwen Code''s --json-schema and Codex''s --output-schema, lowered for it): the answer is checked by sojx alone, and lifted only as --provider says'
             cand --acp 'Drive COMMAND as an ACP agent (Agent Client Protocol: JSON-RPC on its stdin and stdout; `gemini --acp`, `qwen --acp`, `opencode acp`): sojx sends the prompt, reads the answer of the turn, and retries in the same session'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'

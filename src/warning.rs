@@ -97,6 +97,9 @@ wire_enum! {
         SchemaMismatch = "schema_mismatch",
         /// `run`: Claude Code dropped the `--json-schema` it was given (no StructuredOutput tool).
         JsonSchemaDropped = "json_schema_dropped",
+        /// `run --schema`: the agent's CLI has no way to give its model a schema (Gemini CLI,
+        /// opencode's `run`); the answer was checked by sojx alone.
+        SchemaCheckedBySojx = "schema_checked_by_sojx",
     }
 }
 

@@ -38,7 +38,7 @@ use crate::error::{ErrorKind, Failure, Operation};
 pub(crate) use conclude::{conclude, interrupted};
 #[cfg(unix)]
 pub(crate) use launch::SH;
-pub(crate) use resume::Profile;
+pub(crate) use resume::{Profile, SchemaFlag};
 #[cfg(unix)]
 pub(crate) use retry::split_template;
 pub(crate) use retry::{Extra, Parts as Feedback, Values, retries};

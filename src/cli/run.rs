@@ -12,10 +12,12 @@ use crate::agent::{Extra, Profile};
 pub(super) const RUN_EXAMPLES: &str = "\
 Examples:
   sojx run --schema x.json --timeout 15m -- \\
-      claude -p \"…\" --output-format stream-json --verbose \\
-      --json-schema \"$(sojx compile -r --provider claude-code x.json)\"
-  sojx run --schema x.json --activity --tee run.ndjson -- \\
-      codex exec --json --output-schema x.json \"…\"
+      claude -p \"…\" --output-format stream-json --verbose
+  sojx run --schema x.json --activity --tee run.ndjson -- codex exec --json \"…\"
+
+With --schema, Claude Code, Codex and Qwen Code are given the schema lowered for them
+(--json-schema, --output-schema) on every attempt, unless COMMAND gives one or
+--no-agent-schema is set, and their answers are lifted back to --schema's shape.
 
 COMMAND runs without a shell (a script with no #! line with /bin/sh), in its own process
 group; its stdout is read as `extract` reads an input, its stderr is passed through, and the
@@ -53,6 +55,12 @@ pub struct RunArgs {
 
     #[command(flatten)]
     pub retry: RetryArgs,
+
+    /// Do not give COMMAND's agent the schema (with --schema, sojx adds Claude Code's and Qwen
+    /// Code's --json-schema and Codex's --output-schema, lowered for it): the answer is checked
+    /// by sojx alone, and lifted only as --provider says.
+    #[arg(long, conflicts_with = "acp")]
+    pub no_agent_schema: bool,
 
     /// Drive COMMAND as an ACP agent (Agent Client Protocol: JSON-RPC on its stdin and
     /// stdout; `gemini --acp`, `qwen --acp`, `opencode acp`): sojx sends the prompt, reads the

@@ -45,6 +45,13 @@ impl Schema {
         }
     }
 
+    /// The schema as the agent was given it: lowered under `--provider`, else this one's.
+    pub fn agent_document(&self) -> &Value {
+        self.lifting
+            .as_ref()
+            .map_or(&self.document, |l| l.plan.schema())
+    }
+
     /// Under `--provider`: the lowered schema's `validation.provider`.
     pub fn provider(&self) -> Option<&'static str> {
         self.lifting.as_ref().map(|l| l.plan.provider)

@@ -310,7 +310,7 @@ const LAYERS: &[&str] = &[
     "compare: details envelope error exit extract input jq json names warning",
     "lint: details envelope error names pointer provider schema warning",
     "lower: details envelope error lint names pointer provider schema warning",
-    "agent: activity details envelope error input names producer warning",
+    "agent: activity details envelope error input names producer provider warning",
     // The command line's definition (clap), with the engine's types its flags parse into.
     "cli: acp agent color producer provider render schema",
     // The command layer: everything below it, and nothing imports it.

@@ -188,3 +188,187 @@ fn recursive_definitions_lift_at_every_depth() {
     ]});
     assert_eq!(r.one()["data"], want);
 }
+
+// ---------------------------------------------------------------------------------------------
+// `run --schema` gives the agent its schema (issue 56, item 3)
+
+/// A scratch folder with `program` linked to the fake agent `script`, and its log.
+fn agent(program: &str, script: &str) -> (crate::common::Scratch, String, std::path::PathBuf) {
+    let dir = crate::common::Scratch::new("lift", program);
+    let link = dir.join(program);
+    std::os::unix::fs::symlink(crate::common::fixture(&format!("agents/{script}")), &link).unwrap();
+    let log = dir.join("log");
+    (dir, crate::common::path_str(&link).to_owned(), log)
+}
+
+/// The value that follows `flag` in each attempt's argv the fake agent logged.
+fn flag_values(log: &std::path::Path, flag: &str) -> Vec<Option<String>> {
+    let text = std::fs::read_to_string(log).unwrap_or_default();
+    text.split("==\n")
+        .filter(|a| !a.trim().is_empty())
+        .map(|a| {
+            let lines: Vec<&str> = a.lines().collect();
+            let at = lines.iter().position(|l| *l == flag)?;
+            lines.get(at + 1).map(|v| (*v).to_owned())
+        })
+        .collect()
+}
+
+/// [`S`] as a file in `dir`: its path.
+fn schema_file(dir: &std::path::Path) -> String {
+    let s = dir.join("s.json");
+    std::fs::write(&s, S).unwrap();
+    crate::common::path_str(&s).to_owned()
+}
+
+fn compiled(provider: &str, schema: &str) -> Value {
+    let r = run(sojx().args(["compile", "--provider", provider, schema]));
+    r.one()["data"].clone()
+}
+
+#[test]
+fn claude_is_given_the_schema_lowered_for_it_on_every_attempt() {
+    let (_dir, claude, log) = agent("claude", "fake-claude.sh");
+    let verdict = crate::common::root().join("examples/verdict.schema.json");
+    let verdict = crate::common::path_str(&verdict).to_owned();
+    let first = [
+        "-p",
+        "review",
+        "--output-format",
+        "stream-json",
+        "--verbose",
+    ];
+    let r = run(sojx()
+        .env("FAKE_AGENT_LOG", &log)
+        .args([
+            "run",
+            "--schema",
+            &verdict,
+            "--max-attempts",
+            "2",
+            "--",
+            &claude,
+        ])
+        .args(first));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let given = flag_values(&log, "--json-schema");
+    assert_eq!(given.len(), 2, "two attempts: {given:?}");
+    // A 2020-12 schema in Claude Code's terms (draft-07), on the first attempt and the resume.
+    let want = compiled("claude-code", &verdict);
+    for g in &given {
+        let g: Value = serde_json::from_str(g.as_deref().expect("the flag")).unwrap();
+        assert_eq!(g, want);
+    }
+    assert_eq!(r.one()["validation"]["provider"], "claude-code");
+    assert_eq!(r.one()["warnings"], json!([]));
+    // --no-agent-schema: COMMAND as given.
+    std::fs::remove_file(&log).unwrap();
+    let r = run(sojx()
+        .env("FAKE_AGENT_LOG", &log)
+        .args([
+            "run",
+            "--schema",
+            &verdict,
+            "--no-agent-schema",
+            "--",
+            &claude,
+        ])
+        .args(first));
+    assert_eq!(r.kind(), Some("validation_failed"), "{}", r.stderr);
+    assert_eq!(flag_values(&log, "--json-schema"), [None]);
+    assert!(r.one()["validation"].get("provider").is_none());
+}
+
+#[test]
+fn codex_is_given_a_file_of_the_lowering_and_its_answer_is_lifted() {
+    let (dir, codex, log) = agent("codex", "fake-codex.sh");
+    let s = schema_file(&dir);
+    let tmp = dir.join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    let answer = r#"{"verdict":"PASS","service":null,"tags":[{"key":"p95_ms","value":180}]}"#;
+    let r = run(sojx()
+        .env("FAKE_AGENT_LOG", &log)
+        .env("FAKE_AGENT_ANSWER", answer)
+        .env("TMPDIR", &tmp)
+        .args([
+            "run", "--schema", &s, "--", &codex, "exec", "--json", "review",
+        ]));
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        r.one()["data"],
+        json!({"verdict": "PASS", "tags": {"p95_ms": 180}})
+    );
+    assert_eq!(r.one()["validation"]["provider"], "openai");
+    // The flag went after `exec`, and the file held strict mode's schema.
+    let text = std::fs::read_to_string(&log).unwrap();
+    let args: Vec<&str> = text.lines().take(3).collect();
+    assert_eq!(args[..2], ["exec", "--output-schema"], "{text}");
+    let file = text
+        .split("## schema\n")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches("\n==\n");
+    let file: Value = serde_json::from_str(file).unwrap();
+    assert_eq!(file, compiled("openai", &s));
+    // The file is gone with the run.
+    assert!(
+        !std::path::Path::new(args[2]).exists(),
+        "{} is left",
+        args[2]
+    );
+    assert_eq!(std::fs::read_dir(&tmp).unwrap().count(), 0);
+}
+
+#[test]
+fn an_agent_given_the_lowering_already_is_lifted_and_not_warned_of() {
+    let (dir, codex, log) = agent("codex", "fake-codex.sh");
+    let s = schema_file(&dir);
+    let lowered = dir.join("lowered.json");
+    std::fs::write(&lowered, compiled("openai", &s).to_string()).unwrap();
+    let lowered = crate::common::path_str(&lowered).to_owned();
+    // `sojx run --schema S -- codex exec --output-schema GIVEN go`.
+    let given = |given: &str| {
+        run(sojx()
+            .env("FAKE_AGENT_LOG", &log)
+            .env(
+                "FAKE_AGENT_ANSWER",
+                r#"{"verdict":"FAIL","service":"db","tags":null}"#,
+            )
+            .args([
+                "run",
+                "--schema",
+                &s,
+                "--",
+                &codex,
+                "exec",
+                "--output-schema",
+                given,
+                "go",
+            ]))
+    };
+    let r = given(&lowered);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["data"], json!({"verdict": "FAIL", "service": "db"}));
+    assert!(warned(&r, "schema_mismatch").is_empty(), "{}", r.stdout);
+    assert_eq!(warned(&r, "answer_lifted").len(), 1);
+    // Only the one flag the user gave.
+    assert_eq!(flag_values(&log, "--output-schema"), [Some(lowered)]);
+    // Another schema: a mismatch, and no lifting.
+    let r = given(r#"{"type":"object"}"#);
+    assert_eq!(r.kind(), Some("validation_failed"), "{}", r.stdout);
+    assert_eq!(warned(&r, "schema_mismatch").len(), 1);
+}
+
+#[test]
+fn an_agent_without_a_schema_flag_is_said_to_be_checked_by_sojx_alone() {
+    let (_dir, gemini, _log) = agent("gemini", "fake-codex.sh");
+    let r = run(sojx()
+        .env("FAKE_AGENT_ANSWER", r#"{"verdict":"PASS"}"#)
+        .args([
+            "run", "--from", "codex", "--schema", S, "--", &gemini, "-p", "go",
+        ]));
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let w = warned(&r, "schema_checked_by_sojx");
+    assert_eq!(w.len(), 1, "{}", r.stdout);
+    assert!(w[0].contains("by sojx alone"), "{}", w[0]);
+}

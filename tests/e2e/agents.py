@@ -17,6 +17,12 @@ tests/e2e/model_server.py, through `sojx extract` and `sojx run`:
   prose      (Claude Code) its own check rejects the answer and the run ends `success` with
              prose: `extract` says not_found, naming the rejected call and its violation
   readme     (Claude Code) the README's first-screen commands, as written: exit 0
+  given      (Claude Code, Codex, Qwen Code) `sojx run --schema S -- CLI` without the CLI's
+             schema flag, S with optional properties and a map in 2020-12: sojx gives the agent
+             S lowered for it (Claude Code and Qwen Code offer their structured-output tool;
+             Codex sends strict mode's schema), and lifts the answer back: exit 0, the answer
+  pipeline   (Codex) `codex exec --output-schema <(sojx compile -r --provider openai S) … |
+             sojx extract --schema S --provider openai`: exit 0, the answer
 
 and through the Agent Client Protocol (issue 45), `sojx run --acp --schema S -- AGENT` with the
 agent in its ACP mode (Gemini CLI, Qwen Code and opencode natively; Claude Code and Codex through
@@ -279,8 +285,11 @@ def run_once(cli, case, sojx, record):
 
 def retried(cli, case, sojx, record, name, replies_ok, extra_env=None, structured=False):
     tee = case.dir / "tee.ndjson"
+    # Without its schema flag the agent does not check the answer itself (Claude Code and Qwen
+    # Code would ask the model again): sojx's own retry is what is tested.
+    own = [] if structured else ["--no-agent-schema"]
     status, out, err = case.run([sojx, "run", "--schema", str(SCHEMA), "--max-attempts", "2", "--tee", str(tee),
-                                 "--", *CLIS[cli][1](structured)], extra_env)
+                                 *own, "--", *CLIS[cli][1](structured)], extra_env)
     record(name, tee.read_bytes() if tee.exists() else b"", err, status, case)
     env = envelope(out, "sojx run")
     attempts = env.get("attempts") or []
@@ -352,6 +361,63 @@ def prose(cli, case, sojx, record):
     expect("StructuredOutput" in error.get("message", "") and "/verdict" in error.get("message", ""),
            f"the message does not name the rejected StructuredOutput call and its violation: {error}")
     expect("run claude with --json-schema" not in error.get("hint", ""), f"the hint asks for a flag given: {error}")
+    return 1
+
+
+# The schema of issue 56: optional properties and a map, which OpenAI's strict mode (Codex)
+# cannot take as written, in a draft (2020-12) that Claude Code refuses.
+GIVEN_SCHEMA = {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "required": ["verdict"],
+                "properties": {"verdict": {"enum": ["PASS", "FAIL"]}, "service": {"type": "string"},
+                               "tags": {"type": "object", "additionalProperties": {"type": "number"}}}}
+GIVEN_DATA = {"verdict": "PASS", "tags": {"p95_ms": 180}}
+
+
+def given_answer(cli):
+    """What the model answers under the schema its CLI was given: Codex's in strict mode's
+    shape (a null for the missing property, the map as entries)."""
+    if cli == "codex":
+        return {"verdict": "PASS", "service": None, "tags": [{"key": "p95_ms", "value": 180}]}
+    return GIVEN_DATA
+
+
+def given(cli, case, sojx, record):
+    # `sojx run --schema S -- CLI` with no schema flag of the CLI's own: sojx gives the agent S
+    # lowered for it, and lifts the answer back.
+    schema = case.work / "s.json"
+    schema.write_text(json.dumps(GIVEN_SCHEMA))
+    tee = case.dir / "tee.ndjson"
+    status, out, err = case.run([sojx, "run", "--schema", str(schema), "--tee", str(tee), "--",
+                                 *CLIS[cli][1](False)])
+    record("given", tee.read_bytes() if tee.exists() else b"", err, status, case)
+    env = envelope(out, "sojx run")
+    expect(status == 0, f"sojx run exited {status}: {env.get('error')}; stderr {err[-400:]!r}")
+    expect(env.get("data") == GIVEN_DATA, f"sojx run gave {env.get('data')!r}")
+    mains = main_requests(case)
+    expect(mains, "no request reached the model")
+    if cli == "codex":
+        expect((env.get("validation") or {}).get("provider") == "openai", f"validation {env.get('validation')}")
+        fmt = json.dumps(mains[0]["body"].get("text", {}).get("format", {}))
+        expect('"key"' in fmt and '"additionalProperties": false' in fmt,
+               f"Codex did not send the lowered schema: {fmt[:400]}")
+    else:
+        # The CLI kept the schema: its structured-output tool was offered to the model.
+        tools = mains[0].get("tools") or []
+        expect(any(t in ("StructuredOutput", "structured_output") for t in tools),
+               f"no structured-output tool among {tools}")
+    return 1
+
+
+def pipeline(cli, case, sojx, record):
+    # The round trip without `run` (docs/schema-tools.md): Codex given the lowering by `sojx
+    # compile`, its stdout lifted by `sojx extract --provider openai`.
+    (case.work / "s.json").write_text(json.dumps(GIVEN_SCHEMA))
+    line = (f"codex exec --json --skip-git-repo-check --output-schema <(sojx compile -r --provider openai s.json) "
+            f"'{PROMPT}' | sojx extract --schema s.json --provider openai")
+    path = f"{Path(sojx).parent}:{case.env['PATH']}"
+    status, out, err = case.run(["bash", "-o", "pipefail", "-c", line], {"PATH": path})
+    env = envelope(out, line)
+    expect(status == 0, f"`{line}` exited {status}: {env.get('error')}; stderr {err[-400:]!r}")
+    expect(env.get("data") == GIVEN_DATA, f"`{line}` gave {env.get('data')!r}")
     return 1
 
 
@@ -492,13 +558,16 @@ SCENARIOS = [
     ("limit", limit, lambda cli: [{"answer": INVALID}, {"answer": VALID}]),
     ("prose", prose, lambda cli: [{"answer": INVALID}, {"text": "I could not decide."}, {"text": "Still unclear."}]),
     ("readme", readme, lambda cli: [{"answer": VALID}, {"answer": VALID}]),
+    ("given", given, lambda cli: [{"answer": given_answer(cli)}]),
+    ("pipeline", pipeline, lambda cli: [{"answer": given_answer(cli)}]),
     ("acp-happy", acp_happy, lambda cli: [{"answer": VALID}]),
     ("acp-retry", acp_retry, lambda cli: [{"answer": INVALID}, {"answer": VALID}]),
     ("acp-extraction", acp_extraction, lambda cli: [{"text": "I could not decide yet."}, {"answer": VALID}]),
     ("acp-permission", acp_permission, lambda cli: [{"call": SHELL_CALL[cli]}, {"answer": VALID}, {"answer": VALID}]),
     ("acp-cancel", acp_cancel, lambda cli: [{"answer": VALID, "delay": 30}]),
 ]
-ONLY = {"limit": {"claude"}, "prose": {"claude"}, "readme": {"claude"}}
+ONLY = {"limit": {"claude"}, "prose": {"claude"}, "readme": {"claude"}, "given": {"claude", "codex", "qwen"},
+        "pipeline": {"codex"}}
 
 
 # ---- driving it ---------------------------------------------------------------------------

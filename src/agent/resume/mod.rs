@@ -29,7 +29,10 @@ pub(crate) enum Profile {
 }
 
 mod carry;
+mod schema;
 mod stream;
+
+pub(crate) use schema::SchemaFlag;
 
 use carry::Arity;
 
@@ -216,19 +219,6 @@ impl Profile {
             }),
             _ => true,
         }
-    }
-
-    /// The schema the first attempt gave the agent, as `--schema` would take it, and the flag
-    /// that gave it: Claude Code's and Qwen Code's `--json-schema` (inline JSON; Qwen also
-    /// `@path`), Codex's `--output-schema FILE`.
-    pub(crate) fn schema_arg(self, first: &[OsString]) -> Option<(&'static str, String)> {
-        let flag = match self {
-            Self::Claude | Self::Qwen => "--json-schema",
-            Self::Codex => "--output-schema",
-            _ => return None,
-        };
-        let value = flag_value(first.get(1..).unwrap_or_default(), flag)?;
-        Some((flag, value))
     }
 
     /// What the agent's exit status `code` means in its CLI's own table, and whether re-running

@@ -7,6 +7,8 @@ mod acp;
 #[cfg(unix)]
 mod claude_schema;
 #[cfg(unix)]
+mod give_schema;
+#[cfg(unix)]
 mod retry;
 
 use std::io;
@@ -28,7 +30,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         return acp::run(a, io);
     }
     let style = style(&a.output, io);
-    let first = Spec {
+    let mut first = Spec {
         argv: a.command.clone(),
         // In its own process group the agent cannot read a terminal (SIGTTIN would stop it).
         stdin: if io.stdin_is_tty {
@@ -63,29 +65,39 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         },
         _ => schema_flags.clone(),
     };
-    let setup = Prepared::load(
-        &schema_settings,
+    let agent_schema = give_schema::decide(
+        &schema_flags,
         super::settings::given_under(&a.schema),
-        &a.answer,
-        &io.env,
-    )
-    .and_then(|mut l| {
-        if let (None, Some((flag, _))) = (&schema_flags.schema, &from_argv) {
-            l.schema_from(&format!("{name} {flag}"));
-        }
-        let retry = retry::RetryPlan::new(
-            &a.retry,
-            l.schema().map(|s| &s.document),
-            l.registry(),
-            &io.env,
-        )?;
-        Ok((l, retry))
-    });
+        !a.no_agent_schema,
+        known,
+        &first.argv,
+        from_argv.as_ref(),
+        &name,
+    );
+    let setup = Prepared::load(&schema_settings, agent_schema.under, &a.answer, &io.env).and_then(
+        |mut l| {
+            if let (None, Some((flag, _))) = (&schema_flags.schema, &from_argv) {
+                l.schema_from(&format!("{name} {flag}"));
+            }
+            // The feedback and SOJX_SCHEMA_FILE speak of the schema as the agent has it.
+            let retry = retry::RetryPlan::new(
+                &a.retry,
+                l.schema().map(crate::schema::Schema::agent_document),
+                l.registry(),
+                &io.env,
+            )?;
+            let lowered = l.schema().map(crate::schema::Schema::agent_document);
+            agent_schema.give(&mut first, lowered, |text| {
+                retry.keep("agent.schema.json", text)
+            })?;
+            Ok((l, retry))
+        },
+    );
     let (loaded, mut plan) = match setup {
         Ok(x) => x,
         Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
     };
-    let mismatch = schema_mismatch(&schema_flags, from_argv.as_ref(), &loaded, &name);
+    let mismatch = agent_schema.warning;
     if let Some(fix) = known.and_then(|p| p.stream_fix(&first.argv)) {
         let _ = writeln!(
             io.stderr,
@@ -227,45 +239,6 @@ fn unstarted(
 ) -> crate::envelope::Envelope {
     crate::envelope::failure(Command::Run, name, f, crate::envelope::Parts::default())
         .with_agent(crate::agent::Report::not_started(spec).to_report())
-}
-
-/// The warning when `--schema` and the schema COMMAND gives the agent (`from_argv`: its flag
-/// and value) differ. The agent's flag holding `sojx compile -r --provider claude-code` of
-/// --schema (the documented recipe) is the same schema in Claude Code's terms, not a mismatch.
-#[cfg(unix)]
-fn schema_mismatch(
-    schema_flags: &crate::schema::Settings,
-    from_argv: Option<&(&'static str, String)>,
-    loaded: &Prepared,
-    name: &str,
-) -> Option<crate::warning::Warning> {
-    use crate::warning::{Warning, WarningKind};
-    let (Some(_), Some((flag, value)), Some(s)) =
-        (&schema_flags.schema, from_argv, loaded.schema())
-    else {
-        return None;
-    };
-    crate::schema::read(value)
-        .ok()
-        .filter(|given| given.document != s.document)
-        .filter(|given| {
-            crate::lower::lower(
-                &s.loaded(),
-                schema_flags,
-                crate::provider::Provider::ClaudeCode,
-                crate::provider::Compat::Lossy,
-            )
-            .map_or(true, |(compiled, _)| *compiled.schema() != given.document)
-        })
-        .map(|_| {
-            Warning::new(
-                WarningKind::SchemaMismatch,
-                format!(
-                    "--schema {} differs from the schema {name} was given ({flag}); the answer is validated against --schema",
-                    s.name
-                ),
-            )
-        })
 }
 
 /// What every attempt of one run shares.

@@ -138,6 +138,20 @@ impl RetryPlan {
         })
     }
 
+    /// Write `name` in the run's private directory (there is one whenever there is a schema),
+    /// removed when the run ends; its path.
+    pub(super) fn keep(&self, name: &str, text: &str) -> Result<String, Failure> {
+        match &self.dir {
+            Some(d) => d.write(name, text),
+            None => Err(Failure::new(
+                ErrorKind::Internal,
+                Operation::Write,
+                format!("no directory for {name}: the run has no schema"),
+            )
+            .retryable(false)),
+        }
+    }
+
     pub(super) fn max_attempts(&self) -> u32 {
         self.max
     }
