@@ -372,3 +372,48 @@ fn an_agent_without_a_schema_flag_is_said_to_be_checked_by_sojx_alone() {
     assert_eq!(w.len(), 1, "{}", r.stdout);
     assert!(w[0].contains("by sojx alone"), "{}", w[0]);
 }
+
+#[test]
+fn the_feedback_names_each_violation_where_the_agent_put_it() {
+    // `minLength` is dropped for OpenAI and checked after lifting; the resumed Codex session is
+    // told the place in its own answer (the entry's value), and given the schema it has.
+    let (dir, codex, log) = agent("codex", "fake-codex.sh");
+    let s = dir.join("notes.json");
+    std::fs::write(
+        &s,
+        r#"{"type":"object","required":["notes"],"properties":{"notes":{"type":"object","additionalProperties":{"type":"string","minLength":3}}}}"#,
+    )
+    .unwrap();
+    let s = crate::common::path_str(&s).to_owned();
+    let r = run(sojx()
+        .env("FAKE_AGENT_LOG", &log)
+        .env(
+            "FAKE_AGENT_ANSWER",
+            r#"{"notes":[{"key":"ok","value":"fine"},{"key":"short","value":"x"}]}"#,
+        )
+        .args([
+            "run",
+            "--schema",
+            &s,
+            "--max-attempts",
+            "2",
+            "--",
+            &codex,
+            "exec",
+            "--json",
+            "go",
+        ]));
+    assert_eq!(r.kind(), Some("validation_failed"), "{}", r.stdout);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let second = text.split("==\n").nth(1).expect("a second attempt");
+    assert!(
+        second.lines().any(|l| l == "resume"),
+        "not resumed: {second}"
+    );
+    assert!(
+        second.contains("- /notes/1/value: \"x\" is shorter than 3 characters"),
+        "{second}"
+    );
+    // The resumed session keeps the lowered schema it was given.
+    assert!(second.contains("--output-schema"), "{second}");
+}
