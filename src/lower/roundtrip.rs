@@ -261,6 +261,20 @@ fn round_trip(schema: &Value, instance: &Value, provider: Provider) -> Result<bo
     let lifted = plan.lift(given.clone());
     let back = lifted.map(|(v, _)| v).ok();
     prop_assert_eq!(back.as_ref(), Some(instance));
+    // The whole check, as `--provider` runs it: the answer in the lowered shape passes, lifted;
+    // the instance in the user's shape, where that differs, never does.
+    let mut checked = compiled(schema);
+    checked.given_lowered(lowered, plan);
+    prop_assert!(
+        checked.is_valid(&given),
+        "{provider:?}: {given} was refused"
+    );
+    if given != *instance {
+        prop_assert!(
+            !checked.is_valid(instance),
+            "{provider:?}: {instance}, not in the lowered shape, passed"
+        );
+    }
     Ok(true)
 }
 
