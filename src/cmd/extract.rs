@@ -56,6 +56,12 @@ impl Producers {
         let from = settings::from(from, &registry)?;
         Ok(Self { registry, from })
     }
+
+    /// Every producer the command knows.
+    #[cfg(unix)]
+    pub(super) fn registry(&self) -> &Registry {
+        &self.registry
+    }
 }
 
 /// What `extract` and `run` read before any input: the producer files, the schema, the
@@ -75,8 +81,19 @@ impl Prepared {
         answer: &cli::AnswerArgs,
         env: &Env,
     ) -> Result<Self, crate::error::Failure> {
+        let producers = Producers::load(&answer.producer_files, &answer.from, env)?;
+        Self::with(producers, schema, under, answer)
+    }
+
+    /// The same, with the producers loaded already.
+    pub(super) fn with(
+        producers: Producers,
+        schema: &schema::Settings,
+        under: Option<(crate::provider::Provider, crate::provider::Compat)>,
+        answer: &cli::AnswerArgs,
+    ) -> Result<Self, crate::error::Failure> {
         Ok(Self {
-            producers: Producers::load(&answer.producer_files, &answer.from, env)?,
+            producers,
             schema: settings::load(schema, under)?,
             assertions: jq::Assertions::compile(&answer.asserts)?,
             handoff: answer

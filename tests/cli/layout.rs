@@ -296,7 +296,7 @@ const LAYERS: &[&str] = &[
     "jq: details error json",
     "schema: budget details envelope error input json pointer warning",
     // Producers and what is built from their verdicts.
-    "producer: acp brackets details error framing input json names warning",
+    "producer: acp brackets details error framing input json names provider warning",
     "text: brackets json producer",
     "markers: error input jq text warning",
     "envelope: error exit framing names producer warning",

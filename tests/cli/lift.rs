@@ -417,3 +417,71 @@ fn the_feedback_names_each_violation_where_the_agent_put_it() {
     // The resumed session keeps the lowered schema it was given.
     assert!(second.contains("--output-schema"), "{second}");
 }
+
+#[test]
+fn a_producer_file_says_how_its_cli_takes_a_schema() {
+    let (dir, acme, log) = agent("acme", "fake-codex.sh");
+    let file = dir.join("acme.toml");
+    std::fs::write(
+        &file,
+        r#"sojx_producer = 1
+id = "acme"
+name = "Acme"
+reads_like = "codex"
+
+[schema_flag]
+flag = "--output-schema"
+form = "file"
+provider = "openai"
+after = "exec"
+programs = ["acme"]
+"#,
+    )
+    .unwrap();
+    let file = crate::common::path_str(&file).to_owned();
+    let s = schema_file(&dir);
+    let answer = r#"{"verdict":"PASS","service":null,"tags":[{"key":"a","value":1}]}"#;
+    let r = run(sojx()
+        .env("FAKE_AGENT_LOG", &log)
+        .env("FAKE_AGENT_ANSWER", answer)
+        .args(["run", "--producer-file", &file, "--schema", &s])
+        .args(["--", &acme, "exec", "--json", "go"]));
+    assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
+    assert_eq!(
+        r.one()["data"],
+        json!({"verdict": "PASS", "tags": {"a": 1}})
+    );
+    assert_eq!(r.one()["validation"]["provider"], "openai");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(
+        text.lines().take(2).collect::<Vec<_>>(),
+        ["exec", "--output-schema"]
+    );
+    // A form the format does not know: the file is refused, naming the place.
+    let bad = dir.join("bad.toml");
+    std::fs::write(
+        &bad,
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .replace("\"file\"", "\"pipe\""),
+    )
+    .unwrap();
+    let r = run(sojx()
+        .args([
+            "run",
+            "--producer-file",
+            crate::common::path_str(&bad),
+            "--schema",
+            &s,
+        ])
+        .args(["--", &acme, "exec", "go"]));
+    assert_eq!(r.code, 3, "{}", r.stdout);
+    assert!(
+        r.one()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("/schema_flag/form"),
+        "{}",
+        r.stdout
+    );
+}

@@ -55,9 +55,15 @@ impl Profile {
             .all()
             .into_iter()
             .filter_map(spec_of)
-            .filter(|s| s.resume.is_some())
+            .filter(|s| s.resume.is_some() || s.schema_flag.is_some())
             .map(Self::File)
             .collect()
+    }
+
+    /// Whether the profile says how to resume a session (a producer file may say only how its
+    /// CLI takes a schema).
+    pub(crate) fn resumes(self) -> bool {
+        !matches!(self, Self::File(s) if s.resume.is_none())
     }
 
     /// The profile for COMMAND by its file name among sojx's own ([`Profile::for_program`]),
@@ -66,10 +72,11 @@ impl Profile {
         Self::for_program(program).or_else(|| {
             let name = Path::new(program).file_name()?.to_str()?;
             files.iter().copied().find(|p| match p {
-                Self::File(s) => s
-                    .resume
-                    .as_ref()
-                    .is_some_and(|r| r.programs.iter().any(|p| p == name)),
+                Self::File(s) => {
+                    let named = |programs: &[String]| programs.iter().any(|p| p == name);
+                    s.resume.as_ref().is_some_and(|r| named(&r.programs))
+                        || s.schema_flag.as_ref().is_some_and(|f| named(&f.programs))
+                }
                 _ => false,
             })
         })

@@ -23,8 +23,13 @@ impl Profile {
     /// (0.24.4: Ajv in strict mode, draft-07 unless `$schema` is 2020-12's, an object root: its
     /// `schemaRootAcceptsObject` and `SchemaValidator.compileStrict`; the schema becomes the
     /// parameters of its `structured_output` tool): what the `claude-code` lowering gives.
+    /// A producer file's CLI: its `[schema_flag]`.
     pub(crate) fn schema_flag(self) -> Option<SchemaFlag> {
         let (flag, file, provider) = match self {
+            Self::File(s) => {
+                let f = s.schema_flag.as_ref()?;
+                (f.flag.as_str(), f.file, f.provider)
+            }
             Self::Claude => ("--json-schema", false, Provider::ClaudeCode),
             Self::Qwen => ("--json-schema", false, Provider::ClaudeCode),
             Self::Codex => ("--output-schema", true, Provider::Openai),
@@ -53,19 +58,24 @@ impl Profile {
     }
 
     /// `first` (its program first) with the schema flag and `value` where the CLI reads them:
-    /// right after the program (Claude Code, Qwen Code), after `exec` (Codex; `None` without
-    /// it, before a `--`).
+    /// right after the program (Claude Code, Qwen Code), after `exec` (Codex), after a producer
+    /// file's `after` word; `None` without that word before a `--`.
     pub(crate) fn with_schema(self, first: &[OsString], value: &str) -> Option<Vec<OsString>> {
         let flag = self.schema_flag()?.flag;
+        let after = |words: &[&str]| {
+            first
+                .iter()
+                .skip(1)
+                .take_while(|a| *a != "--")
+                .position(|a| words.iter().any(|w| a == *w))
+                .map(|i| i + 2)
+        };
         let at = match self {
-            Self::Codex => {
-                first
-                    .iter()
-                    .skip(1)
-                    .take_while(|a| *a != "--")
-                    .position(|a| a == "exec" || a == "e")?
-                    + 2
-            }
+            Self::Codex => after(&["exec", "e"])?,
+            Self::File(s) => match s.schema_flag.as_ref().and_then(|f| f.after.as_deref()) {
+                Some(word) => after(&[word])?,
+                None => 1,
+            },
             _ => 1,
         };
         if first.len() < at {

@@ -14,7 +14,7 @@ mod retry;
 use std::io;
 
 use super::Io;
-use super::extract::Prepared;
+use super::extract::{Prepared, Producers};
 use super::output::{emit, fail_before_named, files_read, style};
 use crate::exit::ExitStatus;
 use crate::names::Command;
@@ -56,7 +56,11 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
     };
     // What sojx knows of COMMAND's own flags: by --resume-profile, or by its file name.
-    let known = retry::known_profile(&a.retry, &first);
+    let producers = match Producers::load(&a.answer.producer_files, &a.answer.from, &io.env) {
+        Ok(p) => p,
+        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
+    };
+    let known = retry::known_profile(&a.retry, &first, producers.registry());
     let from_argv = known.and_then(|p| p.schema_arg(&first.argv));
     let schema_settings = match (&schema_flags.schema, &from_argv) {
         (None, Some((_, value))) => crate::schema::Settings {
@@ -74,8 +78,8 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         from_argv.as_ref(),
         &name,
     );
-    let setup = Prepared::load(&schema_settings, agent_schema.under, &a.answer, &io.env).and_then(
-        |mut l| {
+    let setup = Prepared::with(producers, &schema_settings, agent_schema.under, &a.answer)
+        .and_then(|mut l| {
             if let (None, Some((flag, _))) = (&schema_flags.schema, &from_argv) {
                 l.schema_from(&format!("{name} {flag}"));
             }
@@ -91,8 +95,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
                 retry.keep("agent.schema.json", text)
             })?;
             Ok((l, retry))
-        },
-    );
+        });
     let (loaded, mut plan) = match setup {
         Ok(x) => x,
         Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
@@ -298,7 +301,7 @@ fn attempt(
     }
     let bounds = Bounds::read(a.live.timeout, a.kill_after);
     let show = a.answer.activity;
-    let profile = retry::known_profile(&a.retry, spec);
+    let profile = retry::known_profile(&a.retry, spec, shared.opts.producers);
     // Claude Code given a schema: did its init event offer the tool that takes the answer?
     let schema_given = profile == Some(crate::agent::Profile::Claude)
         && profile.and_then(|p| p.schema_arg(&spec.argv)).is_some();

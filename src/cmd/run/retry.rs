@@ -105,7 +105,7 @@ impl RetryPlan {
                 Some(ResumeProfile::Never) => Choice::Never,
                 Some(ResumeProfile::Use(p)) => Choice::Forced(*p),
                 Some(ResumeProfile::File(id)) => {
-                    Choice::Forced(files.iter().copied().find(|p| p.name() == id).ok_or_else(
+                    Choice::Forced(files.iter().copied().find(|p| p.name() == id && p.resumes()).ok_or_else(
                         || {
                             Failure::new(
                                 ErrorKind::Usage,
@@ -260,15 +260,21 @@ impl RetryPlan {
 }
 
 /// The profile whose flags sojx reads in COMMAND's argv (its schema, its stream flags):
-/// `--resume-profile`'s, or the one of COMMAND's file name (even with `--resume-profile none`,
-/// which only keeps sojx from resuming).
-pub(super) fn known_profile(args: &RetryArgs, first: &Spec) -> Option<Profile> {
-    match args.resume_profile {
-        Some(ResumeProfile::Use(p)) => Some(p),
-        // A file's profile knows no flags of COMMAND's but how to resume.
-        Some(ResumeProfile::File(_) | ResumeProfile::Never) | None => {
-            first.argv.first().and_then(|p| Profile::for_program(p))
-        }
+/// `--resume-profile`'s, or the one of COMMAND's file name among sojx's own and the producer
+/// files' (`producers`; even with `--resume-profile none`, which only keeps sojx from resuming).
+pub(super) fn known_profile(
+    args: &RetryArgs,
+    first: &Spec,
+    producers: &Registry,
+) -> Option<Profile> {
+    let files = Profile::of_files(producers);
+    match &args.resume_profile {
+        Some(ResumeProfile::Use(p)) => Some(*p),
+        Some(ResumeProfile::File(id)) => files.iter().copied().find(|p| p.name() == id),
+        Some(ResumeProfile::Never) | None => first
+            .argv
+            .first()
+            .and_then(|p| Profile::for_program_in(p, &files)),
     }
 }
 

@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::spec::{
     Activity, Cond, ErrorFields, Event, FORMAT, Failing, Origin, Path, Raw, RawEvent, RawResume,
-    Resume, SessionFields, Spec, Test, Values, Wrong, wrong,
+    RawSchemaFlag, Resume, SchemaFlagSpec, SessionFields, Spec, Test, Values, Wrong, wrong,
 };
 
 impl Spec {
@@ -40,6 +40,10 @@ impl Spec {
             ));
         }
         let resume = raw.resume.map(resume).transpose()?;
+        let schema_flag = raw
+            .schema_flag
+            .map(|f| schema_flag(f, resume.as_ref()))
+            .transpose()?;
         if raw.terminal && !events.is_empty() && !events.iter().any(|e| e.end) {
             return Err(wrong(
                 "/event",
@@ -57,6 +61,7 @@ impl Spec {
             permanent_codes: raw.permanent_codes,
             events,
             resume,
+            schema_flag,
             origin,
         })
     }
@@ -201,6 +206,52 @@ fn conds(table: &Map<String, Value>, at: &str) -> Result<Vec<Cond>, Wrong> {
         out.push(Cond { path, test });
     }
     Ok(out)
+}
+
+/// `[schema_flag]`: its form and provider known (the schema sojx checks them against cannot say
+/// which), its programs file names.
+fn schema_flag(f: RawSchemaFlag, resume: Option<&Resume>) -> Result<SchemaFlagSpec, Wrong> {
+    use crate::provider::Provider;
+    let provider = match f.provider.as_str() {
+        "anthropic" => Provider::Anthropic,
+        "openai" => Provider::Openai,
+        "gemini" => Provider::Gemini,
+        "claude-code" => Provider::ClaudeCode,
+        _ => {
+            return Err(wrong(
+                "/schema_flag/provider",
+                "one of anthropic, openai, gemini, claude-code",
+            ));
+        }
+    };
+    let file = match f.form.as_str() {
+        "inline" => false,
+        "file" => true,
+        _ => return Err(wrong("/schema_flag/form", "`inline` or `file`")),
+    };
+    if !f.flag.starts_with('-') {
+        return Err(wrong("/schema_flag/flag", "a flag starts with `-`"));
+    }
+    let mut programs = f.programs;
+    if programs.is_empty() {
+        programs = resume.map(|r| r.programs.clone()).unwrap_or_default();
+    }
+    if let Some(i) = programs
+        .iter()
+        .position(|p| p.is_empty() || p.contains(['/', '\\']))
+    {
+        return Err(wrong(
+            format!("/schema_flag/programs/{i}"),
+            "a program is a file name (`agy`), without a folder",
+        ));
+    }
+    Ok(SchemaFlagSpec {
+        flag: f.flag,
+        file,
+        provider,
+        after: f.after,
+        programs,
+    })
 }
 
 /// `[resume]`: its words' placeholders known, the session id there, and the feedback never a

@@ -31,6 +31,21 @@ pub(super) struct Raw {
     pub(super) events: Vec<RawEvent>,
     #[serde(default)]
     pub(super) resume: Option<RawResume>,
+    #[serde(default)]
+    pub(super) schema_flag: Option<RawSchemaFlag>,
+}
+
+/// `[schema_flag]`, as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawSchemaFlag {
+    pub(super) flag: String,
+    pub(super) form: String,
+    pub(super) provider: String,
+    #[serde(default)]
+    pub(super) after: Option<String>,
+    #[serde(default)]
+    pub(super) programs: Vec<String>,
 }
 
 /// `[resume]`, as written.
@@ -161,7 +176,23 @@ pub struct Spec {
     pub events: Vec<Event>,
     /// How `sojx run` resumes one of the producer's sessions, when the file says.
     pub resume: Option<Resume>,
+    /// How the producer's CLI gives its model a schema, when the file says.
+    pub schema_flag: Option<SchemaFlagSpec>,
     pub origin: Origin,
+}
+
+/// How a producer's CLI takes a JSON Schema (`[schema_flag]`, docs/producer-files.md).
+#[derive(Debug)]
+pub struct SchemaFlagSpec {
+    pub flag: String,
+    /// The flag's value is a file's path, not the schema's JSON.
+    pub file: bool,
+    /// The lowering the CLI takes.
+    pub(crate) provider: crate::provider::Provider,
+    /// The word after which the flag goes; `None`: right after the program.
+    pub after: Option<String>,
+    /// COMMAND file names it is for (`[resume]`'s when the table names none).
+    pub programs: Vec<String>,
 }
 
 /// How `sojx run` resumes a session of the producer's CLI with the feedback (`[resume]`,
