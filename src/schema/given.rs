@@ -34,7 +34,8 @@ impl Schema {
             return Ok(lowered);
         }
         match l.plan.lift(value.clone()) {
-            Err(twice) => Ok(twice),
+            Err(lift::Unlifted::Twice(twice)) => Ok(twice),
+            Err(lift::Unlifted::TooDeep) => Err(too_deep(&self.name)),
             Ok((lifted, _)) => {
                 let mut found = self.violations_here(&lifted)?;
                 for v in &mut found {
@@ -78,6 +79,21 @@ impl Schema {
             Err(_) => unreachable!("a valid value lifts"),
         }
     }
+}
+
+/// The `schema_invalid` failure of an answer whose lifting would walk past the bound.
+fn too_deep(schema: &str) -> Failure {
+    Failure::new(
+        crate::error::ErrorKind::SchemaInvalid,
+        crate::error::Operation::Validate,
+        format!(
+            "lifting the answer to the schema's shape would follow the lowered schema more than {} levels deep along one path of the answer (each member or item, each $ref and each anyOf/oneOf/allOf branch one level), sojx's bound",
+            crate::error::thousands(u64::from(crate::budget::WALK_DEPTH))
+        ),
+    )
+    .target(schema.to_owned())
+    .retryable(false)
+    .hint("shorten the chains of $ref in the schema's recursive definitions")
 }
 
 /// The `answer_lifted` warning: the provider, and each place lifting changed (the first 20).

@@ -21,9 +21,10 @@ use serde_json::{Map, Value, json};
 use crate::details::Violation;
 use crate::pointer::escape;
 
-/// How far `$ref`s and nested subschemas are followed for one place of the answer (a cycle of
-/// `$ref`s without a step into the answer ends here).
-const HOPS: u32 = 64;
+/// How deep lifting walks along one path of the answer: each member or item of the answer, each
+/// `$ref` followed and each `anyOf`/`oneOf`/`allOf` branch taken one level, as the validation
+/// budget counts them (`budget::WALK_DEPTH`; docs/limits.md).
+const DEPTH: u32 = crate::budget::WALK_DEPTH;
 
 /// The lowered schema and where its shape differs from the user's.
 #[derive(Debug, Clone)]
@@ -67,6 +68,15 @@ fn at_or_root(at: &str) -> &str {
     if at.is_empty() { "/" } else { at }
 }
 
+/// Why an answer has no value in the user's shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unlifted {
+    /// A map's key given twice: the violations naming both places.
+    Twice(Vec<Violation>),
+    /// The walk would go deeper than [`DEPTH`] along one path of the answer.
+    TooDeep,
+}
+
 /// Which shape a value is in, for choosing among `anyOf` branches.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Shape {
@@ -104,9 +114,9 @@ impl Plan {
         self.wrapped.is_some() || !self.nulled.is_empty() || !self.entries.is_empty()
     }
 
-    /// `value`, given in the lowered shape, in the user's: the value and what changed, or the
-    /// violations that make it no value of the user's shape (a map's key given twice).
-    pub fn lift(&self, mut value: Value) -> Result<(Value, Vec<Change>), Vec<Violation>> {
+    /// `value`, given in the lowered shape, in the user's: the value and what changed, or why
+    /// it has none.
+    pub fn lift(&self, mut value: Value) -> Result<(Value, Vec<Change>), Unlifted> {
         if !self.changes_shape() {
             return Ok((value, Vec::new()));
         }
@@ -114,10 +124,14 @@ impl Plan {
             plan: self,
             changes: Vec::new(),
             violations: Vec::new(),
+            too_deep: false,
         };
         lift.walk("", &mut value, "", 0);
+        if lift.too_deep {
+            return Err(Unlifted::TooDeep);
+        }
         if !lift.violations.is_empty() {
-            return Err(lift.violations);
+            return Err(Unlifted::Twice(lift.violations));
         }
         if let Some(key) = &self.wrapped
             && let Value::Object(o) = &mut value
@@ -241,7 +255,7 @@ impl Plan {
         let Some(o) = self.node(ptr) else {
             return ptr.to_owned();
         };
-        if depth > HOPS || self.entries.contains(ptr) || o.contains_key("properties") {
+        if depth > DEPTH || self.entries.contains(ptr) || o.contains_key("properties") {
             return ptr.to_owned();
         }
         if let Some(target) = local_ref(o) {
@@ -280,8 +294,9 @@ impl Plan {
         let Some(o) = node.as_object() else {
             return node.as_bool().unwrap_or(false);
         };
-        if depth > HOPS {
-            return true;
+        if depth > DEPTH {
+            // Past the bound a branch is not taken; the walk itself says why (`TooDeep`).
+            return false;
         }
         if shape == Shape::User && self.entries.contains(ptr) && v.is_object() {
             return true;
@@ -332,7 +347,7 @@ impl Plan {
     /// The forward walk of [`Plan::lower_value`].
     fn down(&self, ptr: &str, v: &mut Value, depth: u32) {
         let Some(o) = self.node(ptr) else { return };
-        if depth > HOPS {
+        if depth > DEPTH {
             return;
         }
         if self.entries.contains(ptr) && v.is_object() {
@@ -343,7 +358,7 @@ impl Plan {
             let entries = m
                 .into_iter()
                 .map(|(k, mut val)| {
-                    self.down(&value_at, &mut val, 0);
+                    self.down(&value_at, &mut val, depth + 1);
                     json!({"key": k, "value": val})
                 })
                 .collect();
@@ -362,13 +377,13 @@ impl Plan {
                 }
                 for (k, child) in m.iter_mut() {
                     let at = self.member(ptr, k);
-                    self.down(&at, child, 0);
+                    self.down(&at, child, depth + 1);
                 }
             }
             Value::Array(a) => {
                 for (i, child) in a.iter_mut().enumerate() {
                     let at = self.item(ptr, i);
-                    self.down(&at, child, 0);
+                    self.down(&at, child, depth + 1);
                 }
             }
             _ => {}
@@ -408,24 +423,27 @@ struct Lift<'a> {
     plan: &'a Plan,
     changes: Vec<Change>,
     violations: Vec<Violation>,
+    /// The walk went past [`DEPTH`].
+    too_deep: bool,
 }
 
 impl Lift<'_> {
     fn walk(&mut self, ptr: &str, v: &mut Value, at: &str, depth: u32) {
         let plan = self.plan;
         let Some(o) = plan.node(ptr) else { return };
-        if depth > HOPS {
+        if depth > DEPTH {
+            self.too_deep = true;
             return;
         }
         if plan.entries.contains(ptr) && v.is_array() {
-            self.entries(ptr, v, at);
+            self.entries(ptr, v, at, depth);
             return;
         }
         match v {
             Value::Object(m) => {
                 for (k, child) in m.iter_mut() {
                     let node = plan.member(ptr, k);
-                    self.walk(&node, child, &format!("{at}/{}", escape(k)), 0);
+                    self.walk(&node, child, &format!("{at}/{}", escape(k)), depth + 1);
                 }
                 if o.contains_key("properties") {
                     let changes = &mut self.changes;
@@ -444,7 +462,7 @@ impl Lift<'_> {
             Value::Array(a) => {
                 for (i, child) in a.iter_mut().enumerate() {
                     let node = plan.item(ptr, i);
-                    self.walk(&node, child, &format!("{at}/{i}"), 0);
+                    self.walk(&node, child, &format!("{at}/{i}"), depth + 1);
                 }
             }
             _ => {}
@@ -460,7 +478,7 @@ impl Lift<'_> {
 
     /// An array of `{"key", "value"}` entries at `ptr` (the answer's `at`) made an object; a
     /// key given twice is a violation naming both places.
-    fn entries(&mut self, ptr: &str, v: &mut Value, at: &str) {
+    fn entries(&mut self, ptr: &str, v: &mut Value, at: &str, depth: u32) {
         let Value::Array(items) = v else { return };
         let well_formed = items.iter().all(|e| {
             e.as_object().is_some_and(|o| {
@@ -484,7 +502,7 @@ impl Lift<'_> {
                 unreachable!("checked: a string key")
             };
             let mut value = e.remove("value").unwrap_or(Value::Null);
-            self.walk(&value_at, &mut value, &format!("{at}/{i}/value"), 0);
+            self.walk(&value_at, &mut value, &format!("{at}/{i}/value"), depth + 1);
             if let Some(&j) = first.get(&key) {
                 twice = true;
                 self.violations.push(Violation {
@@ -557,5 +575,44 @@ fn has_type(v: &Value, t: &str) -> bool {
             n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
         }
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_walk_past_the_bound_is_refused_not_cut_short() {
+        // A chain of 1,100 `$ref`s to a map: lifting would have to follow all of them.
+        let mut defs = Map::new();
+        for i in 0..1100 {
+            defs.insert(
+                format!("d{i}"),
+                json!({"$ref": format!("#/$defs/d{}", i + 1)}),
+            );
+        }
+        defs.insert(
+            "d1100".into(),
+            json!({"type": "array", "items": {"type": "object"}}),
+        );
+        let schema = json!({"$defs": defs, "$ref": "#/$defs/d0"});
+        let entries = HashSet::from(["/$defs/d1100".to_owned()]);
+        let plan = Plan::new("openai", schema, None, HashSet::new(), entries);
+        assert_eq!(
+            plan.lift(json!([{"key": "a", "value": 1}])),
+            Err(Unlifted::TooDeep)
+        );
+        // Within the bound, the same map is lifted.
+        let near = json!({"$defs": {"m": {"type": "array"}}, "$ref": "#/$defs/m"});
+        let plan = Plan::new(
+            "openai",
+            near,
+            None,
+            HashSet::new(),
+            HashSet::from(["/$defs/m".to_owned()]),
+        );
+        let (v, _) = plan.lift(json!([{"key": "a", "value": 1}])).unwrap();
+        assert_eq!(v, json!({"a": 1}));
     }
 }
