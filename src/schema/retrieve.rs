@@ -111,8 +111,8 @@ fn file_uri(abs: &Path) -> Option<String> {
     Some(out)
 }
 
-/// Decode `%XX` escapes of a URI path.
-fn percent_decode(s: &str) -> Vec<u8> {
+/// Decode `%XX` escapes of a URI path (or fragment).
+pub(super) fn percent_decode(s: &str) -> Vec<u8> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

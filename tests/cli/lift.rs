@@ -221,6 +221,14 @@ fn schema_file(dir: &std::path::Path) -> String {
     crate::common::path_str(&s).to_owned()
 }
 
+/// `sojx`, with the fake agent logging to `log` and answering `answer`.
+fn fake(log: &std::path::Path, answer: &str) -> assert_cmd::Command {
+    let mut c = sojx();
+    c.env("FAKE_AGENT_LOG", log)
+        .env("FAKE_AGENT_ANSWER", answer);
+    c
+}
+
 fn compiled(provider: &str, schema: &str) -> Value {
     let r = run(sojx().args(["compile", "--provider", provider, schema]));
     r.one()["data"].clone()
@@ -286,13 +294,9 @@ fn codex_is_given_a_file_of_the_lowering_and_its_answer_is_lifted() {
     let tmp = dir.join("tmp");
     std::fs::create_dir(&tmp).unwrap();
     let answer = r#"{"verdict":"PASS","service":null,"tags":[{"key":"p95_ms","value":180}]}"#;
-    let r = run(sojx()
-        .env("FAKE_AGENT_LOG", &log)
-        .env("FAKE_AGENT_ANSWER", answer)
-        .env("TMPDIR", &tmp)
-        .args([
-            "run", "--schema", &s, "--", &codex, "exec", "--json", "review",
-        ]));
+    let r = run(fake(&log, answer).env("TMPDIR", &tmp).args([
+        "run", "--schema", &s, "--", &codex, "exec", "--json", "review",
+    ]));
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);
     assert_eq!(
         r.one()["data"],
@@ -328,13 +332,8 @@ fn an_agent_given_the_lowering_already_is_lifted_and_not_warned_of() {
     let lowered = crate::common::path_str(&lowered).to_owned();
     // `sojx run --schema S -- codex exec --output-schema GIVEN go`.
     let given = |given: &str| {
-        run(sojx()
-            .env("FAKE_AGENT_LOG", &log)
-            .env(
-                "FAKE_AGENT_ANSWER",
-                r#"{"verdict":"FAIL","service":"db","tags":null}"#,
-            )
-            .args([
+        run(
+            fake(&log, r#"{"verdict":"FAIL","service":"db","tags":null}"#).args([
                 "run",
                 "--schema",
                 &s,
@@ -344,7 +343,8 @@ fn an_agent_given_the_lowering_already_is_lifted_and_not_warned_of() {
                 "--output-schema",
                 given,
                 "go",
-            ]))
+            ]),
+        )
     };
     let r = given(&lowered);
     assert_eq!(r.code, 0, "{}", r.stdout);
@@ -385,24 +385,22 @@ fn the_feedback_names_each_violation_where_the_agent_put_it() {
     )
     .unwrap();
     let s = crate::common::path_str(&s).to_owned();
-    let r = run(sojx()
-        .env("FAKE_AGENT_LOG", &log)
-        .env(
-            "FAKE_AGENT_ANSWER",
-            r#"{"notes":[{"key":"ok","value":"fine"},{"key":"short","value":"x"}]}"#,
-        )
-        .args([
-            "run",
-            "--schema",
-            &s,
-            "--max-attempts",
-            "2",
-            "--",
-            &codex,
-            "exec",
-            "--json",
-            "go",
-        ]));
+    let r = run(fake(
+        &log,
+        r#"{"notes":[{"key":"ok","value":"fine"},{"key":"short","value":"x"}]}"#,
+    )
+    .args([
+        "run",
+        "--schema",
+        &s,
+        "--max-attempts",
+        "2",
+        "--",
+        &codex,
+        "exec",
+        "--json",
+        "go",
+    ]));
     assert_eq!(r.kind(), Some("validation_failed"), "{}", r.stdout);
     let text = std::fs::read_to_string(&log).unwrap();
     let second = text.split("==\n").nth(1).expect("a second attempt");
@@ -441,9 +439,7 @@ programs = ["acme"]
     let file = crate::common::path_str(&file).to_owned();
     let s = schema_file(&dir);
     let answer = r#"{"verdict":"PASS","service":null,"tags":[{"key":"a","value":1}]}"#;
-    let r = run(sojx()
-        .env("FAKE_AGENT_LOG", &log)
-        .env("FAKE_AGENT_ANSWER", answer)
+    let r = run(fake(&log, answer)
         .args(["run", "--producer-file", &file, "--schema", &s])
         .args(["--", &acme, "exec", "--json", "go"]));
     assert_eq!(r.code, 0, "{}\n{}", r.stdout, r.stderr);

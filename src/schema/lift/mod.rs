@@ -532,26 +532,8 @@ pub(crate) fn local_ref(o: &Map<String, Value>) -> Option<String> {
     if !fragment.is_empty() && !fragment.starts_with('/') {
         return None;
     }
-    Some(percent_decode(fragment))
-}
-
-fn percent_decode(s: &str) -> String {
-    let b = s.as_bytes();
-    let mut out = Vec::with_capacity(b.len());
-    let mut i = 0;
-    while i < b.len() {
-        if b[i] == b'%'
-            && let Some(h) = s.get(i + 1..i + 3)
-            && let Ok(x) = u8::from_str_radix(h, 16)
-        {
-            out.push(x);
-            i += 3;
-        } else {
-            out.push(b[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    let bytes = super::retrieve::percent_decode(fragment);
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 fn types(t: &Value) -> Box<dyn Iterator<Item = &str> + '_> {
