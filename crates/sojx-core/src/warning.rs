@@ -142,7 +142,7 @@ mod tests {
     /// docs/cli.md lists every kind (its "Warnings" table).
     #[test]
     fn every_kind_is_documented() {
-        let doc = include_str!("../docs/cli.md");
+        let doc = include_str!("../../../docs/cli.md");
         for k in WarningKind::ALL {
             assert!(
                 doc.contains(&format!("| `{k}` |")),

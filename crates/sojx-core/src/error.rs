@@ -157,7 +157,7 @@ impl std::fmt::Display for Failure {
 impl std::error::Error for Failure {}
 
 /// `n` with thousands separators, for messages that name a bound: `1,000,000`.
-pub(crate) fn thousands(n: u64) -> String {
+pub fn thousands(n: u64) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {

@@ -15,6 +15,8 @@
 ///
 /// gives `Color::as_str`, `Color::parse` (the wire name back to the variant), `Color::ALL`,
 /// `Display` (the wire name) and `Serialize` (the wire name, as a string).
+#[macro_export]
+#[doc(hidden)]
 macro_rules! wire_enum {
     (
         $(#[$meta:meta])*
@@ -63,7 +65,8 @@ macro_rules! wire_enum {
         }
     };
 }
-pub(crate) use wire_enum;
+#[doc(hidden)]
+pub use crate::wire_enum;
 
 wire_enum! {
     /// The envelope's `command`: the subcommand that made it, or `sojx` for a usage error

@@ -1,7 +1,7 @@
 //! JSON Pointer (RFC 6901) tokens, shared by the schema walks (`lint`, `lower`, `budget`).
 
 /// JSON Pointer token escaping (RFC 6901): `~` as `~0`, `/` as `~1`.
-pub(crate) fn escape(token: &str) -> String {
+pub fn escape(token: &str) -> String {
     token.replace('~', "~0").replace('/', "~1")
 }
 
