@@ -186,7 +186,7 @@ pub struct LintArgs {
 
     /// Check what PROVIDER refuses, as errors. Without it, the schema itself is checked, and
     /// what each provider would say is reported as warnings.
-    #[arg(long, value_enum, value_name = "PROVIDER")]
+    #[arg(long, value_parser = values::lint_provider(), value_name = "PROVIDER")]
     pub(crate) provider: Option<LintProvider>,
 
     #[command(flatten)]
@@ -203,12 +203,12 @@ pub struct CompileArgs {
     pub schema: String,
 
     /// The provider to lower the schema for.
-    #[arg(long, value_enum, value_name = "PROVIDER")]
+    #[arg(long, value_parser = values::provider(), value_name = "PROVIDER")]
     pub(crate) provider: Provider,
 
     /// `lossy` drops what the provider does not support, with a warning per drop; `strict`
     /// refuses instead.
-    #[arg(long, value_enum, default_value_t = Compat::Lossy, value_name = "MODE")]
+    #[arg(long, value_parser = values::compat(), default_value = "lossy", value_name = "MODE")]
     pub(crate) compat: Compat,
 
     #[command(flatten)]
@@ -410,15 +410,20 @@ pub struct SchemaArgs {
     /// The answer was given under the schema lowered for PROVIDER (`sojx compile --provider`):
     /// it is checked in that shape, lifted back to the schema's (a wrapped root unwrapped, a
     /// null that means "not given" removed, a map's entries made an object), then validated.
-    #[arg(long, value_enum, value_name = "PROVIDER", requires = "schema")]
+    #[arg(
+        long,
+        value_parser = values::provider(),
+        value_name = "PROVIDER",
+        requires = "schema"
+    )]
     pub(crate) provider: Option<Provider>,
 
     /// With --provider, as for `sojx compile`: `strict` refuses a schema whose lowering loses
     /// meaning (`schema_invalid`, each place named).
     #[arg(
         long,
-        value_enum,
-        default_value_t = Compat::Lossy,
+        value_parser = values::compat(),
+        default_value = "lossy",
         value_name = "MODE",
         requires = "provider"
     )]

@@ -31,7 +31,24 @@ macro_rules! value_enum {
     };
 }
 
-value_enum!(Provider {
+/// A value parser for an enum of unit variants that the engine (`sojx-core`) defines, where
+/// clap's `ValueEnum` cannot be implemented (the orphan rule): the same names and help lines,
+/// given with `#[arg(value_parser = values::…())]`.
+macro_rules! value_parser {
+    ($parser:ident, $ty:ty { $( $variant:path => $name:expr $(, $help:literal)? ; )* }) => {
+        pub(crate) fn $parser() -> impl TypedValueParser<Value = $ty> {
+            PossibleValuesParser::new([$( PossibleValue::new($name) $(.help($help))? ),*]).map(
+                |s| {
+                    let all = [$( ($name, $variant) ),*];
+                    // clap has checked that `s` is one of the names.
+                    all.iter().find(|(n, _)| *n == s).map_or(all[0].1, |(_, v)| *v)
+                },
+            )
+        }
+    };
+}
+
+value_parser!(provider, Provider {
     Provider::Anthropic => provider_id(Provider::Anthropic),
         "Claude: tool input schemas, structured outputs (the API)";
     Provider::Openai => provider_id(Provider::Openai), "OpenAI Structured Outputs, strict mode";
@@ -40,7 +57,7 @@ value_enum!(Provider {
         "Claude Code `--json-schema`: draft-07, keywords Ajv knows (its validator), object root";
 });
 
-value_enum!(LintProvider {
+value_parser!(lint_provider, LintProvider {
     LintProvider::Anthropic => provider_id(Provider::Anthropic);
     LintProvider::Openai => provider_id(Provider::Openai);
     LintProvider::Gemini => provider_id(Provider::Gemini);
@@ -48,7 +65,7 @@ value_enum!(LintProvider {
     LintProvider::All => "all", "Every provider";
 });
 
-value_enum!(Compat {
+value_parser!(compat, Compat {
     Compat::Lossy => "lossy", "Drop what the provider does not support, with a warning per drop";
     Compat::Strict => "strict", "Refuse a schema that cannot be lowered without loss";
 });

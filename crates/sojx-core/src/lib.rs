@@ -6,14 +6,26 @@
 //! the binary can use them, hidden from the documentation, and not stable.
 
 #[doc(hidden)]
+pub mod brackets;
+#[doc(hidden)]
+pub mod budget;
+#[doc(hidden)]
 pub mod details;
 #[doc(hidden)]
 pub mod error;
 #[doc(hidden)]
 pub mod exit;
 #[doc(hidden)]
+pub mod framing;
+#[doc(hidden)]
+pub mod json;
+#[doc(hidden)]
 pub mod names;
 #[doc(hidden)]
 pub mod pointer;
+#[doc(hidden)]
+pub mod provider;
+#[doc(hidden)]
+pub mod repair;
 #[doc(hidden)]
 pub mod warning;

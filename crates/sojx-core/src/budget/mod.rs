@@ -23,34 +23,34 @@ use serde_json::Value;
 
 /// Subschema applications allowed for one value: this many, or [`STEPS_PER_NODE`] per node of the
 /// value when that is more.
-pub(crate) const STEP_BUDGET: u64 = 200_000;
+pub const STEP_BUDGET: u64 = 200_000;
 
 /// Subschema applications allowed per node of the value (its objects, arrays, keys and scalars).
-pub(crate) const STEPS_PER_NODE: u64 = 100;
+pub const STEPS_PER_NODE: u64 = 100;
 
 /// Backtracking steps allowed for one value, shared by its lookaround/backreference matches.
-pub(crate) const REGEX_BUDGET: u64 = 1_000_000;
+pub const REGEX_BUDGET: u64 = 1_000_000;
 
 /// Backtracking limits per match that schemas are compiled with, the first the default; a value
 /// whose matches would exceed [`REGEX_BUDGET`] at one limit gets the next.
-pub(crate) const REGEX_LIMITS: [usize; 4] = [100_000, 10_000, 1_000, 100];
+pub const REGEX_LIMITS: [usize; 4] = [100_000, 10_000, 1_000, 100];
 
 /// Subschemas nested in one another in a schema, each `$ref` followed counting one level (a
 /// `$ref` loop is cut where it meets itself), checked before the schema is compiled: the
 /// `jsonschema` crate compiles a chain of `$ref`s in time that grows with its square (80,000
 /// `$defs` each a `$ref` to the next: 11 s and 210 MB), and sojx's walk and the validator recurse
 /// along it (a chain of 20,000 overflowed sojx's stack).
-pub(crate) const SCHEMA_DEPTH: u32 = 2_000;
+pub const SCHEMA_DEPTH: u32 = 2_000;
 
 /// Subschemas nested in one another along one path of a value's walk: each `$ref` followed, each
 /// in-place keyword (`allOf`, `not`, …) and each member or item of the value one level. A `$ref`
 /// loop that descends the value (a recursive schema) passes [`SCHEMA_DEPTH`] but not this: the
 /// value gets a typed error before the validator, whose recursion follows the same path, runs.
-pub(crate) const WALK_DEPTH: u32 = 1_000;
+pub const WALK_DEPTH: u32 = 1_000;
 
 /// What the walk found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Cost {
+pub struct Cost {
     /// Subschema applications counted (an upper bound of the crate's).
     pub steps: u64,
     /// The budget they were counted against.
@@ -62,13 +62,13 @@ pub(crate) struct Cost {
 }
 
 impl Cost {
-    pub(crate) fn over(&self) -> bool {
+    pub fn over(&self) -> bool {
         self.steps > self.budget || self.too_deep
     }
 
     /// The backtracking limit per match for this value: the largest of [`REGEX_LIMITS`] whose
     /// total over its matches stays within [`REGEX_BUDGET`], else the smallest.
-    pub(crate) fn regex_limit(&self) -> usize {
+    pub fn regex_limit(&self) -> usize {
         REGEX_LIMITS
             .iter()
             .copied()
@@ -78,7 +78,7 @@ impl Cost {
 }
 
 /// The schema indexed for the walk: every resource the validator reads, with its URIs.
-pub(crate) struct Graph {
+pub struct Graph {
     registry: Registry<'static>,
     base: jsonschema::Uri<String>,
     draft: Draft,
@@ -88,7 +88,7 @@ impl Graph {
     /// Index `document` at `base` (`None`: the crate's default base), reading references with
     /// `retriever`; `None` when it cannot be indexed (then the validator could not be built
     /// either, and nothing is walked).
-    pub(crate) fn new(
+    pub fn new(
         document: &Value,
         base: Option<&str>,
         draft: Draft,
@@ -110,7 +110,7 @@ impl Graph {
     }
 
     /// The cost of validating `value`, counted until it passes the budget.
-    pub(crate) fn cost(&self, value: &Value) -> Cost {
+    pub fn cost(&self, value: &Value) -> Cost {
         let budget = STEP_BUDGET.max(STEPS_PER_NODE.saturating_mul(nodes(value)));
         let mut walk = Walk {
             steps: 0,
@@ -127,7 +127,7 @@ impl Graph {
 
     /// Every match of a backtracking pattern that validating `value` could run, with where the
     /// validator would report it. For a value whose [`Graph::cost`] is within the budget.
-    pub(crate) fn sites(&self, value: &Value) -> Vec<Site> {
+    pub fn sites(&self, value: &Value) -> Vec<Site> {
         let mut walk = Walk {
             steps: 0,
             budget: u64::MAX,
@@ -159,7 +159,7 @@ impl Graph {
 /// A match of a backtracking pattern against a string of the value, located as the validator
 /// locates its errors.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Site {
+pub struct Site {
     /// JSON Pointer to the string (`pattern`) or to the object whose key is matched
     /// (`patternProperties`).
     pub instance_location: String,
@@ -479,7 +479,7 @@ impl Walk {
 /// as much as the validation (measured: 200,000 verdicts, 1.6 s without it, 2.6 s with it).
 /// Objects and booleans anywhere in the document are counted as subschemas: an over-count, which
 /// only makes the walk run more often.
-pub(crate) fn walk_needed(schema: &Value) -> bool {
+pub fn walk_needed(schema: &Value) -> bool {
     let mut subschemas = 0u64;
     let mut stack = vec![schema];
     while let Some(v) = stack.pop() {

@@ -16,7 +16,7 @@ impl Graph {
     /// each way in, so that a loop cut on one path never shortens another. When that takes more
     /// than [`VISITS`] steps (large mutually recursive definitions), each subschema is measured
     /// once, from the first way in, as the validator compiles it: linear either way.
-    pub(crate) fn deeper_than(&self, limit: u32) -> bool {
+    pub fn deeper_than(&self, limit: u32) -> bool {
         // The measure recurses once per level: on a stack of its own, as deep as any limit
         // needs, whichever thread compiles the schema.
         std::thread::scope(|s| {

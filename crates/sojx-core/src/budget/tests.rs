@@ -108,7 +108,7 @@ fn depth_counts_each_ref_followed_as_a_level_and_cuts_loops() {
 #[test]
 fn only_schemas_that_can_blow_up_are_walked() {
     let verdict: Value =
-        serde_json::from_str(include_str!("../../examples/verdict.schema.json")).unwrap();
+        serde_json::from_str(include_str!("../../../../examples/verdict.schema.json")).unwrap();
     assert!(!walk_needed(&verdict));
     assert!(walk_needed(
         &json!({"$defs": {"a": {}}, "anyOf": [{"$ref": "#/$defs/a"}]})

@@ -3,7 +3,7 @@
 
 /// Structured-output providers (`compile --provider`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Provider {
+pub enum Provider {
     /// Claude: tool input schemas, structured outputs (the API).
     Anthropic,
     /// OpenAI Structured Outputs, strict mode.
@@ -16,7 +16,7 @@ pub(crate) enum Provider {
 
 /// The providers `lint --provider` checks a schema for: one, or `all`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum LintProvider {
+pub enum LintProvider {
     Anthropic,
     Openai,
     Gemini,
@@ -26,7 +26,7 @@ pub(crate) enum LintProvider {
 }
 
 /// The provider's id in findings and messages (`claude-code`), and on the command line.
-pub(crate) fn provider_id(p: Provider) -> &'static str {
+pub fn provider_id(p: Provider) -> &'static str {
     match p {
         Provider::Anthropic => "anthropic",
         Provider::Openai => "openai",
@@ -37,7 +37,7 @@ pub(crate) fn provider_id(p: Provider) -> &'static str {
 
 /// What `compile` does with what a provider does not support (`--compat`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Compat {
+pub enum Compat {
     /// Drop it, with a warning per drop.
     Lossy,
     /// Refuse a schema that cannot be lowered without loss.
