@@ -15,14 +15,7 @@ use crate::envelope::Envelope;
 use crate::producer::EventKind;
 use crate::sanitize::sanitize;
 
-/// One `--activity` event: the input line it came from and a short description (model text
-/// inside is not sanitized yet: the writer does that).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Activity {
-    pub line: u64,
-    pub kind: EventKind,
-    pub text: String,
-}
+pub(crate) use sojx_core::activity::Activity;
 
 /// Write one event line and flush it.
 pub(crate) fn event(out: &mut dyn Write, input: &str, a: &Activity, color: bool) -> io::Result<()> {

@@ -39,9 +39,9 @@ pub(crate) fn initialize_params() -> Value {
     })
 }
 
-/// ACP's own error code: the agent needs `authenticate` first (its schema's `ErrorCode`,
-/// "Authentication required").
-pub(crate) const AUTH_REQUIRED: i64 = -32000;
+/// ACP's own error code: the agent needs `authenticate` first (defined with the `acp`
+/// producer, which reads it in recordings).
+pub(crate) use crate::producer::AUTH_REQUIRED;
 
 /// JSON-RPC's "method not found": sojx's answer to the requests it does not implement.
 pub(crate) const METHOD_NOT_FOUND: i64 = -32601;

@@ -59,7 +59,8 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
             Ok(())
         },
     )?;
-    // On one worker thread, with the stack the expressions' budget assumes (src/jq/guard.rs).
+    // On one worker thread, with the stack the expressions' budget assumes
+    // (crates/sojx-core/src/jq/guard.rs).
     let Some(env) = jq::on_worker(|| compare::report(&input, &loaded, &exprs)) else {
         return fail(
             io,

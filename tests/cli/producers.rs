@@ -205,7 +205,7 @@ fn sessions_are_normalized() {
     assert_eq!(r.one()["session"]["model"], "qwen3-coder");
 }
 
-/// Adding a producer to the table in `src/producer/id.rs` is not done until it has a fixture
+/// Adding a producer to the table in `crates/sojx-core/src/producer/id.rs` is not done until it has a fixture
 /// that it reads successfully (a case in `cases.json` that expects it and exit 0) and a row in
 /// the README's `--from` table.
 #[test]

@@ -1,4 +1,4 @@
-//! `src/producer/file/shown.rs`: the places each of sojx's own producers shows, read from its
+//! `crates/sojx-core/src/producer/file/shown.rs`: the places each of sojx's own producers shows, read from its
 //! captures (`tests/fixtures/producers/<id>/`, and `tests/fixtures/real/` files named for its
 //! CLI). A producer file refines one of them only by a place it never shows (issue 55, item
 //! 4). The file is generated: `SNAPSHOTS=overwrite cargo test --test cli shown` writes it.
@@ -11,7 +11,7 @@ use sojx::producer::Producer;
 
 use crate::common::{fixture, root};
 
-/// Deepest place kept (in tokens), as `src/producer/file/spec.rs` compares them.
+/// Deepest place kept (in tokens), as `crates/sojx-core/src/producer/file/spec.rs` compares them.
 const DEPTH: usize = 3;
 
 /// Every place of `v` up to [`DEPTH`] tokens, an array element as `*`.
@@ -133,7 +133,7 @@ fn render(shown: &BTreeMap<&str, BTreeSet<String>>) -> String {
 #[test]
 fn the_places_sojxs_producers_show_are_current() {
     let want = render(&shown());
-    let path = root().join("src/producer/file/shown.rs");
+    let path = root().join("crates/sojx-core/src/producer/file/shown.rs");
     let have = std::fs::read_to_string(&path).unwrap_or_default();
     if have != want && std::env::var("SNAPSHOTS").as_deref() == Ok("overwrite") {
         std::fs::write(&path, &want).unwrap();

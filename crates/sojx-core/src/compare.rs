@@ -34,7 +34,7 @@ const MAX_NAMED_SOURCES: usize = 10;
 const MAX_INPUT_NAME: usize = 200;
 
 /// The three expressions, compiled before any input is read.
-pub(crate) struct Exprs {
+pub struct Exprs {
     items: Expr,
     key: Expr,
     field: Expr,
@@ -43,7 +43,7 @@ pub(crate) struct Exprs {
 impl Exprs {
     /// `--items`, `--key` and `--field`, in that order (the first that does not compile is
     /// the failure).
-    pub(crate) fn compile(items: &str, key: &str, field: &str) -> Result<Self, Failure> {
+    pub fn compile(items: &str, key: &str, field: &str) -> Result<Self, Failure> {
         Ok(Self {
             items: Expr::compile("--items", items)?,
             key: Expr::compile("--key", key)?,
@@ -53,7 +53,7 @@ impl Exprs {
 }
 
 /// One input's outcome: its data, or its failure.
-pub(crate) struct Input {
+pub struct Input {
     name: String,
     result: Result<Value, InputFailure>,
 }
@@ -100,7 +100,7 @@ impl InputFailure {
     }
 }
 
-pub(crate) fn input_name(names: &[String]) -> String {
+pub fn input_name(names: &[String]) -> String {
     let joined = names.join(", ");
     if joined.len() <= MAX_INPUT_NAME {
         joined
@@ -110,7 +110,7 @@ pub(crate) fn input_name(names: &[String]) -> String {
 }
 
 /// Read one FILE: printed envelopes give their `data`; anything else is extracted.
-pub(crate) fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Input> {
+pub fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Input> {
     let name = source.name();
     let failed = |f: Failure| {
         let env = envelope::failure(
@@ -305,7 +305,7 @@ struct ItemSource {
     value: Value,
 }
 
-pub(crate) fn report(input: &str, loaded: &[Input], exprs: &Exprs) -> Envelope {
+pub fn report(input: &str, loaded: &[Input], exprs: &Exprs) -> Envelope {
     let mut seen = Seen::default();
     for l in loaded {
         seen.input(l, exprs);

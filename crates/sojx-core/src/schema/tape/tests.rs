@@ -201,7 +201,7 @@ fn has_exponent(value: &Value) -> bool {
 #[test]
 fn validates_as_the_value_does() {
     let schema: Value =
-        serde_json::from_str(include_str!("../../../examples/verdict.schema.json")).unwrap();
+        serde_json::from_str(include_str!("../../../../../examples/verdict.schema.json")).unwrap();
     let by_value = jsonschema::validator_for(&schema).unwrap();
     let by_tape = jsonschema::options_for::<TapeJson>()
         .build(&schema)

@@ -26,7 +26,7 @@ use crate::framing::Item;
 /// Gemini CLI's fatal errors (`packages/core/src/utils/errors.ts`, the `FatalError`
 /// subclasses): the exit code (`error.code` in `-o json`), the class (`error.type`), what it
 /// is about, and whether re-running the same command can help.
-pub(crate) const FATAL: [(i64, &str, &str, bool); 8] = [
+pub const FATAL: [(i64, &str, &str, bool); 8] = [
     (41, "FatalAuthenticationError", "authentication", false),
     (42, "FatalInputError", "input", false),
     (44, "FatalSandboxError", "sandbox", false),

@@ -423,7 +423,7 @@ fn for_children(v: &mut Value, ptr: &str, f: &mut dyn FnMut(&mut Value, &str)) {
 
 /// Lower a schema document for a provider: the compiled schema and its warnings, or the
 /// refusals (`strict`).
-pub(crate) fn lower(
+pub fn lower(
     loaded: &schema::SchemaDoc,
     settings: &schema::Settings,
     provider: Provider,
@@ -512,7 +512,7 @@ pub(crate) fn lower(
 }
 
 /// `sojx compile SCHEMA`, read with `settings`, lowered for `provider`: one envelope.
-pub(crate) fn run(
+pub fn run(
     schema: &str,
     settings: &schema::Settings,
     provider: Provider,

@@ -24,7 +24,7 @@ use crate::error::{ErrorKind, Failure, Operation};
 
 mod guard;
 
-pub(crate) use guard::on_worker;
+pub use guard::on_worker;
 use guard::{Budget, Env, Guarded, ON_WORKER, Stop, funs, nesting_exceeds};
 
 /// How long one expression may run on one value, in the CPU time of the thread that runs it

@@ -176,7 +176,7 @@ thread_local! {
 
 /// Run `f` on a worker thread with [`WORKER_STACK`] of stack, and wait for it; `None` if no
 /// thread could be started.
-pub(crate) fn on_worker<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
+pub fn on_worker<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
     if ON_WORKER.with(Cell::get) {
         return Some(f());
     }

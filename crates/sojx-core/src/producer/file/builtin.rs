@@ -15,7 +15,7 @@ static SPECS: [OnceLock<Spec>; FILES.len()] = [const { OnceLock::new() }; FILES.
 
 /// The spec `p` is read by: a loaded file's, or a built-in file's (`None` for the producers
 /// sojx reads in code).
-pub(crate) fn spec_of(p: Producer) -> Option<&'static Spec> {
+pub fn spec_of(p: Producer) -> Option<&'static Spec> {
     match p {
         Producer::File(s) => Some(s),
         _ if p.family() == Family::Described => {

@@ -188,7 +188,7 @@ pub struct SchemaFlagSpec {
     /// The flag's value is a file's path, not the schema's JSON.
     pub file: bool,
     /// The lowering the CLI takes.
-    pub(crate) provider: crate::provider::Provider,
+    pub provider: crate::provider::Provider,
     /// The word after which the flag goes; `None`: right after the program.
     pub after: Option<String>,
     /// COMMAND file names it is for (`[resume]`'s when the table names none).

@@ -123,7 +123,7 @@ pub(crate) fn parse(text: &str) -> Markers {
 /// Read the `--handoff` file once, before any input: JSON when it parses, else its text. It
 /// must be a regular file of at most [`crate::input::MAX_FILE_BYTES`] (a FIFO would block,
 /// `/dev/zero` would never end).
-pub(crate) fn load_handoff(path: &Path) -> Result<Value, Failure> {
+pub fn load_handoff(path: &Path) -> Result<Value, Failure> {
     let bytes = crate::input::read_regular(path).map_err(|e| {
         Failure::new(
             ErrorKind::Filesystem,

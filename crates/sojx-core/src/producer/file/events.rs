@@ -422,7 +422,7 @@ mod tests {
         /// cut off.
         #[test]
         fn only_a_run_that_ended_well_gives_its_last_answer(events in proptest::collection::vec(ev(), 0..24)) {
-            let text = include_str!("../../../examples/producer-file/acme.toml");
+            let text = include_str!("../../../../../examples/producer-file/acme.toml");
             let spec: &'static Spec = Box::leak(Box::new(parse(text, "acme.toml", false, Origin::BuiltIn).unwrap()));
             let mut ex = Box::new(Events::new(Producer::File(spec), spec));
             for (i, e) in events.iter().enumerate() {

@@ -32,10 +32,11 @@ use crate::framing::Item;
 use crate::names::wire_enum;
 use crate::warning::Warning;
 
+pub use acp::AUTH_REQUIRED;
 pub use detect::{detect, detect_output, event_type, run_identity};
 pub use fast::{Fast, FastPath, LineFacts};
 pub use file::{Registry, Sight};
-pub(crate) use gemini::FATAL as GEMINI_FATAL;
+pub use gemini::FATAL as GEMINI_FATAL;
 pub use id::{Family, Producer};
 pub use last_error::LastError;
 pub(crate) use last_error::truncated_after;
@@ -378,7 +379,7 @@ pub(crate) const PERMANENT_API_CODES: [&str; 14] = [
 /// `error.details.cause` of an `agent_error` whose run asked for structured output and whose
 /// model answered in text instead (Qwen Code's `error_during_execution` after prose): an answer
 /// failure, which `sojx run` retries with feedback.
-pub(crate) const NO_STRUCTURED_OUTPUT: &str = "no_structured_output";
+pub const NO_STRUCTURED_OUTPUT: &str = "no_structured_output";
 
 /// Whether an API's HTTP status says re-running cannot help: a 4xx, the request's own fault,
 /// but for 408 (request timeout), 409 (conflict) and 429 (rate limit), which can pass on a
@@ -540,7 +541,7 @@ pub(crate) fn content_text(content: &Value) -> Option<String> {
 }
 
 /// Shorten a text for a one-line human description.
-pub(crate) fn snippet(s: &str, max: usize) -> String {
+pub fn snippet(s: &str, max: usize) -> String {
     let one_line: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
     if one_line.chars().count() <= max {
         one_line

@@ -42,7 +42,7 @@ const MAX_JOBS: usize = 256;
 const PARALLEL_FROM: u64 = 1 << 20;
 
 /// Where the envelopes go, in input order.
-pub(crate) trait Out {
+pub trait Out {
     /// The envelopes of `docs` valid documents, already written as JSON lines (`rendered` is
     /// empty when nothing is printed for them: `-q`).
     fn valid(&mut self, rendered: &[u8], docs: u64) -> io::Result<()>;
@@ -54,7 +54,7 @@ pub(crate) trait Out {
 
 /// How `validate` runs.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Options {
+pub struct Options {
     pub max_line_bytes: usize,
     pub timeout: Option<Duration>,
     /// Worker threads for a large regular file (1: validate in the reading thread; `None`: one
@@ -66,7 +66,7 @@ pub(crate) struct Options {
 
 /// What a valid document's envelope becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ValidDocs {
+pub enum ValidDocs {
     /// An [`Envelope`] handed over ([`Out::envelope`]), as every other document's is.
     Envelopes,
     /// Compact JSON written as bytes, without an [`Envelope`] ([`Out::valid`]).
@@ -118,7 +118,7 @@ impl LineSink for Serial<'_, '_> {
 }
 
 /// Validate one input, with `--tee` and `--timeout`; `out` receives the envelopes in order.
-pub(crate) fn run_live(
+pub fn run_live(
     source: &Source,
     schema: &Schema,
     opts: Options,

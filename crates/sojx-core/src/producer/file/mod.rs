@@ -17,7 +17,7 @@ use serde_json::Value;
 use super::{Family, Producer};
 use crate::input::FileId;
 
-pub(crate) use builtin::spec_of;
+pub use builtin::spec_of;
 pub(crate) use events::{Events, Relabel};
 pub use load::{LoadError, MAX_FILE_BYTES, SCHEMA, load, parse};
 pub use shown::SHOWN_DEPTH;

@@ -13,7 +13,7 @@ use std::thread;
 
 /// Whether `sources` may be read in parallel: standard input named twice (`sojx extract - -`)
 /// must be read in order, the first reading it all, as a sequential run does.
-pub(crate) fn parallel_ok(sources: &[crate::input::Source]) -> bool {
+pub fn parallel_ok(sources: &[crate::input::Source]) -> bool {
     sources
         .iter()
         .filter(|s| matches!(s, crate::input::Source::Stdin))
@@ -38,12 +38,7 @@ pub(crate) fn cores() -> usize {
 
 /// Run `work` on every item, in parallel when `parallel`, and pass the results to `sink` in item
 /// order.
-pub(crate) fn for_each<T, R, W, S>(
-    items: &[T],
-    parallel: bool,
-    work: W,
-    mut sink: S,
-) -> io::Result<()>
+pub fn for_each<T, R, W, S>(items: &[T], parallel: bool, work: W, mut sink: S) -> io::Result<()>
 where
     T: Sync,
     R: Send,

@@ -37,7 +37,7 @@ use rules::Lint;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub(crate) enum Severity {
+pub enum Severity {
     Error,
     Warning,
     Info,
@@ -45,7 +45,7 @@ pub(crate) enum Severity {
 
 /// One finding.
 #[derive(Debug, Clone, Serialize)]
-pub(crate) struct Finding {
+pub struct Finding {
     /// JSON Pointer into the (unwrapped) schema; `""` is the root.
     pub pointer: String,
     /// `anthropic`, `openai`, `gemini`, `claude-code`, or `all`.
@@ -58,7 +58,7 @@ pub(crate) struct Finding {
 
 /// What a schema earns wherever it is compiled (`extract`, `validate`, `run`, `compare`): a
 /// warning per keyword typo, a constraint no validator enforces (lint's rule `keyword_typo`).
-pub(crate) fn schema_warnings(doc: &Value) -> Vec<Warning> {
+pub fn schema_warnings(doc: &Value) -> Vec<Warning> {
     typos(doc)
         .into_iter()
         .map(|(at, typo)| {
@@ -130,11 +130,7 @@ fn meta(doc: &Value, draft: Draft) -> Vec<Finding> {
 }
 
 /// Lint a schema document for the given providers.
-pub(crate) fn lint(
-    loaded: &SchemaDoc,
-    settings: &schema::Settings,
-    which: LintProvider,
-) -> Vec<Finding> {
+pub fn lint(loaded: &SchemaDoc, settings: &schema::Settings, which: LintProvider) -> Vec<Finding> {
     let doc = &loaded.document;
     let mut l = Lint {
         findings: meta(doc, draft_of(doc, settings.draft)),
@@ -169,11 +165,7 @@ pub(crate) fn lint(
 
 /// `sojx lint SCHEMA`, read with `settings`, for `provider` (`None`: every provider, its
 /// refusals as warnings): one envelope.
-pub(crate) fn run(
-    schema: &str,
-    settings: &schema::Settings,
-    provider: Option<LintProvider>,
-) -> Envelope {
+pub fn run(schema: &str, settings: &schema::Settings, provider: Option<LintProvider>) -> Envelope {
     let loaded = match schema::check_options(settings).and_then(|()| schema::read(schema)) {
         Ok(l) => l,
         Err(f) => return envelope::failure(Command::Lint, schema, f, Parts::default()),

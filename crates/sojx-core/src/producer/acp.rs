@@ -13,6 +13,10 @@
 
 use std::collections::HashMap;
 
+/// ACP's own error code: the agent needs `authenticate` first (its schema's `ErrorCode`,
+/// "Authentication required").
+pub const AUTH_REQUIRED: i64 = -32000;
+
 use serde_json::{Map, Value};
 
 use super::EventKind as Kind;
@@ -506,7 +510,7 @@ fn rpc_error(method: &str, e: &Value) -> Verdict {
         details,
     );
     Verdict::Failed(match code {
-        Some(crate::acp::AUTH_REQUIRED) => f.retryable(false).hint(
+        Some(AUTH_REQUIRED) => f.retryable(false).hint(
             "the agent needs to be logged in: set the key its authentication method names, or log in with the agent itself, then run it again",
         ),
         Some(-32602..=-32600) => f.retryable(false).hint(
