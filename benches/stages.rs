@@ -13,11 +13,11 @@ use std::path::{Path, PathBuf};
 
 use divan::{Bencher, black_box, counter::BytesCount};
 use serde_json::Value;
-use sojx::extract::Options;
-use sojx::framing::{Framer, Item};
-use sojx::input::{CHUNK, LineSplitter, Piece};
-use sojx::producer;
-use sojx::schema::{self, Schema};
+use sojx_core::extract::Options;
+use sojx_core::framing::{Framer, Item};
+use sojx_core::input::{CHUNK, LineSplitter, Piece};
+use sojx_core::producer;
+use sojx_core::schema::{self, Schema};
 
 fn main() {
     divan::main();
@@ -168,7 +168,7 @@ fn extraction(b: Bencher, fast: bool) {
         ..options(Some(&schema))
     };
     b.counter(BytesCount::new(s.len()))
-        .bench(|| sojx::extract::read(black_box(s), &opts).expect("read"));
+        .bench(|| sojx_core::extract::read(black_box(s), &opts).expect("read"));
 }
 
 /// `extract::read` on the whole stream, with the fast path (the default).
@@ -208,8 +208,8 @@ fn extract_validate_envelope(b: Bencher) {
     let schema = schema();
     let opts = options(Some(&schema));
     b.counter(BytesCount::new(s.len())).bench(|| {
-        let (outcome, warnings) = sojx::extract::read(Cursor::new(s), &opts).expect("read");
-        let env = sojx::extract::decide("<bench>", outcome, warnings, &opts);
+        let (outcome, warnings) = sojx_core::extract::read(Cursor::new(s), &opts).expect("read");
+        let env = sojx_core::extract::decide("<bench>", outcome, warnings, &opts);
         serde_json::to_vec(&env).map_or(0, |v| v.len())
     });
 }

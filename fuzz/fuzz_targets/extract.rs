@@ -6,8 +6,8 @@
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use sojx::extract::{Options, decide, read};
-use sojx::schema::{Schema, Settings};
+use sojx_core::extract::{Options, decide, read};
+use sojx_core::schema::{Schema, Settings};
 
 const SCHEMAS: [&str; 3] = [
     r#"{"type":"object","properties":{"verdict":{"enum":["pass","fail"]},"n":{"type":"integer"}},"required":["verdict"]}"#,
@@ -26,7 +26,7 @@ fn schemas() -> &'static Vec<Schema> {
                     schema: Some((*s).to_owned()),
                     ..Settings::default()
                 };
-                sojx::schema::load(&settings)
+                sojx_core::schema::load(&settings)
                     .expect("fuzz schemas compile")
                     .expect("some")
             })
@@ -35,7 +35,7 @@ fn schemas() -> &'static Vec<Schema> {
 }
 
 fn envelope(opts: &Options<'_>, chunks: &[&[u8]]) -> serde_json::Value {
-    let reads = sojx::input::Pieces::new(chunks.iter().copied());
+    let reads = sojx_core::input::Pieces::new(chunks.iter().copied());
     let (outcome, warnings) = read(reads, opts).expect("reading from memory succeeds");
     let env = decide("<fuzz>", outcome, warnings, opts);
     let ok = env.data().is_some();

@@ -6,12 +6,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sojx::extract::{Options, decide, read};
+use sojx_core::extract::{Options, decide, read};
 
 const INIT: &[u8] = b"{\"type\":\"system\",\"subtype\":\"init\",\"session_id\":\"s\",\"model\":\"m\"}\n";
 
 fn envelope(opts: &Options<'_>, input: &[u8]) -> serde_json::Value {
-    let reads = sojx::input::Pieces::new([INIT, input].into_iter());
+    let reads = sojx_core::input::Pieces::new([INIT, input].into_iter());
     let (outcome, warnings) = read(reads, opts).expect("reading from memory succeeds");
     let mut v = decide("<fuzz>", outcome, warnings, opts).into_value();
     v.as_object_mut().expect("object").remove("timestamp");

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sojx::framing::{Framer, Item};
-use sojx::input::{LineSplitter, Piece};
+use sojx_core::framing::{Framer, Item};
+use sojx_core::input::{LineSplitter, Piece};
 
 fuzz_target!(|data: &[u8]| {
     let max = 4096;
@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
         Piece::Line { no, bytes } => framer.line(no, bytes, &mut |item| {
             items += 1;
             if let Item::Value { value, .. } = &item {
-                let _ = sojx::producer::detect(value);
+                let _ = sojx_core::producer::detect(value);
             }
         }),
         Piece::TooLong { no } => framer.too_long(no),

@@ -4,9 +4,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sojx::extract::{Options, decide, read};
-use sojx::producer::Producer;
-use sojx::producer::file::{Origin, parse};
+use sojx_core::extract::{Options, decide, read};
+use sojx_core::producer::Producer;
+use sojx_core::producer::file::{Origin, parse};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, rest)) = data.split_first() else {
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
         max_candidates: 64,
         ..Options::default()
     };
-    let reads = sojx::input::Pieces::new([input]);
+    let reads = sojx_core::input::Pieces::new([input]);
     let (outcome, warnings) = read(reads, &opts).expect("reading from memory succeeds");
     let env = decide("<fuzz>", outcome, warnings, &opts);
     assert_eq!(env.exit_status().is_success(), env.data().is_some());

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use sojx::extract::{Options, decide, read};
-use sojx::producer::Producer;
+use sojx_core::extract::{Options, decide, read};
+use sojx_core::producer::Producer;
 
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, input)) = data.split_first() else {
@@ -25,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     sojx_fuzz_check(&env);
 });
 
-fn sojx_fuzz_check(env: &sojx::envelope::Envelope) {
+fn sojx_fuzz_check(env: &sojx_core::envelope::Envelope) {
     let ok = env.data().is_some();
     let err = env.error_kind().is_some();
     assert!(ok != err, "exactly one of data / error");

@@ -5,9 +5,9 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let _ = sojx::text::whole(&text);
-    let _ = sojx::text::looks_like_json(&text);
-    let mined = sojx::text::mine(&text, 64);
+    let _ = sojx_core::text::whole(&text);
+    let _ = sojx_core::text::looks_like_json(&text);
+    let mined = sojx_core::text::mine(&text, 64);
     assert!(mined.candidates.len() <= 64 + mined.broken.len() + 64);
     for (i, c) in mined.candidates.iter().enumerate() {
         assert_eq!(c.index, i + 1);

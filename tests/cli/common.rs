@@ -105,7 +105,8 @@ pub fn run(cmd: &mut Command) -> Run {
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             // Read exactly: serde_json's private number key is a key (issue 39, item 6).
-            sojx::json::from_str(l).unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {l}"))
+            sojx_core::json::from_str(l)
+                .unwrap_or_else(|e| panic!("stdout line is not JSON ({e}): {l}"))
         })
         .collect();
     for e in &envelopes {

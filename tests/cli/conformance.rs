@@ -25,8 +25,8 @@ use std::path::Path;
 
 use jsonschema::Draft;
 use serde_json::Value;
-use sojx::schema::tape::Tape;
-use sojx::schema::{self, Resource, Settings};
+use sojx_core::schema::tape::Tape;
+use sojx_core::schema::{self, Resource, Settings};
 
 use crate::common::{path_str, run, shared, sojx};
 

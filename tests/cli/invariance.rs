@@ -289,7 +289,7 @@ fn terminal_events() -> Vec<String> {
         json!({"type": "item.completed", "item": {"id": "i9", "type": "agent_message", "text": pass.to_string()}}).to_string(),
         json!({"session_id": "abc", "response": pass.to_string(), "stats": {"models": {}}}).to_string(),
     ];
-    let registry = &sojx::producer::file::BUILT_IN;
+    let registry = &sojx_core::producer::file::BUILT_IN;
     let mut dirs: Vec<_> = std::fs::read_dir(fixture("producers"))
         .unwrap()
         .map(|d| d.unwrap().path())
@@ -307,7 +307,7 @@ fn terminal_events() -> Vec<String> {
             text.lines()
                 .rev()
                 .find(|l| {
-                    sojx::json::from_str(l)
+                    sojx_core::json::from_str(l)
                         .is_ok_and(|v| v.is_object() && registry.detect_output(&v).is_some())
                 })
                 .map(str::to_owned)

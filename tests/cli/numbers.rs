@@ -41,7 +41,7 @@ fn validate_reads_the_private_number_key_as_a_key() {
             doc.clone(),
         );
         assert_eq!(r.code, 0, "{doc}: {}", r.stdout);
-        let v: Value = sojx::json::from_str(value).unwrap();
+        let v: Value = sojx_core::json::from_str(value).unwrap();
         assert_eq!(r.one()["data"], key(v), "{doc}");
         let r = run_stdin(
             &["validate", "--schema", r#"{"type":"number"}"#],

@@ -135,7 +135,7 @@ fn producers_lists_every_producer_with_where_it_comes_from() {
     assert_eq!(e["command"], "producers");
     let list = e["data"].as_array().unwrap();
     let ids: Vec<&str> = list.iter().map(|p| p["id"].as_str().unwrap()).collect();
-    for &p in sojx::producer::Producer::ALL {
+    for &p in sojx_core::producer::Producer::ALL {
         assert!(ids.contains(&p.id()), "{} is not listed", p.id());
     }
     assert!(ids.len() >= 26, "{} producers", ids.len());

@@ -210,7 +210,7 @@ fn sessions_are_normalized() {
 /// the README's `--from` table.
 #[test]
 fn every_producer_has_a_fixture_and_a_readme_row() {
-    use sojx::producer::Producer;
+    use sojx_core::producer::Producer;
     let cases: Vec<Value> =
         serde_json::from_str(&std::fs::read_to_string(fixture("producers/cases.json")).unwrap())
             .unwrap();

@@ -6,21 +6,21 @@
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use sojx::extract::{Options, decide, read};
+use sojx_core::extract::{Options, decide, read};
 
 use crate::common::{check_envelope, run_stdin};
 
 const SCHEMA: &str =
     r#"{"type":"object","properties":{"verdict":{"enum":["PASS","FAIL"]}},"required":["verdict"]}"#;
 
-fn schema() -> &'static sojx::schema::Schema {
-    static S: std::sync::OnceLock<sojx::schema::Schema> = std::sync::OnceLock::new();
+fn schema() -> &'static sojx_core::schema::Schema {
+    static S: std::sync::OnceLock<sojx_core::schema::Schema> = std::sync::OnceLock::new();
     S.get_or_init(|| {
-        let settings = sojx::schema::Settings {
+        let settings = sojx_core::schema::Settings {
             schema: Some(SCHEMA.to_owned()),
-            ..sojx::schema::Settings::default()
+            ..sojx_core::schema::Settings::default()
         };
-        sojx::schema::load(&settings).unwrap().unwrap()
+        sojx_core::schema::load(&settings).unwrap().unwrap()
     })
 }
 
@@ -36,7 +36,7 @@ fn options(with_schema: bool, repair: bool) -> Options<'static> {
 
 /// The envelope of `chunks` read in order, checked, without its timestamp.
 fn envelope(opts: &Options<'_>, chunks: &[&[u8]]) -> Value {
-    let reads = sojx::input::Pieces::new(chunks.iter().copied());
+    let reads = sojx_core::input::Pieces::new(chunks.iter().copied());
     let (outcome, warnings) = read(reads, opts).expect("reading from memory succeeds");
     let env = decide("<stdin>", outcome, warnings, opts);
     let code = env.exit_status().code();

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use serde_json::Value;
-use sojx::producer::Producer;
+use sojx_core::producer::Producer;
 
 use crate::common::{fixture, root};
 
@@ -54,10 +54,10 @@ fn values(path: &Path) -> Vec<Value> {
     };
     let mut out: Vec<Value> = text
         .lines()
-        .filter_map(|l| sojx::json::from_str(l.trim()).ok())
+        .filter_map(|l| sojx_core::json::from_str(l.trim()).ok())
         .collect();
     if out.is_empty()
-        && let Ok(v) = sojx::json::from_str(&text)
+        && let Ok(v) = sojx_core::json::from_str(&text)
     {
         out.push(v);
     }
@@ -98,7 +98,7 @@ fn shown() -> BTreeMap<&'static str, BTreeSet<String>> {
         let set = out.entry(p.id()).or_default();
         for f in files {
             for v in values(&f) {
-                if sojx::producer::detect(&v) == Some(p) {
+                if sojx_core::producer::detect(&v) == Some(p) {
                     places(&v, "", 0, set);
                 }
             }

@@ -24,7 +24,7 @@ pub fn cases() -> Vec<(PathBuf, Value)> {
         let text = std::fs::read_to_string(dir.join("cases.json"))
             .unwrap_or_else(|e| panic!("{}/cases.json: {e}", dir.display()));
         // Read exactly: serde_json's private number key is a key (issue 39, item 6).
-        let Value::Array(listed) = sojx::json::from_str(&text)
+        let Value::Array(listed) = sojx_core::json::from_str(&text)
             .unwrap_or_else(|e| panic!("{}/cases.json: {e}", dir.display()))
         else {
             panic!("{}/cases.json: not a list", dir.display())

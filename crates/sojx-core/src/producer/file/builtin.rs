@@ -56,7 +56,10 @@ mod tests {
             // What users' files go through: the schema, then the checks; the TOML in the source
             // says what the JSON compiled in says.
             let json = FILES.iter().find(|(i, ..)| *i == id).unwrap().2;
-            let path = format!("{}/producers/{id}.toml", env!("CARGO_MANIFEST_DIR"));
+            let path = format!(
+                "{}/producers/{id}.toml",
+                concat!(env!("CARGO_MANIFEST_DIR"), "/../..")
+            );
             let toml = std::fs::read_to_string(&path).unwrap();
             let as_json: serde_json::Value = serde_json::from_str(json).unwrap();
             let as_toml: serde_json::Value = toml::from_str(&toml).unwrap();

@@ -71,7 +71,7 @@ fn a_file_that_shares_a_producers_shapes_decides_where_its_detection_names_it() 
     assert_eq!(BUILT_IN.detect_output(&result), Some(Producer::ClaudeCode));
 
     // A fork's file whose init event does not claim: Claude Code's init line is held.
-    let f = Path::new(env!("CARGO_MANIFEST_DIR"))
+    let f = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .join("tests/fixtures/producer-files/claude-fork.toml");
     let r = Registry::load(std::slice::from_ref(&f), None).unwrap();
     let fork = r.resolve("claude-fork").unwrap();
