@@ -4,8 +4,9 @@
 use serde_json::{Map, Value};
 
 use super::spec::{
-    Activity, Cond, ErrorFields, Event, FORMAT, Failing, Origin, Path, Raw, RawEvent, RawResume,
-    RawSchemaFlag, Resume, SchemaFlagSpec, SessionFields, Spec, Test, Values, Wrong, wrong,
+    Activity, Cond, ErrorFields, Event, FORMAT, Failing, Origin, Path, Raw, RawError, RawEvent,
+    RawResume, RawSchemaFlag, RawSession, Resume, SchemaFlagSpec, SessionFields, Spec, Test,
+    Values, Wrong, wrong,
 };
 
 impl Spec {
@@ -81,44 +82,57 @@ fn event(e: RawEvent, at: &str) -> Result<Event, Wrong> {
             test: Test::Present(true),
         });
     }
-    let path = |p: &Option<String>, key: &str| -> Result<Option<Path>, Wrong> {
-        p.as_deref()
-            .map(|s| Path::parse(s, false).map_err(|m| wrong(format!("{at}/{key}"), m)))
-            .transpose()
-    };
     let failure = match e.failure {
         None | Some(Value::Bool(false)) => Failing::Never,
         Some(Value::Bool(true)) => Failing::Always,
         Some(Value::Object(o)) => Failing::When(conds(&o, &format!("{at}/failure"))?),
         Some(_) => return Err(wrong(format!("{at}/failure"), "a boolean or a table")),
     };
-    let error = match &e.error {
-        None => None,
-        Some(r) => {
-            let p = |s: &Option<String>, key: &str| {
-                s.as_deref()
-                    .map(|s| {
-                        Path::parse(s, true).map_err(|m| wrong(format!("{at}/error/{key}"), m))
-                    })
-                    .transpose()
-            };
-            Some(ErrorFields {
-                // `*` in an error field: the first element's (goose's error content block).
-                message: Path::parse(&r.message, true)
-                    .map_err(|m| wrong(format!("{at}/error/message"), m))?,
-                code: p(&r.code, "code")?,
-                status: p(&r.status, "status")?,
-                retryable: p(&r.retryable, "retryable")?,
-            })
-        }
-    };
-    let s = e.session.unwrap_or_default();
-    let sp = |p: &Option<String>, key: &str| {
-        p.as_deref()
-            .map(|s| Path::parse(s, false).map_err(|m| wrong(format!("{at}/session/{key}"), m)))
-            .transpose()
-    };
-    let session = SessionFields {
+    let error = e.error.as_ref().map(|r| error_fields(r, at)).transpose()?;
+    let session = session_fields(&e.session.unwrap_or_default(), at)?;
+    let identity = e
+        .identity
+        .iter()
+        .enumerate()
+        .map(|(i, p)| Path::parse(p, false).map_err(|m| wrong(format!("{at}/identity/{i}"), m)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let activity = activity(e.activity.as_deref(), at)?;
+    let append = appends(e.text_mode.as_deref(), at)?;
+    Ok(Event {
+        name: e.name,
+        when,
+        claims: e.claims,
+        text: place(e.text.as_deref(), false, at, "text")?,
+        append,
+        structured: place(e.structured.as_deref(), false, at, "structured")?,
+        reset: e.reset,
+        retry: e.retry,
+        end: e.end,
+        failure,
+        error,
+        session,
+        identity,
+        activity,
+    })
+}
+
+/// An event's `[error]`: where its message, code, status and retryability are.
+fn error_fields(r: &RawError, at: &str) -> Result<ErrorFields, Wrong> {
+    let at = &format!("{at}/error");
+    Ok(ErrorFields {
+        // `*` in an error field: the first element's (goose's error content block).
+        message: Path::parse(&r.message, true).map_err(|m| wrong(format!("{at}/message"), m))?,
+        code: place(r.code.as_deref(), true, at, "code")?,
+        status: place(r.status.as_deref(), true, at, "status")?,
+        retryable: place(r.retryable.as_deref(), true, at, "retryable")?,
+    })
+}
+
+/// An event's `[session]`: where the run's id, model, turns, time, cost and tokens are.
+fn session_fields(s: &RawSession, at: &str) -> Result<SessionFields, Wrong> {
+    let at = &format!("{at}/session");
+    let sp = |p: &Option<String>, key: &str| place(p.as_deref(), false, at, key);
+    Ok(SessionFields {
         id: sp(&s.id, "id")?,
         model: sp(&s.model, "model")?,
         turns: sp(&s.turns, "turns")?,
@@ -131,51 +145,41 @@ fn event(e: RawEvent, at: &str) -> Result<Event, Wrong> {
             &s.cache_creation_input_tokens,
             "cache_creation_input_tokens",
         )?,
-    };
-    let identity = e
-        .identity
-        .iter()
-        .enumerate()
-        .map(|(i, p)| Path::parse(p, false).map_err(|m| wrong(format!("{at}/identity/{i}"), m)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let activity = match e.activity.as_deref() {
-        None => None,
-        Some("info") => Some(Activity::Info),
-        Some("tool") => Some(Activity::Tool),
-        Some("retry") => Some(Activity::Retry),
-        Some(other) => {
-            return Err(wrong(
-                format!("{at}/activity"),
-                format!("`{other}` is not one of info, tool, retry"),
-            ));
-        }
-    };
-    let append = match e.text_mode.as_deref() {
-        None | Some("last") => false,
-        Some("append") => true,
-        Some(other) => {
-            return Err(wrong(
-                format!("{at}/text_mode"),
-                format!("`{other}` is not one of last, append"),
-            ));
-        }
-    };
-    Ok(Event {
-        name: e.name,
-        when,
-        claims: e.claims,
-        text: path(&e.text, "text")?,
-        append,
-        structured: path(&e.structured, "structured")?,
-        reset: e.reset,
-        retry: e.retry,
-        end: e.end,
-        failure,
-        error,
-        session,
-        identity,
-        activity,
     })
+}
+
+/// A place a file may leave out (`any`: `*` allowed as a token), a mistake in it named at
+/// `{at}/{key}`.
+fn place(p: Option<&str>, any: bool, at: &str, key: &str) -> Result<Option<Path>, Wrong> {
+    p.map(|s| Path::parse(s, any).map_err(|m| wrong(format!("{at}/{key}"), m)))
+        .transpose()
+}
+
+/// An event's `activity`: how `--activity` shows it, if at all.
+fn activity(name: Option<&str>, at: &str) -> Result<Option<Activity>, Wrong> {
+    match name {
+        None => Ok(None),
+        Some("info") => Ok(Some(Activity::Info)),
+        Some("tool") => Ok(Some(Activity::Tool)),
+        Some("retry") => Ok(Some(Activity::Retry)),
+        Some(other) => Err(wrong(
+            format!("{at}/activity"),
+            format!("`{other}` is not one of info, tool, retry"),
+        )),
+    }
+}
+
+/// An event's `text_mode`: whether its text is appended to the text before it (`append`) or
+/// replaces it (`last`, the default).
+fn appends(text_mode: Option<&str>, at: &str) -> Result<bool, Wrong> {
+    match text_mode {
+        None | Some("last") => Ok(false),
+        Some("append") => Ok(true),
+        Some(other) => Err(wrong(
+            format!("{at}/text_mode"),
+            format!("`{other}` is not one of last, append"),
+        )),
+    }
 }
 
 /// Conditions from a table: `place = value` (equal), `place = [values]` (one of them),
@@ -257,7 +261,6 @@ fn schema_flag(f: RawSchemaFlag, resume: Option<&Resume>) -> Result<SchemaFlagSp
 /// `[resume]`: its words' placeholders known, the session id there, and the feedback never a
 /// word an agent could read as an option (after a `--`, in a `--flag={feedback}`, or on stdin).
 fn resume(r: RawResume) -> Result<Resume, Wrong> {
-    const PLACEHOLDERS: [&str; 3] = ["{session_id}", "{feedback}", "{carried}"];
     for (i, p) in r.programs.iter().enumerate() {
         if p.is_empty() || p.contains(['/', '\\']) {
             return Err(wrong(
@@ -266,10 +269,26 @@ fn resume(r: RawResume) -> Result<Resume, Wrong> {
             ));
         }
     }
+    check_argv(&r.argv, r.stdin)?;
+    let carry = carried_flags(r.carry)?;
+    Ok(Resume {
+        programs: r.programs,
+        argv: r.argv,
+        stdin: r.stdin,
+        carry,
+        not_saved: r.not_saved,
+    })
+}
+
+/// `[resume]`'s `argv`: every `{…}` a placeholder, the session named, `{carried}` a word of its
+/// own and there once at most, the feedback there once and safe from being read as an option
+/// (or on stdin, with `stdin`).
+fn check_argv(argv: &[String], stdin: bool) -> Result<(), Wrong> {
+    const PLACEHOLDERS: [&str; 3] = ["{session_id}", "{feedback}", "{carried}"];
     let mut feedback = Vec::new();
     let mut session = false;
     let mut carried = 0;
-    for (i, w) in r.argv.iter().enumerate() {
+    for (i, w) in argv.iter().enumerate() {
         let at = || format!("/resume/argv/{i}");
         // Every `{…}` in a word is one of the placeholders.
         let mut rest = w.as_str();
@@ -291,7 +310,7 @@ fn resume(r: RawResume) -> Result<Resume, Wrong> {
             carried += 1;
         }
         if w.contains("{feedback}") {
-            let after_dashes = r.argv[..i].iter().any(|w| w == "--");
+            let after_dashes = argv[..i].iter().any(|w| w == "--");
             let attached = w.starts_with('-')
                 && w.find('=')
                     .is_some_and(|eq| eq < w.find("{feedback}").unwrap_or(0));
@@ -314,7 +333,7 @@ fn resume(r: RawResume) -> Result<Resume, Wrong> {
     if carried > 1 {
         return Err(wrong("/resume/argv", "{carried} is there more than once"));
     }
-    match (r.stdin, feedback.len()) {
+    match (stdin, feedback.len()) {
         (true, 0) | (false, 1) => {}
         (true, _) => {
             return Err(wrong(
@@ -332,8 +351,14 @@ fn resume(r: RawResume) -> Result<Resume, Wrong> {
             return Err(wrong("/resume/argv", "{feedback} is there more than once"));
         }
     }
-    let mut carry = Vec::with_capacity(r.carry.len());
-    for (flag, n) in r.carry {
+    Ok(())
+}
+
+/// `[resume]`'s `carry`: the flags carried to the resumed run, each with how many values it
+/// takes.
+fn carried_flags(table: Map<String, Value>) -> Result<Vec<(String, Values)>, Wrong> {
+    let mut carry = Vec::with_capacity(table.len());
+    for (flag, n) in table {
         let at = || {
             format!(
                 "/resume/carry/{}",
@@ -356,11 +381,5 @@ fn resume(r: RawResume) -> Result<Resume, Wrong> {
         };
         carry.push((flag, values));
     }
-    Ok(Resume {
-        programs: r.programs,
-        argv: r.argv,
-        stdin: r.stdin,
-        carry,
-        not_saved: r.not_saved,
-    })
+    Ok(carry)
 }
