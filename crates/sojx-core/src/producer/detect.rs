@@ -294,14 +294,7 @@ fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
         };
     }
     match ty {
-        "system" => {
-            let sub = o.get("subtype").and_then(Value::as_str);
-            if sub == Some("session_start") || o.contains_key("qwen_code_version") {
-                Some(Producer::QwenCode)
-            } else {
-                Some(claude_like_variant(o))
-            }
-        }
+        "system" => Some(detect_system(o)),
         "assistant"
         | "user"
         | "stream_event"
@@ -320,25 +313,7 @@ fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
             Some(Producer::Cursor)
         }
         "interaction_query" => Some(Producer::Cursor),
-        // Gemini CLI's result has a `status` and its `stats` or `timestamp`; IBM Bob Shell's
-        // adds a `last_message`, which Gemini CLI never prints.
-        "result"
-            if o.contains_key("status")
-                && !o.contains_key("subtype")
-                && (o.contains_key("stats")
-                    || o.get("timestamp").is_some_and(Value::is_string))
-                && !o.contains_key("last_message") =>
-        {
-            Some(Producer::GeminiCli)
-        }
-        // The Claude Code family's result has a `subtype` or `is_error`; GitHub Copilot CLI's
-        // `{"type": "result", "sessionId", "exitCode", "usage"}` has neither.
-        "result"
-            if o.get("subtype").is_some_and(Value::is_string)
-                || o.get("is_error").is_some_and(Value::is_boolean) =>
-        {
-            Some(claude_like_variant(o))
-        }
+        "result" => detect_result(o),
         "init" if o.get("timestamp").is_some_and(Value::is_string) => Some(Producer::GeminiCli),
         "tool_use" | "tool_result" if o.contains_key("tool_id") => Some(Producer::GeminiCli),
         "message" => {
@@ -369,6 +344,38 @@ fn detect_object(o: &Map<String, Value>) -> Option<Producer> {
         "request_user_input" => Some(Producer::Codex),
         _ => None,
     }
+}
+
+/// A `system` event: Qwen Code's (its `session_start`, or its version named), else the Claude
+/// Code family's.
+fn detect_system(o: &Map<String, Value>) -> Producer {
+    let sub = o.get("subtype").and_then(Value::as_str);
+    if sub == Some("session_start") || o.contains_key("qwen_code_version") {
+        Producer::QwenCode
+    } else {
+        claude_like_variant(o)
+    }
+}
+
+/// A `result` event: Gemini CLI's, the Claude Code family's, or one sojx does not know.
+fn detect_result(o: &Map<String, Value>) -> Option<Producer> {
+    // Gemini CLI's result has a `status` and its `stats` or `timestamp`; IBM Bob Shell's
+    // adds a `last_message`, which Gemini CLI never prints.
+    if o.contains_key("status")
+        && !o.contains_key("subtype")
+        && (o.contains_key("stats") || o.get("timestamp").is_some_and(Value::is_string))
+        && !o.contains_key("last_message")
+    {
+        return Some(Producer::GeminiCli);
+    }
+    // The Claude Code family's result has a `subtype` or `is_error`; GitHub Copilot CLI's
+    // `{"type": "result", "sessionId", "exitCode", "usage"}` has neither.
+    if o.get("subtype").is_some_and(Value::is_string)
+        || o.get("is_error").is_some_and(Value::is_boolean)
+    {
+        return Some(claude_like_variant(o));
+    }
+    None
 }
 
 /// Claude Code, Amp, Cursor and Qwen Code share one event vocabulary; tell them apart by the
