@@ -245,39 +245,13 @@ impl Framer {
             self.stats.invalid_utf8 += 1;
         }
 
-        if let State::Doc { start, buf, scan } = &mut self.state {
+        if let State::Doc { buf, scan, .. } = &mut self.state {
             let before = buf.len();
             buf.extend_from_slice(bytes);
             buf.push(b'\n');
             let closed = scan.close_in(bytes).map(|end| before + end + 1);
             if closed.is_some() || buf.len() > self.max_doc {
-                let start = *start;
-                let State::Doc { buf, .. } = std::mem::replace(&mut self.state, State::Normal)
-                else {
-                    unreachable!("matched above")
-                };
-                let parsed = if closed.is_some() {
-                    parse_counted(&mut self.stats, start, &buf)
-                } else {
-                    None
-                };
-                if let Some(value) = parsed {
-                    self.stats.values += 1;
-                    out(Item::Value { line: start, value });
-                } else {
-                    // Text glued after the closing bracket (`}Ripgrep is not available…`).
-                    let glued = closed.is_some_and(|end| {
-                        let after = trim(&buf[end..]);
-                        !after.is_empty()
-                            && crate::json::from_slice(&buf[..end]).is_ok_and(|value| {
-                                self.glued_value((start, no), &buf[..end], value, b"", after, out)
-                            })
-                    });
-                    if !glued {
-                        self.stats.text_lines += 1;
-                        out(Item::Junk { line: start });
-                    }
-                }
+                self.end_doc(no, closed, out);
             }
             return;
         }
@@ -314,20 +288,8 @@ impl Framer {
                 out(Item::Value { line: no, value });
                 return;
             }
-            let mut scan = DepthScan::default();
-            match scan.close_in(t) {
-                None if scan.depth() > 0 => {
-                    let mut buf = Vec::with_capacity(t.len() + 1);
-                    buf.extend_from_slice(t);
-                    buf.push(b'\n');
-                    self.state = State::Doc {
-                        start: no,
-                        buf,
-                        scan,
-                    };
-                    return;
-                }
-                _ => {}
+            if self.open_doc(no, t) {
+                return;
             }
         }
         // Text glued to an event (`{…}Ripgrep is not available.`, `[dotenv@17] …{…}`), or
@@ -337,6 +299,57 @@ impl Framer {
         }
         self.stats.text_lines += 1;
         out(Item::Junk { line: no });
+    }
+
+    /// Whether line `no` (trimmed: `t`), a value that did not parse, opens a multi-line
+    /// document: its brackets stay open at its end. If so, the document is read from it on.
+    fn open_doc(&mut self, no: u64, t: &[u8]) -> bool {
+        let mut scan = DepthScan::default();
+        match scan.close_in(t) {
+            None if scan.depth() > 0 => {
+                let mut buf = Vec::with_capacity(t.len() + 1);
+                buf.extend_from_slice(t);
+                buf.push(b'\n');
+                self.state = State::Doc {
+                    start: no,
+                    buf,
+                    scan,
+                };
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// The multi-line document ended on line `no`: closed (`closed`: where, in its bytes) or
+    /// past the size limit. Its value, the value with text glued after it, or a junk item.
+    fn end_doc(&mut self, no: u64, closed: Option<usize>, out: &mut dyn FnMut(Item)) {
+        let State::Doc { start, buf, .. } = std::mem::replace(&mut self.state, State::Normal)
+        else {
+            unreachable!("called with a document open")
+        };
+        let parsed = if closed.is_some() {
+            parse_counted(&mut self.stats, start, &buf)
+        } else {
+            None
+        };
+        if let Some(value) = parsed {
+            self.stats.values += 1;
+            out(Item::Value { line: start, value });
+            return;
+        }
+        // Text glued after the closing bracket (`}Ripgrep is not available…`).
+        let glued = closed.is_some_and(|end| {
+            let after = trim(&buf[end..]);
+            !after.is_empty()
+                && crate::json::from_slice(&buf[..end]).is_ok_and(|value| {
+                    self.glued_value((start, no), &buf[..end], value, b"", after, out)
+                })
+        });
+        if !glued {
+            self.stats.text_lines += 1;
+            out(Item::Junk { line: start });
+        }
     }
 
     /// End of input.
