@@ -265,13 +265,7 @@ impl<'t> Iterator for Fences<'t> {
 /// span still open at the end is a cut-off value. Every span is tried at most once, so the
 /// scan is linear.
 fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, mined: &mut Mined) {
-    // Brackets of prose still open (`(see [the docs`), and where: a closer of their kind
-    // closes them.
-    let mut prose: Vec<(u8, usize)> = Vec::new();
-    // How many of each kind are open (`{`, `[`), so that a closer with no opener of its kind
-    // costs nothing (a stack of `[` and a run of `}` stays linear).
-    let mut open_kinds = [0usize; 2];
-    let kind = |b: u8| usize::from(matches!(b, b'[' | b']'));
+    let mut prose = Prose::default();
     // The chain being read: where it starts, how many candidates and broken values were
     // found before it, and whether it holds a `,` or `:` between its values (member syntax).
     let mut chain: Option<Chain> = None;
@@ -313,17 +307,11 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
                 continue;
             }
             b'{' | b'[' => {
-                prose.push((b, i));
-                open_kinds[kind(b)] += 1;
+                prose.open(b, i);
                 chain = None;
             }
             b'}' | b']' => {
-                let open = if b == b'}' { b'{' } else { b'[' };
-                let opener = if open_kinds[kind(b)] > 0 {
-                    prose.iter().rposition(|&o| o.0 == open)
-                } else {
-                    None
-                };
+                let opener = prose.opener(b);
                 let chain = chain.take();
                 // A closer after a chain ends it. A closer no bracket opened means the value
                 // before it ended early; so does one that closes a bracket of "prose" around
@@ -331,24 +319,14 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
                 // bracket was broken). Either way the whole span is one broken value.
                 let broken_from = match (chain, opener) {
                     (Some(c), None) => Some((c, c.start)),
-                    (Some(c), Some(p)) if c.separated => Some((c, prose[p].1.min(c.start))),
+                    (Some(c), Some(p)) if c.separated => Some((c, prose.at(p).min(c.start))),
                     _ => None,
                 };
                 if let Some((c, start)) = broken_from {
-                    mined.candidates.truncate(c.candidates);
-                    mined.broken.truncate(c.broken);
-                    mined.broken.push(Broken {
-                        kind: SourceKind::Embedded,
-                        text: text[start..=i].to_owned(),
-                        offset: start,
-                        line: lines.of(start),
-                    });
+                    broken_chain(text, c, start, i, lines, mined);
                 }
                 if let Some(p) = opener {
-                    for &(o, _) in &prose[p..] {
-                        open_kinds[kind(o)] -= 1;
-                    }
-                    prose.truncate(p);
+                    prose.close(p);
                 }
             }
             _ if chain.is_some() => {
@@ -365,6 +343,76 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
         }
         i += 1;
     }
+}
+
+/// Brackets of prose still open (`(see [the docs`), and where: a closer of their kind closes
+/// them.
+#[derive(Default)]
+struct Prose {
+    stack: Vec<(u8, usize)>,
+    /// How many of each kind are open (`{`, `[`), so that a closer with no opener of its kind
+    /// costs nothing (a stack of `[` and a run of `}` stays linear).
+    kinds: [usize; 2],
+}
+
+impl Prose {
+    /// The kind of a bracket, opening or closing: 0 for braces, 1 for square brackets.
+    #[inline]
+    fn kind(b: u8) -> usize {
+        usize::from(matches!(b, b'[' | b']'))
+    }
+
+    /// A bracket of prose `b` opened at `at`.
+    #[inline]
+    fn open(&mut self, b: u8, at: usize) {
+        self.stack.push((b, at));
+        self.kinds[Self::kind(b)] += 1;
+    }
+
+    /// The innermost open bracket that the closer `b` closes: its place on the stack.
+    #[inline]
+    fn opener(&self, b: u8) -> Option<usize> {
+        let open = if b == b'}' { b'{' } else { b'[' };
+        if self.kinds[Self::kind(b)] > 0 {
+            self.stack.iter().rposition(|&o| o.0 == open)
+        } else {
+            None
+        }
+    }
+
+    /// Where the bracket at place `p` on the stack is in the text.
+    fn at(&self, p: usize) -> usize {
+        self.stack[p].1
+    }
+
+    /// The bracket at place `p` closed, and every one opened after it with it.
+    #[inline]
+    fn close(&mut self, p: usize) {
+        for &(o, _) in &self.stack[p..] {
+            self.kinds[Self::kind(o)] -= 1;
+        }
+        self.stack.truncate(p);
+    }
+}
+
+/// The chain `c`, ended early by the closer at `end`, is one broken value from `start`: what
+/// was found inside it is dropped.
+fn broken_chain(
+    text: &str,
+    c: Chain,
+    start: usize,
+    end: usize,
+    lines: &mut Lines<'_>,
+    mined: &mut Mined,
+) {
+    mined.candidates.truncate(c.candidates);
+    mined.broken.truncate(c.broken);
+    mined.broken.push(Broken {
+        kind: SourceKind::Embedded,
+        text: text[start..=end].to_owned(),
+        offset: start,
+        line: lines.of(start),
+    });
 }
 
 /// Values in the text joined by JSON tokens (`{"a": "x"}, "b": "y"`), read as they come.
