@@ -1,6 +1,6 @@
 //! `sojx run`'s agent process: COMMAND found and checked (`launch`) and started without a shell
 //! in its own process group ([`spawn`]; on Linux through sojx itself, in a group its guard
-//! leads, `trampoline`, so that the agent and its group die with sojx), its stdout read as an
+//! leads, `trampoline` and `guard`, so that the agent and its group die with sojx), its stdout read as an
 //! input and its stderr passed on with its tail kept (`pipes`), bounded by `--timeout` and
 //! `--kill-after`, the signals sojx gets forwarded to its group (`signals`), and how it ended
 //! told ([`Report`]) (`supervise`). Nothing here decides what the output means: the caller's
@@ -12,6 +12,8 @@
 
 #[cfg(unix)]
 mod conclude;
+#[cfg(target_os = "linux")]
+mod guard;
 #[cfg(unix)]
 mod launch;
 #[cfg(unix)]
@@ -36,6 +38,8 @@ use crate::error::{ErrorKind, Failure, Operation};
 
 #[cfg(unix)]
 pub(crate) use conclude::{conclude, interrupted};
+#[cfg(target_os = "linux")]
+pub(crate) use guard::{GUARD, guarding};
 #[cfg(unix)]
 pub(crate) use launch::SH;
 pub(crate) use resume::{Profile, SchemaFlag};
@@ -47,7 +51,7 @@ pub(crate) use signals::Interrupts;
 #[cfg(unix)]
 pub(crate) use supervise::{AgentEnd, Bounds, supervise};
 #[cfg(target_os = "linux")]
-pub(crate) use trampoline::{ARG as TRAMPOLINE, GUARD, exec as trampoline, guarding};
+pub(crate) use trampoline::{ARG as TRAMPOLINE, exec as trampoline};
 
 /// What the threads of a supervised run tell the loop that waits for them; `E` is what the
 /// work reports as it goes (`--activity` events).
@@ -167,7 +171,7 @@ impl Agent {
 /// On Linux the agent starts through sojx itself ([`trampoline`]), with SIGKILL as its
 /// parent-death signal, which is sent when the thread that started it ends: call this on a
 /// thread that lives as long as sojx (the main thread). A guard started first leads the group
-/// the agent joins, and ends the group when sojx dies ([`trampoline::guard`]).
+/// the agent joins, and ends the group when sojx dies ([`guard`]).
 #[cfg(unix)]
 pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<Agent, Failure> {
     let Some((given, args)) = spec.argv.split_first() else {
@@ -189,7 +193,7 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
     };
     // The guard first, leading the group the agent joins (Linux).
     #[cfg(target_os = "linux")]
-    let mut guard = trampoline::guard().ok();
+    let mut guard = guard::start().ok();
     #[cfg(not(target_os = "linux"))]
     let mut guard: Option<Child> = None;
     let group = guard.as_ref().map_or(0, Child::id);

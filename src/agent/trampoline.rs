@@ -1,5 +1,5 @@
 //! The agent's start on Linux: sojx starts itself, `/proc/self/exe __sojx-exec PARENT NONCE
-//! FILE ARGV0 ARGS…`, in the agent's new process group (its [`guard`] leads it); that process sets its
+//! FILE ARGV0 ARGS…`, in the agent's new process group (its [`guard`](super::guard) leads it); that process sets its
 //! parent-death signal to SIGKILL, checks that sojx is still its parent, and executes COMMAND,
 //! which keeps the signal (prctl(2): it survives execve, but for set-user-ID and set-group-ID
 //! programs and programs with file capabilities). So a sojx killed with SIGKILL takes its agent
@@ -8,7 +8,7 @@
 //!
 //! The signal is sent when the *thread* that started the process ends: sojx starts every agent
 //! on its main thread ([`super::spawn`]), which lives as long as sojx. It reaches the agent
-//! alone; the [`guard`] in the agent's group kills the rest of the group.
+//! alone; the [`guard`](super::guard) in the agent's group kills the rest of the group.
 //!
 //! When executing COMMAND fails there (what sojx checked before has changed, or what it does
 //! not check: a file open for writing), that process writes one record to its stderr, which is
@@ -30,7 +30,7 @@ use rustix::process::{Signal, getpid, getppid, set_parent_process_death_signal};
 pub(crate) const ARG: &str = "__sojx-exec";
 
 /// sojx's own program.
-const SELF: &str = "/proc/self/exe";
+pub(super) const SELF: &str = "/proc/self/exe";
 
 /// A number no one can guess, for the record of one start.
 pub(super) fn nonce() -> u64 {
@@ -100,68 +100,6 @@ pub(crate) fn exec(args: &[OsString], stderr: &mut dyn Write) -> u8 {
     } else {
         126
     }
-}
-
-/// The first argument that makes sojx the guard of an agent's process group.
-pub(crate) const GUARD: &str = "__sojx-guard";
-
-/// Start the guard of the agent's process group, before the agent: sojx itself,
-/// `__sojx-guard`, as the leader of a new group that the agent then joins (so that no agent
-/// runs a moment without its guard), its stdin a pipe that sojx holds (and no other process:
-/// std's pipes close on exec). When sojx dies, however it dies, the kernel closes that pipe and
-/// the guard kills its own process group, the agent's: the processes the agent started, which
-/// the parent-death signal (the agent's alone) does not reach. Killing its own group is safe
-/// from a reused id: the guard leads it, so the id is taken while it lives. sojx kills the
-/// group, the guard with it, when the attempt ends.
-pub(super) fn guard() -> std::io::Result<std::process::Child> {
-    use std::process::Stdio;
-    Command::new(SELF)
-        .arg0("sojx")
-        .arg(GUARD)
-        .arg(getpid().as_raw_nonzero().to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-}
-
-/// The guard: wait for the end of `stdin` (sojx's end of the pipe closed), then kill this
-/// process's group. The signals sent to the group (forwarded by sojx, or an agent's own
-/// `kill 0`) do not end it first: the guard keeps the group until sojx is gone.
-///
-/// `args` name sojx's pid: the guard keeps nothing unless sojx is its parent and it is in a
-/// group other than sojx's (the agent's), so that `sojx __sojx-guard` typed in a shell never
-/// kills the shell's job (exit status 2).
-pub(crate) fn guarding(args: &[OsString], stdin: &mut dyn std::io::Read) -> u8 {
-    let parent = match args {
-        [p] => p.to_str().and_then(|p| p.parse::<i32>().ok()),
-        _ => None,
-    };
-    let ppid = getppid().map(|p| p.as_raw_nonzero().get());
-    let Some(parent) = parent.filter(|&p| ppid == Some(p)) else {
-        return 2;
-    };
-    let parents_group =
-        rustix::process::Pid::from_raw(parent).and_then(|p| rustix::process::getpgid(Some(p)).ok());
-    if parents_group.is_none_or(|g| g == rustix::process::getpgrp()) {
-        return 2;
-    }
-    let got = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    for sig in super::signals::CAUGHT {
-        let _ = signal_hook::flag::register(sig, std::sync::Arc::clone(&got));
-    }
-    let mut buf = [0u8; 64];
-    loop {
-        match stdin.read(&mut buf) {
-            Ok(0) => break,
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
-    }
-    let _ = rustix::process::kill_current_process_group(Signal::KILL);
-    0
 }
 
 #[cfg(test)]
