@@ -1,12 +1,13 @@
 //! The invariants docs/ARCHITECTURE.md states about the source tree, checked in both crates of
 //! the workspace (`sojx-core`, the engine, in crates/sojx-core/src; `sojx`, the command line, in
 //! src): no source file over 600 lines and no function over 100, no import cycle between a
-//! crate's top-level modules, each module importing only the layers its row of [`CORE_LAYERS`]
-//! or [`CLI_LAYERS`] allows (that the engine never imports the command line, the compiler
-//! holds: the crates), the environment read only in `src/cmd/`, clap and `crate::cli` known
-//! only in `src/cli/` and `src/cmd/`, and nothing printed to the process's streams with the
-//! print macros.
+//! crate's top-level modules (nor between the files of `src/agent/`), each module importing
+//! only the layers its row of [`CORE_LAYERS`] or [`CLI_LAYERS`] allows (that the engine never
+//! imports the command line, the compiler holds: the crates), the environment read only in
+//! `src/cmd/`, clap and `crate::cli` known only in `src/cli/` and `src/cmd/`, and nothing
+//! printed to the process's streams with the print macros.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use crate::common::{root, shared};
@@ -246,14 +247,24 @@ fn modules_named(code: &str) -> Vec<String> {
 
 /// [`modules_named`], each with where in `code` it is named.
 fn modules_named_at(code: &str) -> Vec<(usize, String)> {
+    named_after(code, "crate::")
+}
+
+/// The first segment of every path that starts with `prefix` (`crate::`, `super::`), grouped
+/// imports' entries each, with where in `code` it is named; not where `prefix` continues a path
+/// (`super::super::`).
+fn named_after(code: &str, prefix: &str) -> Vec<(usize, String)> {
     let ident = |s: &str| -> String {
         s.chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
             .collect()
     };
     let mut out = Vec::new();
-    for (i, _) in code.match_indices("crate::") {
-        let at = i + "crate::".len();
+    for (i, _) in code.match_indices(prefix) {
+        if code[..i].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+            continue;
+        }
+        let at = i + prefix.len();
         let rest = &code[at..];
         if let Some(group) = rest.strip_prefix('{') {
             // The group's top-level entries, up to its closing brace.
@@ -325,7 +336,6 @@ fn module_code() -> Vec<ModuleCode> {
 /// tool judges (test modules and comments left out).
 #[test]
 fn no_module_cycle_through_grouped_imports() {
-    use std::collections::{BTreeMap, BTreeSet};
     let code = module_code();
     for (krate, _) in CRATES {
         let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -347,26 +357,130 @@ fn no_module_cycle_through_grouped_imports() {
         for e in edges.values_mut() {
             e.retain(|m| names.contains(m));
         }
-        // A module that reaches itself through others is in a cycle.
-        let mut cycles = Vec::new();
-        for start in edges.keys() {
-            let mut seen = BTreeSet::new();
-            let mut stack: Vec<&String> = edges[start].iter().collect();
-            while let Some(m) = stack.pop() {
-                if m == start {
-                    cycles.push(start.clone());
-                    break;
-                }
-                if seen.insert(m) {
-                    stack.extend(edges[m].iter());
-                }
-            }
-        }
+        let cycles = in_cycles(&edges);
         assert!(
             cycles.is_empty(),
             "{krate}: modules in an import cycle: {cycles:?}\n{edges:#?}"
         );
     }
+}
+
+/// The nodes of `edges` that reach themselves through others: those in a cycle.
+fn in_cycles(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    let mut cycles = Vec::new();
+    for start in edges.keys() {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<&String> = edges[start].iter().collect();
+        while let Some(m) = stack.pop() {
+            if m == start {
+                cycles.push(start.clone());
+                break;
+            }
+            if seen.insert(m) {
+                stack.extend(edges.get(m).into_iter().flatten());
+            }
+        }
+    }
+    cycles
+}
+
+/// No import cycle between the files of `src/agent/` (issue 57: `pipes.rs` → `trampoline.rs` →
+/// `signals.rs` → `pipes.rs` was one), each file a node and a subfolder (`resume/`) one node
+/// with its files; test modules and `tests.rs` files left out. `mod.rs` is the folder's face,
+/// not a node: it declares the files, and its own items (`Event`, `Agent`, `Report`) are what
+/// they share; a name it re-exports is its file's.
+#[test]
+fn no_import_cycle_between_the_files_of_agent() {
+    let files: Vec<(String, String)> = module_code()
+        .into_iter()
+        .filter(|m| m.krate == "sojx" && !m.path.ends_with("/tests.rs"))
+        .filter_map(|m| Some((m.path.strip_prefix("src/agent/")?.to_owned(), m.body)))
+        .collect();
+    let edges = folder_imports(&files);
+    assert!(
+        edges.len() > 8,
+        "only {} files of src/agent/: {edges:?}",
+        edges.len()
+    );
+    let cycles = in_cycles(&edges);
+    assert!(
+        cycles.is_empty(),
+        "src/agent/: files in an import cycle: {cycles:?}\n{edges:#?}"
+    );
+}
+
+/// The imports between the files of a folder of the command line's crate (`agent`), given as
+/// `(path under the folder, code)`: `super::x` and `crate::agent::x` in a file of the folder,
+/// `super::super::x` and `crate::agent::x` in a file of a subfolder but its `mod.rs` (whose
+/// `super::x` is the folder's), grouped imports included; `x` a file, or a name `mod.rs`
+/// re-exports from one (`pub(crate) use x::{a, b as c}`).
+fn folder_imports(files: &[(String, String)]) -> BTreeMap<String, BTreeSet<String>> {
+    let node = |rel: &str| {
+        rel.split('/')
+            .next()
+            .unwrap_or(rel)
+            .trim_end_matches(".rs")
+            .to_owned()
+    };
+    let mut exported = BTreeMap::new();
+    let face = files.iter().find(|(rel, _)| rel == "mod.rs");
+    for stmt in face.map_or("", |(_, c)| c.as_str()).split(';') {
+        let Some((_, used)) = stmt.split_once("pub(crate) use ") else {
+            continue;
+        };
+        let (from, names) = used.split_once("::").unwrap_or_default();
+        for name in names.trim_matches(['{', '}']).split(',') {
+            let name = name.rsplit([' ', ':']).next().unwrap_or_default();
+            exported.insert(name.trim().to_owned(), from.trim().to_owned());
+        }
+    }
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (rel, code) in files.iter().filter(|(rel, _)| rel != "mod.rs") {
+        let from = node(rel);
+        let up = if rel.contains('/') && !rel.ends_with("/mod.rs") {
+            "super::super::"
+        } else {
+            "super::"
+        };
+        let named = named_after(code, up).into_iter();
+        let to = edges.entry(from.clone()).or_default();
+        for (_, n) in named.chain(named_after(code, "crate::agent::")) {
+            let file = files.iter().any(|(r, _)| node(r) == n && r != "mod.rs");
+            let n = if file { Some(&n) } else { exported.get(&n) };
+            to.extend(n.filter(|n| **n != from).cloned());
+        }
+    }
+    edges
+}
+
+/// The check of the files of `src/agent/` sees the circle issue 57 found, and no edge through a
+/// type of `mod.rs` or through sojx's root (`super::super::`).
+#[test]
+fn the_folder_scan_sees_the_circle_of_agent() {
+    let files = |pipes: &str| -> Vec<(String, String)> {
+        [
+            (
+                "mod.rs",
+                "pub(crate) use signals::{Interrupts, CAUGHT as C};\npub(crate) struct Event;",
+            ),
+            ("pipes.rs", pipes),
+            ("trampoline.rs", "for sig in super::C {}"),
+            (
+                "signals.rs",
+                "use super::{Event, pipes::Stopper};\nuse super::super::trampoline;",
+            ),
+        ]
+        .map(|(r, c)| (r.to_owned(), c.to_owned()))
+        .into()
+    };
+    let edges = folder_imports(&files("super::trampoline::read_record(bytes, nonce)"));
+    assert_eq!(
+        in_cycles(&edges),
+        ["pipes", "signals", "trampoline"],
+        "{edges:?}"
+    );
+    let edges = folder_imports(&files("use crate::agent::Event;"));
+    assert!(in_cycles(&edges).is_empty(), "{edges:?}");
 }
 
 #[test]
