@@ -5,6 +5,8 @@
 #[cfg(unix)]
 mod acp;
 #[cfg(unix)]
+mod attempts;
+#[cfg(unix)]
 mod claude_schema;
 #[cfg(unix)]
 mod give_schema;
@@ -126,7 +128,14 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         color,
         interrupts: &interrupts,
     };
-    let (env, attempts) = attempts(&shared, &first, &mut plan, tee.as_mut(), io);
+    let mut process = Process {
+        shared,
+        first: &first,
+        plan: &mut plan,
+        tee: tee.as_mut(),
+        io: &mut *io,
+    };
+    let (env, attempts) = attempts::attempts(&mut process);
     // A signal after the last attempt ended still asks sojx to stop: the shell is told so.
     let env = match interrupts.got() {
         Some(sig) if env.error_kind() != Some(crate::error::ErrorKind::Interrupted) => {
@@ -134,7 +143,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         }
         _ => env,
     };
-    let env = if plan.max_attempts() > 1 {
+    let env = if plan.rules().max > 1 {
         env.with_attempts(attempts)
     } else {
         env
@@ -150,74 +159,87 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     Ok(env.exit_status())
 }
 
-/// The attempts of one run, as `plan` says: the first as `first`, each next one made from the
-/// one before; the envelope of the last one, and one entry per attempt.
+/// The process way of running an agent: each attempt starts COMMAND and owns it until it is
+/// gone; the first as given, each next one by `--retry-command`, resumed by the agent's
+/// profile, or COMMAND again (`retry::RetryPlan`).
 #[cfg(unix)]
-fn attempts(
-    shared: &Shared<'_, '_>,
-    first: &crate::agent::Spec,
-    plan: &mut retry::RetryPlan,
-    mut tee: Option<&mut crate::input::Tee>,
-    io: &mut Io<'_>,
-) -> (crate::envelope::Envelope, Vec<crate::envelope::Attempt>) {
-    use crate::agent::{self, Spec};
-    use crate::envelope::Attempt;
+struct Process<'p, 'r, 'o, 'i> {
+    shared: Shared<'r, 'o>,
+    /// The first attempt's spec: COMMAND as given.
+    first: &'p crate::agent::Spec,
+    plan: &'p mut retry::RetryPlan,
+    tee: Option<&'p mut crate::input::Tee>,
+    io: &'p mut Io<'i>,
+}
 
-    let mut spec = first.clone();
-    let mut attempts = Vec::new();
-    let mut n = 1;
-    let mut last: Option<crate::envelope::Envelope> = None;
-    let env = loop {
-        spec.env = plan.variables();
-        if let Some(sig) = shared.interrupts.got() {
+#[cfg(unix)]
+impl attempts::Transport for Process<'_, '_, '_, '_> {
+    type Ask = crate::agent::Spec;
+
+    fn rules(&self) -> &attempts::Rules {
+        self.plan.rules()
+    }
+
+    fn first(&self) -> (Self::Ask, String) {
+        (self.first.clone(), "command".to_owned())
+    }
+
+    fn attempt(
+        &mut self,
+        n: u32,
+        mut spec: Self::Ask,
+        before: Option<&crate::envelope::Envelope>,
+    ) -> attempts::Outcome {
+        use attempts::Outcome;
+        spec.env = self.plan.variables();
+        let name = self.shared.name;
+        if let Some(sig) = self.shared.interrupts.got() {
             // Between two attempts (or before the first): no further agent starts.
-            let base = last
-                .take()
-                .unwrap_or_else(|| not_started(&spec, shared.name));
-            break agent::interrupted(base, sig, "before the next attempt started");
+            let base = before.cloned().unwrap_or_else(|| not_started(&spec, name));
+            let env = crate::agent::interrupted(base, sig, "before the next attempt started");
+            return Outcome::NotMade(env);
         }
         if n > 1
-            && let Some(t) = tee.as_mut()
+            && let Some(t) = self.tee.as_mut()
         {
             // Each attempt's bytes follow a line of sojx's own (docs/run.md).
             let mark = serde_json::json!({"type": "sojx_attempt", "attempt": n});
             if let Err(f) = t.mark(&mark.to_string()) {
                 let parts = crate::envelope::Parts::default();
-                let env = crate::envelope::failure(Command::Run, shared.name, f, parts);
+                let env = crate::envelope::failure(Command::Run, name, f, parts);
                 // The agent that ran last is the one to tell of.
-                break match last.as_ref().and_then(|l| l.agent()) {
+                return Outcome::NotMade(match before.and_then(|l| l.agent()) {
                     Some(a) => env.with_agent(a.clone()),
                     None => env,
-                };
+                });
             }
         }
-        let started = std::time::Instant::now();
-        let env = attempt(shared, &spec, tee.as_deref_mut(), io);
-        let ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        attempts.push(Attempt::of(n, &env, plan.via(), ms));
-        let next = match plan.next(first, &env, n) {
-            Ok(Some(next)) => next,
-            Ok(None) => break env,
-            Err(refused) => break env.with_warning(refused),
-        };
-        tell_retry(
-            io,
-            shared.name,
-            n,
-            plan.max_attempts(),
-            &env,
-            &next.how,
-            shared.color,
-        );
-        spec = Spec {
+        let env = supervised(&self.shared, &spec, self.tee.as_deref_mut(), self.io);
+        Outcome::Made { env, more: true }
+    }
+
+    fn next(
+        &mut self,
+        failed: &crate::envelope::Envelope,
+        n: u32,
+    ) -> Result<attempts::Next<Self::Ask>, crate::warning::Warning> {
+        let next = self.plan.next(self.first, failed, n)?;
+        let ask = crate::agent::Spec {
             argv: next.argv,
             stdin: next.stdin,
             env: Vec::new(),
         };
-        n += 1;
-        last = Some(env);
-    };
-    (env, attempts)
+        Ok(attempts::Next {
+            ask,
+            via: next.via,
+            how: next.how,
+        })
+    }
+
+    fn tell(&mut self, line: &str) {
+        let Shared { name, color, .. } = self.shared;
+        attempts::tell_retry(self.io.stderr, name, color, line);
+    }
 }
 
 /// The envelope of an attempt that did not start.
@@ -246,6 +268,7 @@ fn unstarted(
 
 /// What every attempt of one run shares.
 #[cfg(unix)]
+#[derive(Clone, Copy)]
 struct Shared<'r, 'o> {
     a: &'r cli::RunArgs,
     /// The settings of the schema flags as given.
@@ -259,7 +282,7 @@ struct Shared<'r, 'o> {
 
 /// One attempt: start the agent as `spec` says and own it until it is gone; its envelope.
 #[cfg(unix)]
-fn attempt(
+fn supervised(
     shared: &Shared<'_, '_>,
     spec: &crate::agent::Spec,
     mut tee: Option<&mut crate::input::Tee>,
@@ -358,27 +381,6 @@ fn attempt(
             .is_some_and(|(_, schema)| claude_schema::refused(&schema, schema_flags))
     };
     claude_schema::tell(env, &seen, refused)
-}
-
-/// One line on stderr between two attempts: what failed, and how the next one is made.
-#[cfg(unix)]
-fn tell_retry(
-    io: &mut Io<'_>,
-    name: &str,
-    n: u32,
-    max: u32,
-    env: &crate::envelope::Envelope,
-    how: &str,
-    color: bool,
-) {
-    let kind = env.error_kind().map_or("failed", |k| k.as_str());
-    let label = super::output::paint(color, "retry", owo_colors::Style::new().yellow());
-    let _ = writeln!(
-        io.stderr,
-        "sojx: {}: {label}: attempt {n} of {max} failed ({kind}); attempt {} {how}",
-        crate::sanitize::sanitize(name),
-        n + 1
-    );
 }
 
 /// Not on this platform: process groups and signals are unix's.

@@ -7,17 +7,20 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::super::Env;
-use crate::agent::{Extra, Feedback, Profile, Spec, Stdin, Values, retries, split_template};
+use super::attempts::Rules;
+use crate::agent::{Profile, Spec, Stdin, Values, split_template};
 use crate::cli::{ResumeProfile, RetryArgs};
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::producer::Registry;
 use crate::warning::{Warning, WarningKind};
 
-/// The next attempt's argv, and how it was made, for people.
+/// The next attempt's argv and stdin, how it is made (`command`, `resume:<profile>`,
+/// `retry_command`: `attempts[].via`), and the same for people.
 pub(super) struct Next {
     pub(super) argv: Vec<OsString>,
     pub(super) stdin: Stdin,
+    pub(super) via: String,
     pub(super) how: String,
 }
 
@@ -33,19 +36,16 @@ enum Choice {
 
 /// The attempts of one run.
 pub(super) struct RetryPlan {
-    max: u32,
-    extra: Vec<Extra>,
+    /// When to retry, and the feedback.
+    rules: Rules,
     choice: Choice,
     /// `--retry-command`, split once.
     command: Option<Vec<String>>,
-    template: Option<String>,
-    schema: Option<Value>,
     /// The run's private directory for the feedback, previous output and schema files (only
     /// when there can be a retry), removed when the run ends.
     dir: Option<Scratch>,
     /// The current attempt's values.
     values: Values,
-    via: String,
     /// The producer files' resume profiles, for COMMAND's file name.
     files: Vec<Profile>,
 }
@@ -70,10 +70,7 @@ impl RetryPlan {
                 ))
             })?),
         };
-        let template = match args.feedback_template.as_deref() {
-            Some(t) => Some(read_template(t)?),
-            None => None,
-        };
+        let rules = Rules::new(args, schema)?;
         // Reading every producer file's `[resume]` is for a run that can make a second attempt
         // (or names a file's profile): one attempt resumes nothing.
         let files = if args.max_attempts > 1
@@ -98,8 +95,7 @@ impl RetryPlan {
             values.schema_file = d.write("schema.json", &text)?;
         }
         Ok(Self {
-            max: args.max_attempts,
-            extra: args.retry_on.clone(),
+            rules,
             choice: match &args.resume_profile {
                 None => Choice::Auto,
                 Some(ResumeProfile::Never) => Choice::Never,
@@ -130,11 +126,8 @@ impl RetryPlan {
             },
             files,
             command,
-            template,
-            schema: schema.cloned(),
             dir,
             values,
-            via: "command".into(),
         })
     }
 
@@ -152,13 +145,8 @@ impl RetryPlan {
         }
     }
 
-    pub(super) fn max_attempts(&self) -> u32 {
-        self.max
-    }
-
-    /// How the current attempt was started: `command`, `resume:<profile>`, `retry_command`.
-    pub(super) fn via(&self) -> &str {
-        &self.via
+    pub(super) fn rules(&self) -> &Rules {
+        &self.rules
     }
 
     /// The `SOJX_*` variables of the current attempt (empty where not known).
@@ -166,7 +154,7 @@ impl RetryPlan {
         let v = &self.values;
         [
             ("SOJX_ATTEMPT", v.attempt.clone()),
-            ("SOJX_MAX_ATTEMPTS", self.max.to_string()),
+            ("SOJX_MAX_ATTEMPTS", self.rules.max.to_string()),
             ("SOJX_FEEDBACK", v.feedback.clone()),
             ("SOJX_FEEDBACK_FILE", v.feedback_file.clone()),
             ("SOJX_SESSION_ID", v.session_id.clone()),
@@ -178,18 +166,10 @@ impl RetryPlan {
         .collect()
     }
 
-    /// The attempt after attempt `n`, which ended in `env`, when it earns one; `first` is the
-    /// first attempt's spec (COMMAND as given). A `retry_refused` warning when it earns one but
-    /// `--retry-command` would pass a value as an option.
-    pub(super) fn next(
-        &mut self,
-        first: &Spec,
-        env: &Envelope,
-        n: u32,
-    ) -> Result<Option<Next>, Warning> {
-        if n >= self.max || !retries(env, &self.extra) {
-            return Ok(None);
-        }
+    /// The attempt after attempt `n`, which ended in `env` and earns another; `first` is the
+    /// first attempt's spec (COMMAND as given). A `retry_refused` warning when `--retry-command`
+    /// would pass a value as an option.
+    pub(super) fn next(&mut self, first: &Spec, env: &Envelope, n: u32) -> Result<Next, Warning> {
         let session = env
             .session()
             .and_then(|s| s.id.clone())
@@ -212,8 +192,7 @@ impl RetryPlan {
             (None, Some(_), Some(_)) => true,
             _ => false,
         };
-        let feedback =
-            Feedback::of(env, self.schema.as_ref()).feedback(self.template.as_deref(), resumed);
+        let feedback = self.rules.feedback(env, resumed);
         self.values.attempt = (n + 1).to_string();
         self.values.session_id = session.clone().unwrap_or_default();
         self.values.feedback.clone_from(&feedback);
@@ -229,7 +208,7 @@ impl RetryPlan {
                 .and_then(|p| d.write("previous-output.txt", &p).ok())
                 .unwrap_or_default();
         }
-        let (argv, stdin, how) = match (&self.command, profile, &session) {
+        Ok(match (&self.command, profile, &session) {
             (Some(words), _, _) => {
                 let argv = self.values.argv(words).map_err(|why| {
                     Warning::new(
@@ -237,25 +216,38 @@ impl RetryPlan {
                         format!("attempt {} was not made: {why}", n + 1),
                     )
                 })?;
-                self.via = "retry_command".into();
-                (argv, Stdin::Null, "runs --retry-command".to_owned())
+                let how = "runs --retry-command".to_owned();
+                Next {
+                    argv,
+                    stdin: Stdin::Null,
+                    via: "retry_command".into(),
+                    how,
+                }
             }
             (None, Some(p), Some(id)) => {
-                self.via = format!("resume:{}", p.name());
                 let r = p.resume(&first.argv, id, &feedback);
                 let how = format!(
                     "resumes session {id} with the feedback ({} profile)",
                     p.name()
                 );
-                (r.argv, r.stdin.map_or(Stdin::Null, Stdin::Text), how)
+                let stdin = r.stdin.map_or(Stdin::Null, Stdin::Text);
+                Next {
+                    argv: r.argv,
+                    stdin,
+                    via: format!("resume:{}", p.name()),
+                    how,
+                }
             }
             _ => {
-                self.via = "command".into();
                 let how = "runs COMMAND again, the feedback in SOJX_FEEDBACK".to_owned();
-                (first.argv.clone(), Stdin::Null, how)
+                Next {
+                    argv: first.argv.clone(),
+                    stdin: Stdin::Null,
+                    via: "command".into(),
+                    how,
+                }
             }
-        };
-        Ok(Some(Next { argv, stdin, how }))
+        })
     }
 }
 
@@ -276,34 +268,6 @@ pub(super) fn known_profile(
             .first()
             .and_then(|p| Profile::for_program_in(p, &files)),
     }
-}
-
-/// `--feedback-template`: the text, or `@FILE`'s.
-pub(super) fn read_template(t: &str) -> Result<String, Failure> {
-    let Some(path) = t.strip_prefix('@') else {
-        return Ok(t.to_owned());
-    };
-    let bytes = crate::input::read_regular(Path::new(path)).map_err(|e| {
-        Failure::new(
-            ErrorKind::Filesystem,
-            Operation::Read,
-            format!(
-                "cannot read --feedback-template {path}: {}",
-                crate::input::io_reason(&e)
-            ),
-        )
-        .target(path)
-        .retryable(false)
-    })?;
-    String::from_utf8(bytes).map_err(|_| {
-        Failure::new(
-            ErrorKind::Usage,
-            Operation::ParseArguments,
-            format!("--feedback-template {path} is not UTF-8 text"),
-        )
-        .target(path)
-        .retryable(false)
-    })
 }
 
 /// A directory only this run uses (mode 0700), removed when dropped.

@@ -11,11 +11,10 @@ mod turns;
 use std::io::{self, Read};
 use std::time::Duration;
 
-use serde_json::Value;
-
 use super::super::Io;
 use super::super::extract::Prepared;
 use super::super::output::{emit, fail_before_named, files_read, style};
+use super::attempts::{Rules, tell_retry};
 use crate::acp::{self, Policy};
 use crate::activity::{self, Activity};
 use crate::agent::{self, Bounds, Spec, Stdin};
@@ -77,10 +76,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             &a.answer,
             &io.env,
         )?;
-        let template = match a.retry.feedback_template.as_deref() {
-            Some(t) => Some(super::retry::read_template(t)?),
-            None => None,
-        };
+        let rules = Rules::new(&a.retry, loaded.schema().map(|s| &s.document))?;
         let cwd = std::env::current_dir().map_err(|e| {
             Failure::new(
                 ErrorKind::Filesystem,
@@ -92,9 +88,9 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             )
             .retryable(false)
         })?;
-        Ok((p, loaded, template, cwd))
+        Ok((p, loaded, rules, cwd))
     });
-    let (prompt, loaded, template, cwd) = match setup {
+    let (prompt, loaded, rules, cwd) = match setup {
         Ok(x) => x,
         Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
     };
@@ -125,11 +121,8 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         name: &name,
         prompt: &prompt,
         cwd: &cwd.to_string_lossy(),
-        schema: loaded.schema().map(|s| &s.document),
-        template: template.as_deref(),
+        rules: &rules,
         opts: &opts,
-        max: a.retry.max_attempts,
-        extra: &a.retry.retry_on,
         timeout: a.live.timeout,
         grace: a.kill_after,
         policy: a.acp_permissions.unwrap_or_default(),
@@ -153,16 +146,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             Note::Activity(ev) => {
                 let _ = activity::event(err, &name, ev, color);
             }
-            Note::Retry(line) => {
-                let label =
-                    super::super::output::paint(color, "retry", owo_colors::Style::new().yellow());
-                let _ = writeln!(
-                    err,
-                    "sojx: {}: {label}: {}",
-                    crate::sanitize::sanitize(&name),
-                    crate::sanitize::sanitize(line)
-                );
-            }
+            Note::Retry(line) => tell_retry(err, &name, color, line),
         },
         |stdout, send| session.run(stdout, stdin, tee, send),
         |ended: &Ended| ended.timed_out,
@@ -268,11 +252,8 @@ struct Session<'a, 'o> {
     name: &'a str,
     prompt: &'a str,
     cwd: &'a str,
-    schema: Option<&'a Value>,
-    template: Option<&'a str>,
+    rules: &'a Rules,
     opts: &'a extract::Options<'o>,
-    max: u32,
-    extra: &'a [agent::Extra],
     timeout: Option<Duration>,
     grace: Duration,
     policy: Policy,

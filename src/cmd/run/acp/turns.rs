@@ -7,14 +7,15 @@ use std::time::Instant;
 
 use serde_json::Value;
 
+use super::super::attempts::{Next, Outcome, Rules, Transport, attempts};
 use super::handshake::Handshake;
 use super::{Ended, HANDSHAKE, Note, Session};
 use crate::acp::{Client, Reply, Stop};
 use crate::activity::Activity;
-use crate::agent::{Feedback, retries};
-use crate::envelope::{self, Attempt, Envelope, Parts};
+use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::names::Command;
+use crate::warning::Warning;
 use crate::{extract, input};
 
 impl Session<'_, '_> {
@@ -51,72 +52,24 @@ impl Session<'_, '_> {
                 return self.ended_before(e, &header, send);
             }
         };
-        let mut attempts = Vec::new();
-        let mut earlier = Vec::new();
-        let mut text = self.prompt.to_owned();
-        let mut via = "acp:prompt";
-        let mut n = 1;
-        loop {
-            let turn_started = Instant::now();
-            let from = if n == 1 {
-                session_started
-            } else {
-                turn_started
-            };
-            let deadline = self.timeout.and_then(|t| from.checked_add(t));
-            let (env, reply) = self.read_turn(
-                &header,
-                &mut earlier,
-                |rec| {
-                    client.prompt(
-                        &session_id,
-                        &text,
-                        deadline,
-                        self.grace,
-                        &mut |l: &str, lasting| {
-                            rec(l, lasting);
-                            keep(&mut tee, &mut tee_failed, l);
-                        },
-                    )
-                },
-                send,
-            );
-            let env = match (&reply, tee_failed.take()) {
-                (_, Some(f)) => envelope::failure(Command::Run, self.name, f, env.into_parts()),
-                (Ok(_) | Err(Stop::Closed), None) => env,
-                (Err(stop), None) => self.stop_failure(stop, env),
-            };
-            let ms = u64::try_from(turn_started.elapsed().as_millis()).unwrap_or(u64::MAX);
-            attempts.push(Attempt::of(n, &env, via, ms));
-            let timed_out = matches!(reply, Err(Stop::Deadline { .. } | Stop::Barrier));
-            if reply.is_err() || n >= self.max || !retries(&env, self.extra) {
-                client.close();
-                return Ended {
-                    env,
-                    attempts,
-                    timed_out,
-                };
-            }
-            let kind = env.error_kind().map_or("failed", |k| k.as_str());
-            (text, via) = if env.error_kind() == Some(ErrorKind::NotFound) {
-                (extraction_turn(self.schema), "acp:extraction_turn")
-            } else {
-                (
-                    Feedback::of(&env, self.schema).feedback(self.template, true),
-                    "acp:feedback",
-                )
-            };
-            let how = if via == "acp:extraction_turn" {
-                "asks for only the JSON in the same session (the extraction turn)"
-            } else {
-                "sends the feedback in the same session"
-            };
-            send(Note::Retry(format!(
-                "attempt {n} of {} failed ({kind}); attempt {} {how}",
-                self.max,
-                n + 1
-            )));
-            n += 1;
+        let mut turns = Turns {
+            session: self,
+            client,
+            session_id,
+            header,
+            earlier: Vec::new(),
+            tee,
+            tee_failed,
+            session_started,
+            send,
+            timed_out: false,
+        };
+        let (env, attempts) = attempts(&mut turns);
+        turns.client.close();
+        Ended {
+            env,
+            attempts,
+            timed_out: turns.timed_out,
         }
     }
 
@@ -206,6 +159,108 @@ impl Session<'_, '_> {
             });
             (env, reply)
         })
+    }
+}
+
+/// The ACP way of running an agent: each attempt is a turn of one session, the first the
+/// prompt, each next one the feedback, or the extraction turn when the answer held no JSON.
+struct Turns<'s, 'a, 'o, 't, 'n> {
+    session: &'s Session<'a, 'o>,
+    client: Client,
+    session_id: String,
+    /// The handshake's lines, read again before each turn's.
+    header: Vec<String>,
+    earlier: Vec<Earlier>,
+    tee: Option<&'t mut input::Tee>,
+    /// The tee's first failure, which ends the session.
+    tee_failed: Option<Failure>,
+    /// The first turn's --timeout counts from the agent's start, as a run's attempt does.
+    session_started: Instant,
+    send: &'n mut (dyn FnMut(Note) + Send),
+    /// The last turn's deadline passed.
+    timed_out: bool,
+}
+
+impl Transport for Turns<'_, '_, '_, '_, '_> {
+    /// The turn's prompt.
+    type Ask = String;
+
+    fn rules(&self) -> &Rules {
+        self.session.rules
+    }
+
+    fn first(&self) -> (String, String) {
+        (self.session.prompt.to_owned(), "acp:prompt".to_owned())
+    }
+
+    fn attempt(&mut self, n: u32, text: String, _: Option<&Envelope>) -> Outcome {
+        let Self {
+            session,
+            client,
+            session_id,
+            header,
+            earlier,
+            tee,
+            tee_failed,
+            session_started,
+            send,
+            timed_out,
+        } = self;
+        let turn_started = Instant::now();
+        let from = if n == 1 {
+            *session_started
+        } else {
+            turn_started
+        };
+        let deadline = session.timeout.and_then(|t| from.checked_add(t));
+        let (env, reply) = session.read_turn(
+            header,
+            earlier,
+            |rec| {
+                client.prompt(
+                    session_id,
+                    &text,
+                    deadline,
+                    session.grace,
+                    &mut |l: &str, lasting| {
+                        rec(l, lasting);
+                        keep(tee, tee_failed, l);
+                    },
+                )
+            },
+            *send,
+        );
+        let env = match (&reply, tee_failed.take()) {
+            (_, Some(f)) => envelope::failure(Command::Run, session.name, f, env.into_parts()),
+            (Ok(_) | Err(Stop::Closed), None) => env,
+            (Err(stop), None) => session.stop_failure(stop, env),
+        };
+        *timed_out = matches!(reply, Err(Stop::Deadline { .. } | Stop::Barrier));
+        Outcome::Made {
+            env,
+            more: reply.is_ok(),
+        }
+    }
+
+    fn next(&mut self, failed: &Envelope, _: u32) -> Result<Next<String>, Warning> {
+        let rules = self.session.rules;
+        Ok(if failed.error_kind() == Some(ErrorKind::NotFound) {
+            Next {
+                ask: extraction_turn(rules.schema()),
+                via: "acp:extraction_turn".to_owned(),
+                how: "asks for only the JSON in the same session (the extraction turn)".to_owned(),
+            }
+        } else {
+            Next {
+                ask: rules.feedback(failed, true),
+                via: "acp:feedback".to_owned(),
+                how: "sends the feedback in the same session".to_owned(),
+            }
+        })
+    }
+
+    fn tell(&mut self, line: &str) {
+        (self.send)(Note::Retry(line.to_owned()));
     }
 }
 
