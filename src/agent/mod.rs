@@ -49,7 +49,7 @@ pub(crate) use retry::{Extra, Parts as Feedback, Values, retries};
 #[cfg(unix)]
 pub(crate) use signals::Interrupts;
 #[cfg(unix)]
-pub(crate) use supervise::{AgentEnd, Bounds, supervise};
+pub(crate) use supervise::{AgentEnd, Bounds, Finished, supervise};
 #[cfg(target_os = "linux")]
 pub(crate) use trampoline::{ARG as TRAMPOLINE, exec as trampoline};
 

@@ -24,9 +24,7 @@ use crate::{activity, cli};
 
 #[cfg(unix)]
 pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
-    use super::output::open_envelope_file;
     use crate::agent::{self, Spec, Stdin};
-    use crate::input;
 
     if a.acp {
         return acp::run(a, io);
@@ -43,78 +41,15 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         env: Vec::new(),
     };
     let name = first.program();
-    let names = [name.clone()];
-    // The schema flags as given; with COMMAND's own schema below when there is no --schema.
-    let schema_flags = super::settings::schema(&a.schema);
-    // The files sojx reads, and the envelope file: what the tee must not be.
-    let read = match open_envelope_file(
-        io,
-        a.kept.envelope_file.as_deref(),
-        &[],
-        files_read(&schema_flags, a.answer.handoff.as_deref()),
-        a.live.tee.as_deref(),
-    ) {
-        Ok(read) => read,
-        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
-    };
-    // What sojx knows of COMMAND's own flags: by --resume-profile, or by its file name.
-    let producers = match Producers::load(&a.answer.producer_files, &a.answer.from, &io.env) {
-        Ok(p) => p,
-        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
-    };
-    let known = retry::known_profile(&a.retry, &first, producers.registry());
-    let from_argv = known.and_then(|p| p.schema_arg(&first.argv));
-    let schema_settings = match (&schema_flags.schema, &from_argv) {
-        (None, Some((_, value))) => crate::schema::Settings {
-            schema: Some(value.clone()),
-            ..schema_flags.clone()
-        },
-        _ => schema_flags.clone(),
-    };
-    let agent_schema = give_schema::decide(
-        &schema_flags,
-        super::settings::given_under(&a.schema),
-        !a.no_agent_schema,
-        known,
-        &first.argv,
-        from_argv.as_ref(),
-        &name,
-    );
-    let setup = Prepared::with(producers, &schema_settings, agent_schema.under, &a.answer)
-        .and_then(|mut l| {
-            if let (None, Some((flag, _))) = (&schema_flags.schema, &from_argv) {
-                l.schema_from(&format!("{name} {flag}"));
-            }
-            // The feedback and SOJX_SCHEMA_FILE speak of the schema as the agent has it.
-            let retry = retry::RetryPlan::new(
-                &a.retry,
-                l.schema().map(crate::schema::Schema::agent_document),
-                l.registry(),
-                &io.env,
-            )?;
-            let lowered = l.schema().map(crate::schema::Schema::agent_document);
-            agent_schema.give(&mut first, lowered, |text| {
-                retry.keep("agent.schema.json", text)
-            })?;
-            Ok((l, retry))
-        });
-    let (loaded, mut plan) = match setup {
-        Ok(x) => x,
-        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
-    };
-    let mismatch = agent_schema.warning;
-    if let Some(fix) = known.and_then(|p| p.stream_fix(&first.argv)) {
-        let _ = writeln!(
-            io.stderr,
-            "sojx: {}: hint: {}",
-            crate::sanitize::sanitize(&name),
-            crate::sanitize::sanitize(&fix.to_string())
-        );
-    }
-    // The agent may read sojx's stdin: the tee must not be that file either.
-    let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read) {
-        Ok(t) => t,
-        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
+    let Setup {
+        loaded,
+        mut plan,
+        mut tee,
+        schema_flags,
+        mismatch,
+    } = match setup(a, io, &mut first) {
+        Ok(s) => s,
+        Err(f) => return fail_before_named(Command::Run, &[name], &f, io, style),
     };
     let opts = loaded.options(&a.answer, &a.limits, &io.env, io.env.read_ahead(true));
     let color = style.stderr_color;
@@ -136,13 +71,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         io: &mut *io,
     };
     let (env, attempts) = attempts::attempts(&mut process);
-    // A signal after the last attempt ended still asks sojx to stop: the shell is told so.
-    let env = match interrupts.got() {
-        Some(sig) if env.error_kind() != Some(crate::error::ErrorKind::Interrupted) => {
-            agent::interrupted(env, sig, "as the run ended")
-        }
-        _ => env,
-    };
+    let env = ended(env, &interrupts);
     let env = if plan.rules().max > 1 {
         env.with_attempts(attempts)
     } else {
@@ -152,10 +81,115 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         Some(w) => env.with_warning(w),
         None => env,
     };
-    if a.answer.activity {
-        let _ = activity::summary(io.stderr, &env, color);
+    finish(a, io, style, &env)
+}
+
+/// What a process run decides before its first attempt.
+#[cfg(unix)]
+struct Setup {
+    loaded: Prepared,
+    plan: retry::RetryPlan,
+    tee: Option<crate::input::Tee>,
+    /// The settings of the schema flags as given.
+    schema_flags: crate::schema::Settings,
+    /// The schema given to the agent is not `--schema`'s (`schema_mismatch`).
+    mismatch: Option<crate::warning::Warning>,
+}
+
+/// Before the first attempt: the envelope file, the producer files, the schema (`--schema`, or
+/// COMMAND's own) and the one `first` is given (`give_schema`), the retries' plan, the hint of
+/// the stream flags COMMAND lacks, and the tee.
+#[cfg(unix)]
+fn setup(
+    a: &cli::RunArgs,
+    io: &mut Io<'_>,
+    first: &mut crate::agent::Spec,
+) -> Result<Setup, crate::error::Failure> {
+    let name = first.program();
+    // The schema flags as given; with COMMAND's own schema below when there is no --schema.
+    let schema_flags = super::settings::schema(&a.schema);
+    // The files sojx reads, and the envelope file: what the tee must not be.
+    let read = super::output::open_envelope_file(
+        io,
+        a.kept.envelope_file.as_deref(),
+        &[],
+        files_read(&schema_flags, a.answer.handoff.as_deref()),
+        a.live.tee.as_deref(),
+    )?;
+    // What sojx knows of COMMAND's own flags: by --resume-profile, or by its file name.
+    let producers = Producers::load(&a.answer.producer_files, &a.answer.from, &io.env)?;
+    let known = retry::known_profile(&a.retry, first, producers.registry());
+    let from_argv = known.and_then(|p| p.schema_arg(&first.argv));
+    let schema_settings = match (&schema_flags.schema, &from_argv) {
+        (None, Some((_, value))) => crate::schema::Settings {
+            schema: Some(value.clone()),
+            ..schema_flags.clone()
+        },
+        _ => schema_flags.clone(),
+    };
+    let agent_schema = give_schema::decide(
+        &schema_flags,
+        super::settings::given_under(&a.schema),
+        !a.no_agent_schema,
+        known,
+        &first.argv,
+        from_argv.as_ref(),
+        &name,
+    );
+    let mut loaded = Prepared::with(producers, &schema_settings, agent_schema.under, &a.answer)?;
+    if let (None, Some((flag, _))) = (&schema_flags.schema, &from_argv) {
+        loaded.schema_from(&format!("{name} {flag}"));
     }
-    emit(io, &env, style)?;
+    // The feedback and SOJX_SCHEMA_FILE speak of the schema as the agent has it.
+    let lowered = loaded.schema().map(crate::schema::Schema::agent_document);
+    let plan = retry::RetryPlan::new(&a.retry, lowered, loaded.registry(), &io.env)?;
+    agent_schema.give(first, lowered, |text| plan.keep("agent.schema.json", text))?;
+    if let Some(fix) = known.and_then(|p| p.stream_fix(&first.argv)) {
+        let _ = writeln!(
+            io.stderr,
+            "sojx: {}: hint: {}",
+            crate::sanitize::sanitize(&name),
+            crate::sanitize::sanitize(&fix.to_string())
+        );
+    }
+    // The agent may read sojx's stdin: the tee must not be that file either.
+    let tee = crate::input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read)?;
+    Ok(Setup {
+        loaded,
+        plan,
+        tee,
+        schema_flags,
+        mismatch: agent_schema.warning,
+    })
+}
+
+/// The run's envelope as it ends: a signal after the last attempt ended still asks sojx to
+/// stop, and the shell is told so.
+#[cfg(unix)]
+fn ended(
+    env: crate::envelope::Envelope,
+    interrupts: &crate::agent::Interrupts,
+) -> crate::envelope::Envelope {
+    match interrupts.got() {
+        Some(sig) if env.error_kind() != Some(crate::error::ErrorKind::Interrupted) => {
+            crate::agent::interrupted(env, sig, "as the run ended")
+        }
+        _ => env,
+    }
+}
+
+/// Print the run's envelope (and with `--activity`, its summary); its exit status.
+#[cfg(unix)]
+fn finish(
+    a: &cli::RunArgs,
+    io: &mut Io<'_>,
+    style: crate::render::Style,
+    env: &crate::envelope::Envelope,
+) -> io::Result<ExitStatus> {
+    if a.answer.activity {
+        let _ = activity::summary(io.stderr, env, style.stderr_color);
+    }
+    emit(io, env, style)?;
     Ok(env.exit_status())
 }
 

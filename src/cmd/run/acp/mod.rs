@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use super::super::Io;
 use super::super::extract::Prepared;
-use super::super::output::{emit, fail_before_named, files_read, style};
+use super::super::output::{fail_before_named, files_read, style};
 use super::attempts::{Rules, tell_retry};
 use crate::acp::{self, Policy};
 use crate::activity::{self, Activity};
@@ -45,7 +45,6 @@ struct Ended {
 }
 
 pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
-    use super::super::output::open_envelope_file;
     let style = style(&a.output, io);
     let first = Spec {
         argv: a.command.clone(),
@@ -53,54 +52,18 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         env: Vec::new(),
     };
     let name = first.program();
-    let names = [name.clone()];
-    let schema_flags = super::super::settings::schema(&a.schema);
-    let mut read_files = files_read(&schema_flags, a.answer.handoff.as_deref());
-    if let Some(p) = &a.prompt_file {
-        read_files.push(("--prompt-file", p.clone()));
-    }
-    let read = match open_envelope_file(
-        io,
-        a.kept.envelope_file.as_deref(),
-        &[],
-        read_files,
-        a.live.tee.as_deref(),
-    ) {
-        Ok(read) => read,
-        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
-    };
-    let setup = prompt(a, io).and_then(|p| {
-        let loaded = Prepared::load(
-            &schema_flags,
-            super::super::settings::given_under(&a.schema),
-            &a.answer,
-            &io.env,
-        )?;
-        let rules = Rules::new(&a.retry, loaded.schema().map(|s| &s.document))?;
-        let cwd = std::env::current_dir().map_err(|e| {
-            Failure::new(
-                ErrorKind::Filesystem,
-                Operation::Read,
-                format!(
-                    "cannot tell the current folder, the session's: {}",
-                    input::io_reason(&e)
-                ),
-            )
-            .retryable(false)
-        })?;
-        Ok((p, loaded, rules, cwd))
-    });
-    let (prompt, loaded, rules, cwd) = match setup {
-        Ok(x) => x,
-        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
-    };
-    let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read) {
-        Ok(t) => t,
-        Err(f) => return fail_before_named(Command::Run, &names, &f, io, style),
+    let Setup {
+        prompt,
+        loaded,
+        rules,
+        cwd,
+        mut tee,
+    } = match setup(a, io) {
+        Ok(s) => s,
+        Err(f) => return fail_before_named(Command::Run, &[name], &f, io, style),
     };
     let mut opts = loaded.options(&a.answer, &a.limits, &io.env, io.env.read_ahead(false));
     opts.from = Some(Producer::Acp);
-    let color = style.stderr_color;
     let interrupts = agent::Interrupts::catch();
     // The methods of authentication the environment satisfies, by their variables.
     let satisfied: Vec<&'static str> = acp::AUTH_VARS
@@ -108,13 +71,9 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         .filter(|(_, var)| std::env::var_os(var).is_some_and(|v| !v.is_empty()))
         .map(|(id, _)| *id)
         .collect();
-    let started = agent::spawn(&first, io.env.path.as_deref());
-    let mut started = match started {
+    let mut started = match agent::spawn(&first, io.env.path.as_deref()) {
         Ok(s) => s,
-        Err(f) => {
-            let env = super::unstarted(&first, &name, f);
-            return finish(a, io, style, env, Vec::new(), color);
-        }
+        Err(f) => return finish(a, io, style, super::unstarted(&first, &name, f), Vec::new()),
     };
     let stdin = started.take_stdin();
     let session = Session {
@@ -129,31 +88,16 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         satisfied: &satisfied,
         show: a.answer.activity,
     };
-    let bounds = Bounds {
-        // Each turn's deadline is the session's own (session/cancel first).
-        timeout: None,
-        kill_after: a.kill_after,
-        backstop: Duration::ZERO,
-        linger: Some(a.kill_after),
-    };
-    let tee = tee.as_mut();
-    let finished = agent::supervise(
+    let finished = session.supervised(
         started,
+        stdin,
         &interrupts,
-        bounds,
         &mut *io.stderr,
-        &mut |err, note: &Note| match note {
-            Note::Activity(ev) => {
-                let _ = activity::event(err, &name, ev, color);
-            }
-            Note::Retry(line) => tell_retry(err, &name, color, line),
-        },
-        |stdout, send| session.run(stdout, stdin, tee, send),
-        |ended: &Ended| ended.timed_out,
+        tee.as_mut(),
+        style.stderr_color,
     );
     if let Some(f) = finished.not_started {
-        let env = super::unstarted(&first, &name, f);
-        return finish(a, io, style, env, Vec::new(), color);
+        return finish(a, io, style, super::unstarted(&first, &name, f), Vec::new());
     }
     let (env, attempts) = finished.result.map_or_else(
         || {
@@ -171,34 +115,78 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
         |e| (e.env, e.attempts),
     );
     let env = agent::conclude(env, &finished.report, finished.ended);
-    let env = match interrupts.got() {
-        Some(sig) if env.error_kind() != Some(ErrorKind::Interrupted) => {
-            agent::interrupted(env, sig, "as the run ended")
-        }
-        _ => env,
-    };
-    finish(a, io, style, env, attempts, color)
+    finish(a, io, style, super::ended(env, &interrupts), attempts)
 }
 
-/// Print the run's envelope (with its attempts when more than one was allowed).
+/// What an ACP run decides before it starts the agent.
+struct Setup {
+    prompt: String,
+    loaded: Prepared,
+    rules: Rules,
+    /// The session's folder.
+    cwd: std::path::PathBuf,
+    tee: Option<input::Tee>,
+}
+
+/// Before the agent starts: the envelope file, the prompt, the producer files and the schema,
+/// the retries' rules, the current folder, and the tee.
+fn setup(a: &cli::RunArgs, io: &mut Io<'_>) -> Result<Setup, Failure> {
+    let schema_flags = super::super::settings::schema(&a.schema);
+    let mut read_files = files_read(&schema_flags, a.answer.handoff.as_deref());
+    if let Some(p) = &a.prompt_file {
+        read_files.push(("--prompt-file", p.clone()));
+    }
+    let read = super::super::output::open_envelope_file(
+        io,
+        a.kept.envelope_file.as_deref(),
+        &[],
+        read_files,
+        a.live.tee.as_deref(),
+    )?;
+    let prompt = prompt(a, io)?;
+    let loaded = Prepared::load(
+        &schema_flags,
+        super::super::settings::given_under(&a.schema),
+        &a.answer,
+        &io.env,
+    )?;
+    let rules = Rules::new(&a.retry, loaded.schema().map(|s| &s.document))?;
+    let cwd = std::env::current_dir().map_err(|e| {
+        Failure::new(
+            ErrorKind::Filesystem,
+            Operation::Read,
+            format!(
+                "cannot tell the current folder, the session's: {}",
+                input::io_reason(&e)
+            ),
+        )
+        .retryable(false)
+    })?;
+    let tee = input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read)?;
+    Ok(Setup {
+        prompt,
+        loaded,
+        rules,
+        cwd,
+        tee,
+    })
+}
+
+/// Print the run's envelope, with its attempts when more than one was allowed and the session
+/// made one.
 fn finish(
     a: &cli::RunArgs,
     io: &mut Io<'_>,
     style: crate::render::Style,
     env: Envelope,
     attempts: Vec<Attempt>,
-    color: bool,
 ) -> io::Result<ExitStatus> {
     let env = if a.retry.max_attempts > 1 && !attempts.is_empty() {
         env.with_attempts(attempts)
     } else {
         env
     };
-    if a.answer.activity {
-        let _ = activity::summary(io.stderr, &env, color);
-    }
-    emit(io, &env, style)?;
-    Ok(env.exit_status())
+    super::finish(a, io, style, &env)
 }
 
 /// The first prompt: `--prompt`, `--prompt-file`, or sojx's stdin (not a terminal).
@@ -259,4 +247,41 @@ struct Session<'a, 'o> {
     policy: Policy,
     satisfied: &'a [&'static str],
     show: bool,
+}
+
+impl Session<'_, '_> {
+    /// The session as `agent::supervise`'s work on the `started` agent (whose `stdin` sojx
+    /// writes), bounded turn by turn by the session itself; what the work notes (`--activity`,
+    /// the line between two turns) is written to `err` as it comes.
+    fn supervised(
+        &self,
+        started: agent::Agent,
+        stdin: Option<std::process::ChildStdin>,
+        interrupts: &agent::Interrupts,
+        err: &mut dyn io::Write,
+        tee: Option<&mut input::Tee>,
+        color: bool,
+    ) -> agent::Finished<Ended> {
+        let bounds = Bounds {
+            // Each turn's deadline is the session's own (session/cancel first).
+            timeout: None,
+            kill_after: self.grace,
+            backstop: Duration::ZERO,
+            linger: Some(self.grace),
+        };
+        agent::supervise(
+            started,
+            interrupts,
+            bounds,
+            err,
+            &mut |err, note: &Note| match note {
+                Note::Activity(ev) => {
+                    let _ = activity::event(err, self.name, ev, color);
+                }
+                Note::Retry(line) => tell_retry(err, self.name, color, line),
+            },
+            |stdout, send| self.run(stdout, stdin, tee, send),
+            |ended: &Ended| ended.timed_out,
+        )
+    }
 }
