@@ -17,35 +17,48 @@ use crate::render::{self, Reader, Style};
 
 /// `--help` / `--version` print and exit 0; usage errors print clap's message on stderr and a
 /// `usage` envelope on stdout, exit 1.
-pub(super) fn clap_error(mut e: clap::Error, args: &[OsString], io: &mut Io<'_>) -> ExitStatus {
+pub(super) fn clap_error(e: clap::Error, args: &[OsString], io: &mut Io<'_>) -> ExitStatus {
     use clap::error::ErrorKind as K;
     if matches!(
         e.kind(),
         K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
     ) {
-        let to_stderr = e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand;
-        let tty = if to_stderr {
-            io.stderr_is_tty
-        } else {
-            io.stdout_is_tty
-        };
-        let text = if color::resolve(color_flag(args), &io.env.color, tty) {
-            e.render().ansi().to_string()
-        } else {
-            e.render().to_string()
-        };
-        let out: &mut dyn Write = if to_stderr { io.stderr } else { io.stdout };
-        // `--help > /dev/full` must not claim success.
-        if let Err(err) = write!(out, "{text}").and_then(|()| out.flush()) {
-            let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {err}");
-            return ExitStatus::of(Command::Sojx, ErrorKind::Io);
-        }
-        return if e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand {
-            ExitStatus::of(Command::Sojx, ErrorKind::Usage)
-        } else {
-            ExitStatus::Success
-        };
+        return display(&e, args, io);
     }
+    usage(e, args, io)
+}
+
+/// `--help` and `--version` on stdout (exit 0); the help that a command without its subcommand
+/// or arguments gets, on stderr (exit as a usage error).
+fn display(e: &clap::Error, args: &[OsString], io: &mut Io<'_>) -> ExitStatus {
+    use clap::error::ErrorKind as K;
+    let to_stderr = e.kind() == K::DisplayHelpOnMissingArgumentOrSubcommand;
+    let tty = if to_stderr {
+        io.stderr_is_tty
+    } else {
+        io.stdout_is_tty
+    };
+    let text = if color::resolve(color_flag(args), &io.env.color, tty) {
+        e.render().ansi().to_string()
+    } else {
+        e.render().to_string()
+    };
+    let out: &mut dyn Write = if to_stderr { io.stderr } else { io.stdout };
+    // `--help > /dev/full` must not claim success.
+    if let Err(err) = write!(out, "{text}").and_then(|()| out.flush()) {
+        let _ = writeln!(io.stderr, "sojx: io: writing the output failed: {err}");
+        return ExitStatus::of(Command::Sojx, ErrorKind::Io);
+    }
+    if to_stderr {
+        ExitStatus::of(Command::Sojx, ErrorKind::Usage)
+    } else {
+        ExitStatus::Success
+    }
+}
+
+/// A usage error: clap's message on stderr (when no person reads the envelope on a terminal
+/// that shows both), and a `usage` envelope on stdout (none with `-r` or `-q`).
+fn usage(mut e: clap::Error, args: &[OsString], io: &mut Io<'_>) -> ExitStatus {
     let command = args
         .iter()
         .skip(1)
@@ -70,24 +83,7 @@ pub(super) fn clap_error(mut e: clap::Error, args: &[OsString], io: &mut Io<'_>)
             let _ = write!(io.stderr, "{}", e.render());
         }
     }
-    let (message, tips) = said(&e.render().to_string());
-    let help = format!(
-        "run `sojx {} --help`",
-        if command == Command::Sojx {
-            ""
-        } else {
-            command.as_str()
-        }
-    )
-    .replace("  ", " ");
-    let hint = tips
-        .into_iter()
-        .chain([help])
-        .collect::<Vec<_>>()
-        .join("; ");
-    let f = Failure::new(ErrorKind::Usage, Operation::ParseArguments, message)
-        .retryable(false)
-        .hint(hint);
+    let f = failure(&e.render().to_string(), command);
     let env = envelope::failure(command, "", f, Parts::default());
     let status = env.exit_status();
     // `-r` prints data or nothing, `-q` nothing: never an envelope a pipe would take for the
@@ -118,6 +114,29 @@ pub(super) fn clap_error(mut e: clap::Error, args: &[OsString], io: &mut Io<'_>)
         },
     );
     status
+}
+
+/// The `usage` failure of clap's `rendered` message for `command`: its sentence, and its tips
+/// and where to read more as the hint.
+fn failure(rendered: &str, command: Command) -> Failure {
+    let (message, tips) = said(rendered);
+    let help = format!(
+        "run `sojx {} --help`",
+        if command == Command::Sojx {
+            ""
+        } else {
+            command.as_str()
+        }
+    )
+    .replace("  ", " ");
+    let hint = tips
+        .into_iter()
+        .chain([help])
+        .collect::<Vec<_>>()
+        .join("; ");
+    Failure::new(ErrorKind::Usage, Operation::ParseArguments, message)
+        .retryable(false)
+        .hint(hint)
 }
 
 /// clap's message, up to its usage block, as the envelope's one sentence and its tips (`tip: a

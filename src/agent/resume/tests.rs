@@ -201,31 +201,39 @@ fn gemini_and_opencode_resume_by_session_id() {
 }
 
 /// The built-in producer files' resume forms, on first argvs like those recorded: the argv each
-/// CLI was seen to resume with (tests/fixtures/real/RECORDED-2026-11.md, "Resume").
+/// CLI was seen to resume with (tests/fixtures/real/RECORDED-2026-11.md, "Resume"), the feedback
+/// `FB`.
+const FB: &str = "- /verdict: \"MAYBE\" is not one of ...";
+
+/// The resume profile of the built-in file `id`, which its program's name chooses.
+fn built_in(id: &str) -> Profile {
+    let p = Profile::of_files(&crate::producer::file::BUILT_IN)
+        .into_iter()
+        .find(|p| p.name() == id)
+        .unwrap_or_else(|| panic!("no resume form for {id}"));
+    assert_eq!(
+        Profile::for_program_in(
+            OsStr::new(&format!("/usr/bin/{}", p.form().split(' ').next().unwrap())),
+            &[p]
+        ),
+        Some(p)
+    );
+    p
+}
+
+/// The built-in file `id` resumes session `S-1` after `first` as `want` (`FB` the feedback),
+/// with the feedback on stdin when `stdin`.
+fn resumes_as(id: &str, first: &[&str], want: &[&str], stdin: bool) {
+    let r = built_in(id).resume(&argv(first), "S-1", FB);
+    let want: Vec<String> = want.iter().map(|w| w.replace("FB", FB)).collect();
+    assert_eq!(strings(&r.argv), want, "{id}");
+    assert_eq!(r.stdin.as_deref(), stdin.then_some(FB), "{id}");
+}
+
+/// Factory Droid: `--session-id`, the feedback after `--`.
 #[test]
-fn the_built_in_files_resume_as_their_clis_were_seen_to() {
-    let fb = "- /verdict: \"MAYBE\" is not one of ...";
-    let profile = |id: &str| {
-        let p = Profile::of_files(&crate::producer::file::BUILT_IN)
-            .into_iter()
-            .find(|p| p.name() == id)
-            .unwrap_or_else(|| panic!("no resume form for {id}"));
-        assert_eq!(
-            Profile::for_program_in(
-                OsStr::new(&format!("/usr/bin/{}", p.form().split(' ').next().unwrap())),
-                &[p]
-            ),
-            Some(p)
-        );
-        p
-    };
-    let check = |id: &str, first: &[&str], want: &[&str], stdin: bool| {
-        let r = profile(id).resume(&argv(first), "S-1", fb);
-        let want: Vec<String> = want.iter().map(|w| w.replace("FB", fb)).collect();
-        assert_eq!(strings(&r.argv), want, "{id}");
-        assert_eq!(r.stdin.as_deref(), stdin.then_some(fb), "{id}");
-    };
-    check(
+fn droid_resumes_as_it_was_seen_to() {
+    resumes_as(
         "droid",
         &[
             "droid",
@@ -254,7 +262,12 @@ fn the_built_in_files_resume_as_their_clis_were_seen_to() {
         ],
         false,
     );
-    check(
+}
+
+/// GitHub Copilot CLI: `--resume=ID`, the feedback as `--prompt=`.
+#[test]
+fn copilot_resumes_as_it_was_seen_to() {
+    resumes_as(
         "copilot-cli",
         &[
             "copilot",
@@ -274,7 +287,12 @@ fn the_built_in_files_resume_as_their_clis_were_seen_to() {
         ],
         false,
     );
-    check(
+}
+
+/// The pi coding agent: `--session`, the feedback on stdin; not resumed after `--no-session`.
+#[test]
+fn pi_resumes_as_it_was_seen_to() {
+    resumes_as(
         "pi",
         &[
             "pi",
@@ -301,7 +319,14 @@ fn the_built_in_files_resume_as_their_clis_were_seen_to() {
         ],
         true,
     );
-    check(
+    assert!(!built_in("pi").resumable(&argv(&["pi", "-p", "--no-session", "q"])));
+}
+
+/// Kilo, an opencode fork: `--session`, the feedback after `--`; its profile is
+/// confirmed by the producer detection names for it.
+#[test]
+fn kilo_resumes_as_it_was_seen_to() {
+    resumes_as(
         "kilo",
         &["kilo", "run", "--format", "json", "--auto", "Review it"],
         &[
@@ -317,7 +342,14 @@ fn the_built_in_files_resume_as_their_clis_were_seen_to() {
         ],
         false,
     );
-    check(
+    assert!(built_in("kilo").confirms(Some(Producer::Opencode)));
+    assert!(!built_in("kilo").confirms(Some(Producer::ClaudeCode)));
+}
+
+/// Auggie: `--resume ID`, the feedback after `--`.
+#[test]
+fn auggie_resumes_as_it_was_seen_to() {
+    resumes_as(
         "auggie",
         &["auggie", "--print", "--output-format", "json", "Review it"],
         &[
@@ -332,8 +364,4 @@ fn the_built_in_files_resume_as_their_clis_were_seen_to() {
         ],
         false,
     );
-    // A look-alike's profile is confirmed by the producer detection names for it.
-    assert!(profile("kilo").confirms(Some(Producer::Opencode)));
-    assert!(!profile("kilo").confirms(Some(Producer::ClaudeCode)));
-    assert!(!profile("pi").resumable(&argv(&["pi", "-p", "--no-session", "q"])));
 }
