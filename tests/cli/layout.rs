@@ -92,50 +92,22 @@ fn no_source_file_is_over_600_lines() {
 /// Longest function, in lines from its `fn` to its closing brace (issue 57).
 const MAX_FN_LINES: usize = 100;
 
-/// The functions over [`MAX_FN_LINES`] still waiting to be split (path, name). The test fails
-/// when one of them is no longer that long, so that the list empties as they are split.
-const LONG_FNS_ALLOWED: [(&str, &str); 4] = [
-    // being split in the run-structure branch (issue 57)
-    ("src/cmd/run/acp/mod.rs", "run"),
-    ("src/cmd/run/mod.rs", "run"),
-    ("src/cmd/usage.rs", "clap_error"),
-    (
-        "src/agent/resume/tests.rs",
-        "the_built_in_files_resume_as_their_clis_were_seen_to",
-    ),
-];
-
 #[test]
 fn no_function_is_over_100_lines() {
     let mut long = Vec::new();
-    let mut still_long = Vec::new();
     for file in code() {
         let rel = file.path;
         for f in functions::functions(&file.text) {
             if f.lines <= MAX_FN_LINES {
                 continue;
             }
-            if LONG_FNS_ALLOWED.contains(&(rel.as_str(), f.name.as_str())) {
-                still_long.push((rel.clone(), f.name));
-            } else {
-                long.push(format!("{rel}:{} {} {}", f.line, f.name, f.lines));
-            }
+            long.push(format!("{rel}:{} {} {}", f.line, f.name, f.lines));
         }
     }
     assert!(
         long.is_empty(),
         "split these functions (path:line name lines):\n{}",
         long.join("\n")
-    );
-    let split: Vec<String> = LONG_FNS_ALLOWED
-        .iter()
-        .filter(|(rel, name)| !still_long.iter().any(|(r, n)| r == rel && n == name))
-        .map(|(rel, name)| format!("{rel} {name}"))
-        .collect();
-    assert!(
-        split.is_empty(),
-        "no longer over {MAX_FN_LINES} lines (or gone): take them out of LONG_FNS_ALLOWED:\n{}",
-        split.join("\n")
     );
 }
 
