@@ -206,6 +206,7 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
                     } else {
                         None
                     },
+                    expired: Some(super::output::timed_out),
                 };
                 extract::run_live(s, &opts, &mut live)
             };

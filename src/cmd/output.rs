@@ -87,6 +87,15 @@ pub(super) fn stdin_guard(
     Some(ExitStatus::of(command, ErrorKind::Usage))
 }
 
+/// What the engine's watchdog (`input::Watchdog`) does when a read outlives `--timeout` by its
+/// grace, blocked in a write the read loop cannot interrupt: sojx ends, with the timeout's
+/// status. (Not an early return: the thread that would return is the one blocked.)
+#[allow(clippy::exit)]
+pub(super) fn timed_out() {
+    let status = ExitStatus::of(Command::Extract, ErrorKind::Timeout);
+    std::process::exit(i32::from(status.code()));
+}
+
 /// Render an envelope, and tell people on stderr what went wrong.
 pub(super) fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<()> {
     render::render(io.stdout, env, style)?;

@@ -57,7 +57,7 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
     };
     for s in sources(&a.files) {
         warn_of_schema(sink.io, &s.name(), &schema, style);
-        let _watchdog = input::Watchdog::arm(a.live.timeout);
+        let _watchdog = input::Watchdog::arm(a.live.timeout, super::output::timed_out);
         let opts = validate::Options {
             max_line_bytes: a.limits.max_line_bytes,
             timeout: a.live.timeout,

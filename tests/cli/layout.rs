@@ -169,6 +169,29 @@ fn only_the_command_layer_reads_the_environment() {
     );
 }
 
+/// The engine starts no process, ends none, and knows no terminal: no `std::process` but its
+/// exit status type's conversion, no `is_terminal`, no colour (docs/ARCHITECTURE.md, "The
+/// workspace").
+#[test]
+fn the_engine_starts_and_ends_no_process_and_knows_no_terminal() {
+    let mut found = Vec::new();
+    for f in code().iter().filter(|f| f.krate == "sojx-core") {
+        for l in &f.code {
+            let process = l.contains("process::")
+                && !l.contains("impl From<ExitStatus> for std::process::ExitCode")
+                && !l.contains("std::process::id()");
+            if process || l.contains("is_terminal") || l.contains("owo_colors") {
+                found.push(format!("{}: {}", f.path, l.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "leave processes and the terminal to the command line (src/):\n{}",
+        found.join("\n")
+    );
+}
+
 /// Below the command layer nothing knows clap: `cmd/` turns what `cli/` parsed into each
 /// module's settings (docs/ARCHITECTURE.md, "The settings layer"). Comments count too.
 #[test]

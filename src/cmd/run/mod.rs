@@ -314,6 +314,24 @@ struct Shared<'r, 'o> {
     interrupts: &'r crate::agent::Interrupts,
 }
 
+/// A script without a `#!` line runs with /bin/sh: said once per run, on stderr.
+#[cfg(unix)]
+fn hint_no_shebang(script: &std::path::Path, name: &str, io: &mut Io<'_>) {
+    let hint = format!(
+        "`{}` has no #! line, so it runs with {}, as a shell runs it; a first line #!/bin/sh (or the interpreter it is written for) would say so",
+        crate::agent::quote(&script.to_string_lossy()),
+        crate::agent::SH
+    );
+    if io.first_time(&hint) {
+        let _ = writeln!(
+            io.stderr,
+            "sojx: {}: hint: {}",
+            crate::sanitize::sanitize(name),
+            crate::sanitize::sanitize(&hint)
+        );
+    }
+}
+
 /// One attempt: start the agent as `spec` says and own it until it is gone; its envelope.
 #[cfg(unix)]
 fn supervised(
@@ -342,19 +360,7 @@ fn supervised(
         Err(f) => return not_started(f),
     };
     if let Some(script) = started.script_without_shebang() {
-        let hint = format!(
-            "`{}` has no #! line, so it runs with {}, as a shell runs it; a first line #!/bin/sh (or the interpreter it is written for) would say so",
-            agent::quote(&script.to_string_lossy()),
-            agent::SH
-        );
-        if io.first_time(&hint) {
-            let _ = writeln!(
-                io.stderr,
-                "sojx: {}: hint: {}",
-                crate::sanitize::sanitize(name),
-                crate::sanitize::sanitize(&hint)
-            );
-        }
+        hint_no_shebang(script, name, io);
     }
     let bounds = Bounds::read(a.live.timeout, a.kill_after);
     let show = a.answer.activity;
@@ -374,6 +380,7 @@ fn supervised(
             tee: tee.as_deref_mut(),
             timeout: a.live.timeout,
             activity: if show { Some(send) } else { None },
+            expired: Some(super::output::timed_out),
         };
         extract::run_reader(name, reader, opts, &mut live)
     };

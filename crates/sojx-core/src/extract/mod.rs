@@ -99,6 +99,10 @@ pub struct Live<'a> {
     pub timeout: Option<Duration>,
     /// Receives one line per event worth showing, as soon as its input line is read.
     pub activity: Option<&'a mut dyn FnMut(Activity)>,
+    /// What to do when the read outlives `timeout` by `input::WATCHDOG_GRACE`, blocked in a
+    /// write the read loop cannot interrupt (`--activity` into a full pipe): the command line
+    /// ends the process. None: no watchdog.
+    pub expired: Option<fn()>,
 }
 
 /// [`run`] with live side effects.

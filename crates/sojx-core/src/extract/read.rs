@@ -47,7 +47,9 @@ pub(super) fn read_live(
 ) -> Result<(Outcome, Vec<Warning>), Stopped> {
     // Reading, and the --activity writes made while reading, must end by the deadline even
     // when stderr blocks; what follows (validation, --assert) has its own budgets.
-    let _watchdog = crate::input::Watchdog::arm(live.timeout);
+    let _watchdog = live
+        .expired
+        .map(|expired| crate::input::Watchdog::arm(live.timeout, expired));
     let mut reading = Reading::new(opts);
     reading.router.activity = live.activity.is_some();
     let plan = ReadPlan {

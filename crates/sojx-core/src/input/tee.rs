@@ -150,11 +150,11 @@ impl Tee {
 }
 
 /// How long past an input's `--timeout` sojx may still be writing its outputs before
-/// [`Watchdog`] ends it.
+/// [`Watchdog`] fires.
 pub const WATCHDOG_GRACE: Duration = Duration::from_secs(1);
 
-/// Ends the process with status 2 (timeout) when an input's `--timeout` has passed by
-/// [`WATCHDOG_GRACE`] and sojx is still reading that input. The read loop enforces the deadline
+/// Calls its caller's `expired` (the command line ends the process with status 2, timeout) when
+/// an input's `--timeout` has passed by [`WATCHDOG_GRACE`] and sojx is still reading that input. The read loop enforces the deadline
 /// itself; this covers the writes it cannot interrupt while reading: `--activity` into a pipe
 /// nobody reads (extract), an envelope per document into a full stdout (validate). Armed for
 /// the read only: the work after it (validation, `--assert`) has its own budgets. Disarmed when
@@ -164,8 +164,9 @@ pub struct Watchdog {
 }
 
 impl Watchdog {
-    /// Armed for one input read with `timeout` (none: nothing to watch).
-    pub fn arm(timeout: Option<Duration>) -> Self {
+    /// Armed for one input read with `timeout` (none: nothing to watch); `expired` runs on the
+    /// watchdog's own thread.
+    pub fn arm(timeout: Option<Duration>, expired: fn()) -> Self {
         let Some(limit) = timeout.and_then(|t| t.checked_add(WATCHDOG_GRACE)) else {
             return Self { _disarm: None };
         };
@@ -175,7 +176,7 @@ impl Watchdog {
             .spawn(move || {
                 // Dropping the sender (the input is done) disconnects: nothing to do.
                 if let Err(RecvTimeoutError::Timeout) = rx.recv_timeout(limit) {
-                    std::process::exit(2);
+                    expired();
                 }
             });
         Self {

@@ -94,7 +94,10 @@ impl Session<'_, '_> {
                 .sum::<u64>();
         // A backstop for a turn stuck writing (--tee into a pipe nobody reads): the process
         // ends with status 2 past the turn's deadline and the cancel's grace, as `extract` does.
-        let _watchdog = input::Watchdog::arm(self.timeout.map(|t| t.saturating_add(self.grace)));
+        let _watchdog = input::Watchdog::arm(
+            self.timeout.map(|t| t.saturating_add(self.grace)),
+            super::super::super::output::timed_out,
+        );
         std::thread::scope(|s| {
             let show = self.show;
             let reader = s.spawn(move || {
@@ -107,6 +110,7 @@ impl Session<'_, '_> {
                     tee: None,
                     timeout: None,
                     activity: if show { Some(&mut report) } else { None },
+                    expired: None,
                 };
                 extract::run_reader(self.name, Box::new(Lines::new(rx)), self.opts, &mut live)
             });
