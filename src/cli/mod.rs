@@ -1,5 +1,5 @@
 //! The command-line definition (clap derive). `src/cmd/` turns what it parses into each
-//! command's options; the producers `--from` accepts come from [`Producer`]'s table.
+//! command's options; the producers `--from` accepts come from `Producer`'s table.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -556,7 +556,7 @@ pub struct LineLimit {
 }
 
 /// `--from`: `auto` to detect the producer from the content, or a producer's id: one of sojx's
-/// own (their ids and help come from [`Producer`]'s table, for the help and completions) or a
+/// own (their ids and help come from `Producer`'s table, for the help and completions) or a
 /// loaded producer file's, which `cmd/` resolves once the files are loaded.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub enum From {

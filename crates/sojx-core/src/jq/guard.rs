@@ -174,7 +174,7 @@ thread_local! {
     pub(super) static ON_WORKER: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Run `f` on a worker thread with [`WORKER_STACK`] of stack, and wait for it; `None` if no
+/// Run `f` on a worker thread with `WORKER_STACK` of stack, and wait for it; `None` if no
 /// thread could be started.
 pub fn on_worker<T: Send>(f: impl FnOnce() -> T + Send) -> Option<T> {
     if ON_WORKER.with(Cell::get) {

@@ -4,11 +4,11 @@
 //! Values cross the boundary as JSON text, so numbers keep their digits both ways.
 //!
 //! An expression cannot end sojx, whatever it does (docs/limits.md, "jq expressions"): every run
-//! is on a worker thread with [`WORKER_STACK`] of stack, under a budget of [`MAX_STEPS`]
-//! evaluation steps, [`ASSERT_BUDGET`] of time and [`RECURSION_STACK`] of stack for recursion,
+//! is on a worker thread with `WORKER_STACK` of stack, under a budget of `MAX_STEPS`
+//! evaluation steps, `ASSERT_BUDGET` of time and `RECURSION_STACK` of stack for recursion,
 //! checked at every step; past any of them the run stops with an error naming the bound.
 //! `halt` and `halt_error` stop the run with an error instead of exiting, and `fromjson` refuses
-//! text nested deeper than [`MAX_FROMJSON_DEPTH`] levels.
+//! text nested deeper than `MAX_FROMJSON_DEPTH` levels.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;

@@ -29,7 +29,7 @@ fn claude_like_array(items: &[Value], detect: fn(&Value) -> Option<Producer>) ->
 /// [`detect`] for a value that must carry a run's identity to be a producer's output: the
 /// whole input when it is one JSON document, a value salvaged from a line with other text on
 /// it, or one found inside answer text. The producer [`detect`] names claims the value only when
-/// it carries that producer's identity ([`IDENTITY`]), so that a bare answer shaped like an
+/// it carries that producer's identity (`IDENTITY`), so that a bare answer shaped like an
 /// event (`{"type": "result", "score": 3}`, `{"type": "error", "message": …}`) stays the
 /// answer (contract §4).
 pub fn detect_output(v: &Value) -> Option<Producer> {

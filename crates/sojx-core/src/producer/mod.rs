@@ -101,7 +101,7 @@ pub enum Verdict {
         detail: Map<String, Value>,
     },
     /// Several tool calls in the final turn (two or more), in order: the decision chooses
-    /// (contract §4; [`tool_calls`]).
+    /// (contract §4; `tool_calls`).
     Calls(Vec<ToolCall>),
     /// The final answer text, to be mined for JSON (`final_text`, `code_fence`, `embedded`).
     Text { text: String, line: Option<u64> },

@@ -5,10 +5,10 @@
 //! opening an object or array that does not close on it starts a multi-line (pretty-printed)
 //! document, and a line that is not JSON is a `parse` envelope: the stream goes on.
 //!
-//! The unit of work is the lines of one read ([`batch`]): framed into documents ([`frame`]),
+//! The unit of work is the lines of one read (`batch`): framed into documents (`frame`),
 //! validated, and turned into envelopes, a valid document's written straight into bytes
-//! ([`render`]). A regular file of [`PARALLEL_FROM`] bytes or more is validated on several
-//! cores, in input order ([`parallel`]); anything else, in the reading thread.
+//! (`render`). A regular file of `PARALLEL_FROM` bytes or more is validated on several
+//! cores, in input order (`parallel`); anything else, in the reading thread.
 
 use std::io;
 use std::ops::ControlFlow;

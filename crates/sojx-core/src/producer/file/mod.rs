@@ -1,6 +1,6 @@
 //! Producers described as data (contract §10, docs/producer-files.md): the file format
-//! ([`spec`]), reading and checking a file ([`load`]), the extractor that reads a stream by a
-//! file ([`events`]), the files compiled into sojx ([`builtin`]), and the [`Registry`] of
+//! (`spec`), reading and checking a file (`load`), the extractor that reads a stream by a
+//! file (`events`), the files compiled into sojx (`builtin`), and the [`Registry`] of
 //! every producer a command knows: the built-in ones and those a user loaded.
 
 mod builtin;

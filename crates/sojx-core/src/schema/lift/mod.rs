@@ -73,7 +73,7 @@ fn at_or_root(at: &str) -> &str {
 pub enum Unlifted {
     /// A map's key given twice: the violations naming both places.
     Twice(Vec<Violation>),
-    /// The walk would go deeper than [`DEPTH`] along one path of the answer.
+    /// The walk would go deeper than `DEPTH` along one path of the answer.
     TooDeep,
 }
 
