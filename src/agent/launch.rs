@@ -10,7 +10,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use super::quote;
+use super::shell::quote;
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::input::io_reason;
 

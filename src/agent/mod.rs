@@ -20,6 +20,7 @@ mod launch;
 mod pipes;
 mod resume;
 mod retry;
+mod shell;
 #[cfg(unix)]
 mod signals;
 mod stderr;
@@ -46,6 +47,7 @@ pub(crate) use resume::{Profile, SchemaFlag};
 #[cfg(unix)]
 pub(crate) use retry::split_template;
 pub(crate) use retry::{Extra, Parts as Feedback, Values, retries};
+pub(crate) use shell::quote;
 #[cfg(unix)]
 pub(crate) use signals::Interrupts;
 #[cfg(unix)]
@@ -113,16 +115,6 @@ impl Spec {
             .iter()
             .map(|a| a.to_string_lossy().into_owned())
             .collect()
-    }
-}
-
-/// One argument as a POSIX shell reads it back: bare when it is safe, else in single quotes.
-pub(crate) fn quote(arg: &str) -> String {
-    let safe = |c: char| c.is_ascii_alphanumeric() || "_@%+=:,./-".contains(c);
-    if !arg.is_empty() && arg.chars().all(safe) {
-        arg.to_owned()
-    } else {
-        format!("'{}'", arg.replace('\'', r"'\''"))
     }
 }
 
