@@ -2,8 +2,8 @@
 //! validate it against a JSON Schema, and describe the outcome as one envelope.
 //!
 //! The `sojx` command line is built on this crate. The modules here are the engine's internals,
-//! moved out of the binary a layer at a time (docs/ARCHITECTURE.md): they are public so that
-//! the binary can use them, hidden from the documentation, and not stable.
+//! in layers (docs/ARCHITECTURE.md; `tests/cli/layout/layers.rs` checks them): they are public
+//! so that the binary can use them, hidden from the documentation, and not stable.
 
 #[doc(hidden)]
 pub mod activity;
