@@ -37,6 +37,7 @@ use crate::activity::Activity;
 use crate::envelope::AgentReport;
 use crate::error::{ErrorKind, Failure, Operation};
 
+pub(crate) use crate::feedback::{Extra, Parts as Feedback, retries};
 #[cfg(unix)]
 pub(crate) use conclude::{conclude, interrupted};
 #[cfg(target_os = "linux")]
@@ -44,9 +45,9 @@ pub(crate) use guard::{GUARD, guarding};
 #[cfg(unix)]
 pub(crate) use launch::SH;
 pub(crate) use resume::{Profile, SchemaFlag};
+pub(crate) use retry::Values;
 #[cfg(unix)]
 pub(crate) use retry::split_template;
-pub(crate) use retry::{Extra, Parts as Feedback, Values, retries};
 pub(crate) use shell::quote;
 #[cfg(unix)]
 pub(crate) use signals::Interrupts;

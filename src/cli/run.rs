@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use clap::Args;
 
-use super::{AnswerArgs, KeptArgs, LimitArgs, LiveArgs, OutputArgs, SchemaArgs, parse_timeout};
+use super::{
+    AnswerArgs, KeptArgs, LimitArgs, LiveArgs, OutputArgs, SchemaArgs, parse_timeout, values,
+};
 use crate::acp::Policy;
 use crate::agent::{Extra, Profile};
 
@@ -110,7 +112,7 @@ pub struct RetryArgs {
 
     /// Also retry these failures (comma-separated). A failure the producer marks as not
     /// retryable (authentication, billing, permission) never is.
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "KINDS")]
+    #[arg(long, value_parser = values::retry_on(), value_delimiter = ',', value_name = "KINDS")]
     pub(crate) retry_on: Vec<Extra>,
 
     /// Resume the agent's session this way with the feedback as the prompt, or `none` to run

@@ -89,7 +89,7 @@ value_enum!(Policy {
     Policy::Allow => "allow", "Allow (always where offered)";
 });
 
-value_enum!(Extra {
+value_parser!(retry_on, Extra {
     Extra::Timeout => "timeout", "`--timeout` passed";
     Extra::Truncated => "truncated", "The stream ended without its terminal marker";
     Extra::AgentError => "agent_error",

@@ -26,6 +26,8 @@ pub mod exit;
 #[doc(hidden)]
 pub mod extract;
 #[doc(hidden)]
+pub mod feedback;
+#[doc(hidden)]
 pub mod framing;
 #[doc(hidden)]
 pub mod input;

@@ -328,7 +328,7 @@ pub(crate) struct Resume {
 /// A producer file's resume word with `{session_id}` and `{feedback}` replaced, in one pass
 /// (a session id that reads `{feedback}` stays as it is), as `--retry-command`'s words are.
 fn fill(word: &str, id: &str, feedback: &str) -> String {
-    super::retry::substitute(word, &[("{session_id}", id), ("{feedback}", feedback)])
+    crate::feedback::substitute(word, &[("{session_id}", id), ("{feedback}", feedback)])
 }
 
 /// `8-4-4-4-12` hexadecimal digits.

@@ -42,6 +42,8 @@ const CORE_LAYERS: &[&str] = &[
     "compare: details envelope error exit extract input jq json names warning",
     "lint: details envelope error names pointer provider schema warning",
     "lower: details envelope error lint names pointer provider schema warning",
+    // What a failed attempt tells the agent.
+    "feedback: details envelope error producer",
 ];
 
 /// Which top-level modules of the command line (src) each one may import, besides every module
