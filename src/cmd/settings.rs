@@ -44,22 +44,7 @@ pub(super) fn load(
     if let Some(schema) = &mut schema {
         schema.warnings = lint::schema_warnings(&schema.document);
         if let Some((provider, compat)) = under {
-            let loaded = schema.loaded();
-            let (plan, _) = lower::lower(&loaded, s, provider, compat)?;
-            let lowered = schema::SchemaDoc {
-                name: format!("{} (lowered for {})", loaded.name, plan.provider),
-                document: plan.schema().clone(),
-                base: loaded.base,
-            };
-            // The lowered schema names its own draft where it changed it (Claude Code's).
-            let draft = if provider == Provider::ClaudeCode {
-                None
-            } else {
-                s.draft
-            };
-            let settings = schema::Settings { draft, ..s.clone() };
-            let lowered = schema::Schema::compiled(lowered, &settings)?;
-            schema.given_lowered(lowered, plan);
+            lower::given::under(schema, s, provider, compat)?;
         }
     }
     Ok(schema)

@@ -193,6 +193,30 @@ pub fn shared() -> Option<PathBuf> {
     None
 }
 
+/// The shared corpus's cases (`corpus/EXPECTED.json`), each with its command line's words.
+pub fn corpus_cases(corpus: &Path) -> Vec<(Value, Vec<String>)> {
+    let cases: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(corpus.join("EXPECTED.json")).unwrap())
+            .unwrap();
+    assert!(
+        cases.len() > 100,
+        "only {} corpus cases in EXPECTED.json",
+        cases.len()
+    );
+    cases
+        .into_iter()
+        .map(|c| {
+            let args = c["args"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|a| a.as_str().unwrap().to_owned())
+                .collect();
+            (c, args)
+        })
+        .collect()
+}
+
 /// The one way a test says it skips (all or part of itself): a line `notice: skipping TEST: WHY`
 /// (TEST is the harness's name for the running test) written to the process's stderr itself.
 /// The harness captures `eprintln!` and shows it only for a failing test, so a notice printed

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::common::{fixture, path_str, run, run_stdin, shared, sojx};
+use crate::common::{corpus_cases, fixture, path_str, run, run_stdin, shared, sojx};
 
 const SCHEMA: &str = "examples/verdict.schema.json";
 
@@ -889,21 +889,7 @@ fn validate_documents_and_json_lines() {
 fn shared_corpus_envelopes_match_the_envelope_schema() {
     let Some(shared) = shared() else { return };
     let corpus = shared.join("corpus");
-    let cases: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(corpus.join("EXPECTED.json")).unwrap())
-            .unwrap();
-    assert!(
-        cases.len() > 100,
-        "only {} corpus cases in EXPECTED.json",
-        cases.len()
-    );
-    for c in cases {
-        let args: Vec<&str> = c["args"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|a| a.as_str().unwrap())
-            .collect();
+    for (c, args) in corpus_cases(&corpus) {
         let r = run(sojx()
             .current_dir(&corpus)
             .args(&args)

@@ -7,6 +7,7 @@
 mod acp;
 mod action;
 mod agent_start;
+mod api;
 mod battery;
 mod bounds;
 mod citizen;

@@ -61,8 +61,11 @@ impl Details {
 /// One schema violation, as in the JSON Schema "basic" output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Violation {
+    /// Where in the value, as a JSON Pointer (empty for the root).
     pub instance_location: String,
+    /// The schema keyword that failed, as a JSON Pointer into the schema (`$ref`s followed).
     pub keyword_location: String,
+    /// What is wrong, in a sentence.
     pub message: String,
 }
 

@@ -9,19 +9,33 @@ use crate::names::wire_enum;
 wire_enum! {
     /// The stable error kinds of contract §6.
     pub enum ErrorKind {
+        /// The caller's mistake: a flag, a setting or an argument that cannot be used.
         Usage = "usage",
+        /// A file sojx was given could not be read or written.
         Filesystem = "filesystem",
+        /// The schema is not JSON, not a valid schema, or cannot be used within sojx's bounds.
         SchemaInvalid = "schema_invalid",
+        /// The input held nothing but whitespace.
         EmptyInput = "empty_input",
+        /// The input could not be read as its producer's stream.
         Parse = "parse",
+        /// The stream ended before its producer's end of run: the run was cut off.
         Truncated = "truncated",
+        /// The agent reported that its run failed (or exited non-zero without an answer).
         AgentError = "agent_error",
+        /// The run ended with no final answer.
         NotFound = "not_found",
+        /// The answer was found, and it is not JSON.
         JsonInvalid = "json_invalid",
+        /// The answer does not match the schema.
         ValidationFailed = "validation_failed",
+        /// The answer matches the schema and fails an `--assert` check.
         AssertionFailed = "assertion_failed",
+        /// The input did not end within `--timeout`.
         Timeout = "timeout",
+        /// Reading or writing a stream failed.
         Io = "io",
+        /// sojx's own bug, reported instead of a crash.
         Internal = "internal",
         /// `run`: COMMAND could not be started (not found, not executable).
         Spawn = "spawn",

@@ -44,6 +44,9 @@ const CORE_LAYERS: &[&str] = &[
     "lower: details envelope error lint names pointer provider schema warning",
     // What a failed attempt tells the agent.
     "feedback: details envelope error producer",
+    // The public API, on top of everything.
+    "api: budget details envelope error extract feedback input json lint lower producer provider \
+        schema warning",
 ];
 
 /// Which top-level modules of the command line (src) each one may import, besides every module

@@ -28,8 +28,9 @@ use crate::input::Source;
 use crate::input::Tee;
 use crate::jq::Assertions;
 use crate::names::Command;
-use crate::producer::{Producer, Registry};
+use crate::producer::{Outcome, Producer, Registry};
 use crate::schema::Schema;
+use crate::warning::Warning;
 
 pub use decide::decide;
 pub use read::{Reading, read};
@@ -134,22 +135,30 @@ fn from_reader(
     opts: &Options<'_>,
     live: &mut Live<'_>,
 ) -> Envelope {
-    // What the schema earns comes first, on every envelope validated against it.
+    match read_live(reader, size, opts, live) {
+        Ok(read) => conclude(name, read, opts),
+        Err(stopped) => stopped_early(name, stopped, opts),
+    }
+}
+
+/// The envelope of an input read to its end (the outcome and reading's warnings): what the
+/// schema earns comes first, on every envelope validated against it.
+pub fn conclude(name: &str, read: (Outcome, Vec<Warning>), opts: &Options<'_>) -> Envelope {
+    let (outcome, read) = read;
     let mut warnings = opts.schema.map(|s| s.warnings.clone()).unwrap_or_default();
-    let (outcome, read) = match read_live(reader, size, opts, live) {
-        Ok(r) => r,
-        Err(Stopped { failure, producer }) => {
-            let parts = Parts {
-                producer,
-                warnings,
-                ..Parts::default()
-            };
-            // The target is the input unless the failure names another (the tee file).
-            return envelope::failure(Command::Extract, name, failure, parts);
-        }
-    };
     warnings.extend(read);
     decide(name, outcome, warnings, opts)
+}
+
+/// The envelope of an input whose reading `stopped` early. The target is the input unless the
+/// failure names another (the tee file).
+pub fn stopped_early(name: &str, stopped: Stopped, opts: &Options<'_>) -> Envelope {
+    let parts = Parts {
+        producer: stopped.producer,
+        warnings: opts.schema.map(|s| s.warnings.clone()).unwrap_or_default(),
+        ..Parts::default()
+    };
+    envelope::failure(Command::Extract, name, stopped.failure, parts)
 }
 
 /// Reading ended before the input did: why, and the producer if it was known by then.

@@ -272,7 +272,7 @@ impl<'o> Reading<'o> {
     }
 
     /// Reading stopped early with `failure`.
-    fn stopped(&self, failure: Failure) -> Stopped {
+    pub fn stopped(&self, failure: Failure) -> Stopped {
         Stopped {
             failure,
             producer: self.router.producer(),

@@ -28,6 +28,7 @@ use crate::schema::lift::Plan;
 use crate::warning::{Warning, WarningKind};
 use shape::{nullable, root_is_object, wrap};
 
+pub mod given;
 #[cfg(test)]
 mod roundtrip;
 mod shape;

@@ -115,3 +115,13 @@ fn lift_warning(provider: &str, changes: &[lift::Change]) -> Warning {
         ),
     )
 }
+
+/// A schema document given as a value, not read from a file: named `<inline>`, its wrapper
+/// objects removed ([`super::unwrap`]), no base (a `$ref` from it reads no file).
+pub fn inline(document: Value) -> super::SchemaDoc {
+    super::SchemaDoc {
+        name: super::INLINE_NAME.to_owned(),
+        document: super::unwrap(document),
+        base: None,
+    }
+}

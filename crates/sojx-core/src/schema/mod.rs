@@ -25,6 +25,7 @@ pub mod tape;
 
 pub use compile::{compile, dereference};
 pub use draft::{DRAFTS, draft_name};
+pub use given::inline;
 pub use settings::{Resource, Settings};
 
 use compile::{compile_indexed, compile_with};
