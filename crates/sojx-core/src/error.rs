@@ -8,6 +8,7 @@ use crate::names::wire_enum;
 
 wire_enum! {
     /// The stable error kinds of contract §6.
+    #[non_exhaustive]
     pub enum ErrorKind {
         /// The caller's mistake: a flag, a setting or an argument that cannot be used.
         Usage = "usage",

@@ -3,6 +3,7 @@
 
 /// Structured-output providers (`compile --provider`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Provider {
     /// Claude: tool input schemas, structured outputs (the API).
     Anthropic,
@@ -37,6 +38,7 @@ pub fn provider_id(p: Provider) -> &'static str {
 
 /// What `compile` does with what a provider does not support (`--compat`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Compat {
     /// Drop it, with a warning per drop.
     Lossy,

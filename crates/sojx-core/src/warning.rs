@@ -7,6 +7,7 @@ use crate::names::wire_enum;
 
 wire_enum! {
     /// What a warning is about (`warnings[].kind` on the wire).
+    #[non_exhaustive]
     pub enum WarningKind {
         // Reading the input.
         /// A line longer than `--max-line-bytes` was skipped.
