@@ -11,3 +11,22 @@ pub use envelope::{Envelope, Error, feedback, feedback_with_schema};
 pub use extractor::{Extractor, Settings};
 pub use lowered::{Lowered, compile, compile_with};
 pub use schema::Schema;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a program shares between threads: a compiled schema, the settings built on it, and
+    /// the results; an extraction moves to the thread that reads its agent.
+    #[test]
+    fn the_api_crosses_threads() {
+        fn shared<T: Send + Sync>() {}
+        fn sent<T: Send>() {}
+        shared::<Schema>();
+        shared::<Settings<'_>>();
+        shared::<Envelope>();
+        shared::<Error>();
+        shared::<Lowered>();
+        sent::<Extractor<'_>>();
+    }
+}
