@@ -44,8 +44,10 @@ impl Envelope {
     }
 
     /// The exit code `sojx extract` would end with (contract §7): 0 for a success, 1 when the
-    /// answer is missing or invalid, 2 when the input could not be read as a stream, 3 for
-    /// the caller's mistakes, 4 for sojx's own.
+    /// input held no valid answer (the agent's side: nothing found, not JSON, invalid, cut
+    /// off, the agent's error), 3 when sojx could not do what it was asked (the caller's side:
+    /// a broken schema, an unreadable input; sojx's own bug too). An extraction through the API
+    /// has no `--timeout`, so never 2.
     ///
     /// ```
     /// # use sojx_core::{Extractor, Settings};
