@@ -5,8 +5,8 @@
 //! cargo run -p sojx-core --example extract -- examples/claude-review.ndjson examples/verdict.schema.json
 //! ```
 //!
-//! Prints the envelope (one line of JSON) and exits with its exit code; on a failure, the
-//! feedback an agent would be given to try again goes to stderr.
+//! Prints the envelope (one line of JSON) and exits with its exit code; on a failure another
+//! attempt can fix, the feedback an agent would be given goes to stderr.
 
 // An example program prints; the engine never does.
 #![allow(clippy::print_stderr)]
@@ -48,7 +48,7 @@ fn extract(args: &[String]) -> Result<ExitCode, Box<dyn Error>> {
         .input(input.as_str())
         .read(File::open(input)?);
     writeln!(std::io::stdout().lock(), "{}", envelope.to_json())?;
-    if !envelope.is_success() {
+    if envelope.earns_retry() {
         eprintln!("{}", feedback(&envelope));
     }
     Ok(ExitCode::from(envelope.exit_code()))

@@ -60,6 +60,7 @@ impl Details {
 
 /// One schema violation, as in the JSON Schema "basic" output.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct Violation {
     /// Where in the value, as a JSON Pointer (empty for the root).
     pub instance_location: String,

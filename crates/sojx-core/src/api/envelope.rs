@@ -28,10 +28,18 @@ use super::Schema;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Envelope {
-    pub(crate) inner: crate::envelope::Envelope,
+    inner: crate::envelope::Envelope,
+    /// The envelope's `error`, as the API's type.
+    error: Option<Error>,
 }
 
 impl Envelope {
+    /// The API's view of an envelope the engine built.
+    pub(crate) fn of(inner: crate::envelope::Envelope) -> Self {
+        let error = inner.error().cloned().map(Error);
+        Self { inner, error }
+    }
+
     /// Whether the agent's final answer was found (and, with a schema, is valid).
     ///
     /// ```
@@ -40,7 +48,7 @@ impl Envelope {
     /// assert!(!Extractor::new(&settings).read(&b""[..]).is_success());
     /// ```
     pub fn is_success(&self) -> bool {
-        self.inner.error().is_none()
+        self.error.is_none()
     }
 
     /// The exit code `sojx extract` would end with (contract §7): 0 for a success, 1 when the
@@ -90,8 +98,8 @@ impl Envelope {
     /// let envelope = Extractor::new(&settings).read(&b""[..]);
     /// assert_eq!(envelope.error().map(|e| e.kind()), Some(ErrorKind::EmptyInput));
     /// ```
-    pub fn error(&self) -> Option<Error> {
-        self.inner.error().cloned().map(Error)
+    pub fn error(&self) -> Option<&Error> {
+        self.error.as_ref()
     }
 
     /// The value or text that failed to parse or to validate, when there is one.
@@ -121,6 +129,19 @@ impl Envelope {
         self.inner.producer().map(crate::producer::Producer::id)
     }
 
+    /// The agent's session id, when its output named one: the session to resume with the
+    /// [`feedback`].
+    ///
+    /// ```
+    /// # use sojx_core::{Extractor, Settings};
+    /// let line = br#"{"type":"result","subtype":"success","is_error":false,"result":"{}","session_id":"s-1"}"#;
+    /// let settings = Settings::new();
+    /// assert_eq!(Extractor::new(&settings).read(&line[..]).session_id(), Some("s-1"));
+    /// ```
+    pub fn session_id(&self) -> Option<&str> {
+        self.inner.session()?.id.as_deref()
+    }
+
     /// The warnings: what the reader should know about an answer that still stands, or about
     /// a failure, each with its kind.
     ///
@@ -140,7 +161,9 @@ impl Envelope {
 
     /// Whether another attempt of the agent, told what was wrong ([`feedback`]), can fix this
     /// outcome: the answer was missing, not JSON, invalid or failed a check, or the agent gave
-    /// up on its own structured-output retries. `sojx run --max-attempts` retries these.
+    /// up on its own structured-output retries. `sojx run --max-attempts` retries these (and
+    /// what `--retry-on` adds). Narrower than [`Error::retryable`], which says whether running
+    /// the agent again *can* help at all (a cut-off stream, an agent's transient error).
     ///
     /// ```
     /// # use sojx_core::{Extractor, Settings};
@@ -243,13 +266,16 @@ impl Error {
         self.0.retryable
     }
 
-    /// The schema's violations of a `validation_failed` failure (empty for any other).
+    /// The violations the error lists: the answer's of a `validation_failed` failure, the
+    /// schema's own (against its draft's meta-schema) of a `schema_invalid` one; empty for the
+    /// other kinds.
     ///
     /// ```
     /// # use sojx_core::{Extractor, Schema, Settings};
     /// let schema: Schema = r#"{"type": "object", "required": ["verdict"]}"#.parse()?;
     /// let settings = Settings::new().schema(&schema);
-    /// let err = Extractor::new(&settings).read(&b"{}"[..]).error().unwrap();
+    /// let envelope = Extractor::new(&settings).read(&b"{}"[..]);
+    /// let err = envelope.error().unwrap();
     /// assert_eq!(err.violations()[0].keyword_location, "/required");
     /// # Ok::<(), sojx_core::Error>(())
     /// ```

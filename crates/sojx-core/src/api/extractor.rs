@@ -22,7 +22,7 @@ use crate::error::{ErrorKind, Failure, Operation};
 ///     .max_line_bytes(1 << 20);
 /// # Ok::<(), sojx_core::Error>(())
 /// ```
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Settings<'a> {
     opts: Options<'a>,
 }
@@ -34,8 +34,9 @@ impl Default for Settings<'_> {
 }
 
 impl<'a> Settings<'a> {
-    /// `sojx extract`'s defaults: the producer detected, no schema, no repair, the default
-    /// bounds (docs/limits.md).
+    /// `sojx extract`'s defaults: the producer detected among sojx's built-in producers, no
+    /// schema, no repair, the default bounds (docs/limits.md). Producer files (the command
+    /// line's `--producer-file` and its config folder) are the command line's.
     ///
     /// ```
     /// let settings = sojx_core::Settings::new();
@@ -61,16 +62,22 @@ impl<'a> Settings<'a> {
         self
     }
 
-    /// Read the input as this producer's output (`--from`): one of the ids `sojx producers`
-    /// lists, such as `claude-code`, `codex`, `gemini-cli`, `openai-chat`, `json` or `text`.
-    /// A `usage` error for an id sojx does not know.
+    /// Read the input as this producer's output (`--from`): one of sojx's built-in producers'
+    /// ids (the built-in ones `sojx producers` lists), such as `claude-code`, `codex`,
+    /// `gemini-cli`, `openai-chat`, `json` or `text`; or `auto`, detected (the default). A
+    /// `usage` error for an id sojx does not know.
     ///
     /// ```
     /// # use sojx_core::Settings;
     /// assert!(Settings::new().producer("codex").is_ok());
-    /// assert!(Settings::new().producer("auto").is_err());
+    /// assert!(Settings::new().producer("auto").is_ok());
+    /// assert!(Settings::new().producer("no-such-agent").is_err());
     /// ```
     pub fn producer(mut self, id: &str) -> Result<Self, Error> {
+        if id == "auto" {
+            self.opts.from = None;
+            return Ok(self);
+        }
         let Some(p) = self.opts.producers.resolve(id) else {
             let f = Failure::new(
                 ErrorKind::Usage,
@@ -140,8 +147,8 @@ impl<'a> Settings<'a> {
         self
     }
 
-    /// The most answer bytes gathered from a producer's deltas (`--max-answer-bytes`; 64 MiB by
-    /// default).
+    /// The most bytes gathered from a producer's deltas for one answer, tool call or message
+    /// (`--max-answer-bytes`; 64 MiB by default).
     ///
     /// ```
     /// # use sojx_core::Settings;
@@ -168,8 +175,10 @@ impl<'a> Settings<'a> {
 }
 
 /// One extraction: feed it an agent's output as it comes, in pieces of any size, then
-/// [`finish`](Extractor::finish) for the envelope. It holds the longest line and the answer
-/// being built, never the whole output.
+/// [`finish`](Extractor::finish) for the envelope. What it holds is bounded by the settings'
+/// bounds (a line, the answer being built, the text of an input whose producer is not known
+/// yet), not by the output's length. It borrows its [`Settings`] (and they their [`Schema`]):
+/// to read agents on other threads, share the settings with [`std::thread::scope`].
 ///
 /// ```
 /// use sojx_core::{Extractor, Schema, Settings};
@@ -219,7 +228,8 @@ impl<'a> Extractor<'a> {
         }
     }
 
-    /// Name the input in the envelope's `input` (`-`, standard input, by default).
+    /// Name the input in the envelope's `input` and its error's `target` (`-` by default; the
+    /// command line names standard input `<stdin>`).
     ///
     /// ```
     /// # use sojx_core::{Extractor, Settings};
@@ -261,9 +271,7 @@ impl<'a> Extractor<'a> {
         let reading = &mut self.reading;
         self.splitter.finish(&mut |p| reading.line(p, None));
         let read = self.reading.finish();
-        Envelope {
-            inner: crate::extract::conclude(&self.input, read, self.opts),
-        }
+        Envelope::of(crate::extract::conclude(&self.input, read, self.opts))
     }
 
     /// Read `reader` to its end and [`finish`](Extractor::finish). A read that fails ends the
@@ -284,7 +292,7 @@ impl<'a> Extractor<'a> {
                 Err(e) => {
                     let stopped = self.reading.stopped(crate::input::read_failure(&e));
                     let inner = crate::extract::stopped_early(&self.input, stopped, self.opts);
-                    return Envelope { inner };
+                    return Envelope::of(inner);
                 }
             }
         }

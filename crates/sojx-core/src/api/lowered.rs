@@ -88,9 +88,11 @@ impl Lowered {
 
     /// `answer`, given in the lowered schema's shape, in the user's: a wrapped root unwrapped,
     /// a property given as `null` for "not given" removed, a list of `{"key", "value"}` entries
-    /// made an object again. A `validation_failed` error when a key is given twice. Validate
-    /// the result with [`Schema::validate`]; or let an [`crate::Extractor`] do all of it
-    /// ([`Schema::answered_for`]).
+    /// made an object again. A `validation_failed` error when a key is given twice, a
+    /// `schema_invalid` one when lifting would walk past sojx's depth bound. Validate the
+    /// result with [`Schema::validate`] of the schema it was lowered from (not one made
+    /// [`Schema::answered_for`] the provider, which takes answers in the lowered shape); or let
+    /// an [`crate::Extractor`] with such a schema do all of it.
     ///
     /// ```
     /// # use sojx_core::{Provider, Schema, compile};

@@ -136,7 +136,9 @@ impl Schema {
     /// This schema, taking answers as the agent gives them under the schema lowered for
     /// `provider` ([`crate::compile`], `--compat lossy`): each is checked against the lowered
     /// schema, lifted back to this schema's shape and checked against it, as `sojx extract
-    /// --provider` does. An extraction's `data` is then the lifted answer.
+    /// --provider` does. An extraction's `data` is then the lifted answer. Its
+    /// [`validate`](Schema::validate) and [`is_valid`](Schema::is_valid) then take answers in
+    /// the lowered shape too, with violations named at their places in the answer as given.
     ///
     /// ```
     /// use sojx_core::{Extractor, Provider, Schema, Settings};

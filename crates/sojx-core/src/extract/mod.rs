@@ -40,7 +40,7 @@ pub use crate::input::ReadAhead;
 use read::read_live;
 
 /// Options of one `extract` run, shared by every input.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Options<'a> {
     pub from: Option<Producer>,
     /// Every producer the command knows: detection asks it (the built-in ones, and the
