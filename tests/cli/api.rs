@@ -27,16 +27,13 @@ fn through_the_api(corpus: &Path, file: &str, args: &[&str]) -> Option<Result<Va
             _ => return None,
         }
     }
-    // `--schema` is inline JSON, `@path`, or a path (src/schema: `spec`).
-    let schema = match schema.map(|s| (s, s.trim_start())) {
-        Some((_, t)) if t.starts_with('{') || t == "true" || t == "false" => Some(t.parse()),
-        Some((s, _)) => {
-            let path = corpus.join(s.strip_prefix('@').unwrap_or(s));
-            let file = std::fs::File::open(path).expect("the corpus's schema");
-            Some(Schema::from_reader(file))
-        }
-        None => None,
-    };
+    // `--schema` is inline JSON, `@path`, or a path, as the engine tells them apart.
+    let schema = schema.map(|s| match sojx_core::schema::file_of(s) {
+        Some(path) => Schema::from_reader(
+            std::fs::File::open(corpus.join(path)).expect("the corpus's schema"),
+        ),
+        None => s.parse(),
+    });
     let schema = match schema.transpose() {
         Ok(s) => s,
         Err(e) => return Some(Err(e)),

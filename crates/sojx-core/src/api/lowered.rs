@@ -47,7 +47,11 @@ pub fn compile_with(schema: &Schema, provider: Provider, compat: Compat) -> Resu
         compat,
     )
     .map_err(Error)?;
-    Ok(Lowered { plan, warnings })
+    Ok(Lowered {
+        plan,
+        warnings,
+        name: loaded.name,
+    })
 }
 
 /// A schema lowered for a provider: the schema to give the agent, what was changed to lower
@@ -56,6 +60,8 @@ pub fn compile_with(schema: &Schema, provider: Provider, compat: Compat) -> Resu
 pub struct Lowered {
     plan: Plan,
     warnings: Vec<Warning>,
+    /// The schema's name, for the errors of lifting.
+    name: String,
 }
 
 impl Lowered {
@@ -117,17 +123,7 @@ impl Lowered {
                 )
                 .details(Details::Violations(violations)),
             )),
-            Err(Unlifted::TooDeep) => Err(Error(
-                Failure::new(
-                    ErrorKind::SchemaInvalid,
-                    Operation::Validate,
-                    format!(
-                        "lifting the answer would follow the lowered schema more than {} levels deep along one path of the answer, sojx's bound",
-                        crate::budget::WALK_DEPTH
-                    ),
-                )
-                .retryable(false),
-            )),
+            Err(Unlifted::TooDeep) => Err(Error(crate::schema::lift_too_deep(&self.name))),
         }
     }
 }

@@ -47,14 +47,11 @@ impl Schema {
     /// # Ok::<(), sojx_core::Error>(())
     /// ```
     pub fn from_json(document: Value) -> Result<Self, Error> {
-        let doc = crate::schema::inline(document);
-        let mut inner = crate::schema::Schema::compiled(doc, &crate::schema::Settings::default())
-            .map_err(Error)?;
-        inner.warnings = crate::lint::schema_warnings(&inner.document);
-        Ok(Self { inner })
+        Self::compiled(crate::schema::inline(document))
     }
 
-    /// Read a schema's JSON text from `reader` (at most 64 MiB) and compile it.
+    /// Read a schema's JSON text from `reader` (at most 64 MiB, UTF-8, a byte order mark
+    /// left out) and compile it.
     ///
     /// ```
     /// # use sojx_core::Schema;
@@ -63,7 +60,7 @@ impl Schema {
     /// # Ok::<(), sojx_core::Error>(())
     /// ```
     pub fn from_reader(reader: impl Read) -> Result<Self, Error> {
-        let bytes = crate::input::read_capped(reader).map_err(|e| {
+        let text = crate::schema::text_of(reader).map_err(|e| {
             Error(
                 Failure::new(
                     ErrorKind::Io,
@@ -73,11 +70,15 @@ impl Schema {
                 .retryable(false),
             )
         })?;
-        let text = String::from_utf8(bytes).map_err(|e| {
-            let at = e.utf8_error().valid_up_to();
-            Error(invalid(format!("the schema is not UTF-8 (at byte {at})")))
-        })?;
         text.parse()
+    }
+
+    /// A schema document given to the API, compiled; its keyword typos become warnings.
+    fn compiled(doc: crate::schema::SchemaDoc) -> Result<Self, Error> {
+        let settings = crate::schema::Settings::default();
+        let mut inner = crate::schema::Schema::compiled(doc, &settings).map_err(Error)?;
+        inner.warnings = crate::lint::schema_warnings(&inner.document);
+        Ok(Self { inner })
     }
 
     /// The schema document, its wrapper removed.
@@ -171,22 +172,6 @@ impl FromStr for Schema {
 
     /// Parse a schema's JSON text and compile it ([`Schema::from_json`]).
     fn from_str(text: &str) -> Result<Self, Error> {
-        let doc: Value = crate::json::from_str(text).map_err(|e| {
-            Error(
-                invalid(format!("the schema is not JSON: {e}")).hint(format!(
-                    "fix the JSON at line {}, column {}",
-                    e.line(),
-                    e.column()
-                )),
-            )
-        })?;
-        Self::from_json(doc)
+        Self::compiled(crate::schema::parse_inline(text).map_err(Error)?)
     }
-}
-
-/// A `schema_invalid` failure of a schema given to the API.
-fn invalid(message: String) -> Failure {
-    Failure::new(ErrorKind::SchemaInvalid, Operation::CompileSchema, message)
-        .target("<inline>")
-        .retryable(false)
 }

@@ -82,7 +82,7 @@ impl Schema {
 }
 
 /// The `schema_invalid` failure of an answer whose lifting would walk past the bound.
-fn too_deep(schema: &str) -> Failure {
+pub fn too_deep(schema: &str) -> Failure {
     Failure::new(
         crate::error::ErrorKind::SchemaInvalid,
         crate::error::Operation::Validate,
@@ -114,6 +114,12 @@ fn lift_warning(provider: &str, changes: &[lift::Change]) -> Warning {
             places.join("; ")
         ),
     )
+}
+
+/// A schema's JSON text given inline, not read from a file: parsed and unwrapped as
+/// [`inline`].
+pub fn parse_inline(text: &str) -> Result<super::SchemaDoc, Failure> {
+    super::parse(super::INLINE_NAME.to_owned(), text, None)
 }
 
 /// A schema document given as a value, not read from a file: named `<inline>`, its wrapper

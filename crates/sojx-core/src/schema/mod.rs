@@ -25,12 +25,13 @@ pub mod tape;
 
 pub use compile::{compile, dereference};
 pub use draft::{DRAFTS, draft_name};
-pub use given::inline;
+pub use given::{inline, parse_inline, too_deep as lift_too_deep};
 pub use settings::{Resource, Settings};
 
 use compile::{compile_indexed, compile_with};
 use given::Lifting;
 
+pub use retrieve::text_of;
 use retrieve::{read_text, retriever};
 
 /// A compiled schema.
@@ -421,7 +422,13 @@ pub fn read(arg: &str) -> Result<SchemaDoc, Failure> {
             (name, text, Some(p))
         }
     };
-    let doc: Value = crate::json::from_str(&text).map_err(|e| {
+    parse(name, &text, base)
+}
+
+/// A schema's JSON `text`, named `name`, from the file `base` (when it came from one): parsed
+/// and unwrapped.
+fn parse(name: String, text: &str, base: Option<PathBuf>) -> Result<SchemaDoc, Failure> {
+    let doc: Value = crate::json::from_str(text).map_err(|e| {
         // The place, as editors take it (`FILE:LINE:COLUMN`); inline JSON has no file.
         let hint = match &base {
             Some(_) => format!("fix the JSON at {name}:{}:{}", e.line(), e.column()),

@@ -332,7 +332,13 @@ fn inside(
 /// Read a `--schema` file as UTF-8, refusing one larger than [`crate::input::MAX_FILE_BYTES`].
 /// It may be a pipe (`--schema <(…)`), so it is not required to be a regular file.
 pub(super) fn read_text(path: &Path) -> std::io::Result<String> {
-    let mut bytes = crate::input::read_capped(std::fs::File::open(path)?)?;
+    text_of(std::fs::File::open(path)?)
+}
+
+/// A schema's text from `reader`: at most [`crate::input::MAX_FILE_BYTES`], UTF-8, without a
+/// byte order mark.
+pub fn text_of(reader: impl std::io::Read) -> std::io::Result<String> {
+    let mut bytes = crate::input::read_capped(reader)?;
     // A UTF-8 byte order mark (Windows editors write one) is not part of the JSON.
     if bytes.starts_with(BOM) {
         bytes.drain(..BOM.len());
