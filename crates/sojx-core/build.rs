@@ -1,10 +1,11 @@
-//! The built-in producer files (`producers/*.toml` at the workspace's root) as JSON, with their
+//! The built-in producer files (`producers/*.toml` at the workspace's root, linked into this crate
+//! as `producers` so that the published crate holds them) as JSON, with their
 //! table ([`producers_as_json`]).
 
 use std::path::PathBuf;
 
 /// Where the built-in producer files are, from this crate's directory.
-const PRODUCERS: &str = "../../producers";
+const PRODUCERS: &str = "producers";
 
 fn main() {
     println!("cargo:rerun-if-changed=build.rs");

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::spec::{Origin, Raw, Spec};
 
 /// The schema of the file format, compiled once.
-pub const SCHEMA: &str = include_str!("../../../../../schemas/producer-file.schema.json");
+pub const SCHEMA: &str = include_str!("../../../schemas/producer-file.schema.json");
 
 /// Most bytes a producer file may have (docs/limits.md): the built-in ones have a few KiB.
 pub const MAX_FILE_BYTES: u64 = 1 << 20;
