@@ -18,6 +18,7 @@ pub(crate) use sojx_core::error;
 pub(crate) use sojx_core::exit;
 pub(crate) use sojx_core::extract;
 pub(crate) use sojx_core::feedback;
+pub(crate) mod files;
 pub(crate) mod github;
 pub(crate) use sojx_core::input;
 pub(crate) use sojx_core::jq;

@@ -9,9 +9,10 @@ use super::output::{
 };
 use super::{Env, Io, settings};
 use crate::exit::ExitStatus;
+use crate::input::Source;
 use crate::names::Command;
 use crate::producer::{Producer, Registry};
-use crate::{activity, batch, cli, extract, input, jq, markers, render, schema};
+use crate::{activity, batch, cli, extract, jq, markers, render, schema};
 
 /// `extract`'s options for a run of `compare` or `extract`: the flags both share, and the plan
 /// the environment sets (the fast path; no reading ahead, which `extract` may turn on).
@@ -186,7 +187,7 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
     if one_by_one {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
         // order (the tee file is one stream; activity lines must not interleave).
-        let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
+        let mut tee = match crate::files::tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
             Ok(t) => t,
             Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
         };

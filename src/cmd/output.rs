@@ -12,6 +12,7 @@ use crate::details::Details;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
+use crate::files::Arg;
 use crate::input::Source;
 use crate::names::Command;
 use crate::render::{self, OutputFormat, Reader, Style};
@@ -62,11 +63,11 @@ pub(super) fn files_read(
     files
 }
 
-pub(super) fn sources(files: &[std::path::PathBuf]) -> Vec<Source> {
+pub(super) fn sources(files: &[std::path::PathBuf]) -> Vec<Arg> {
     if files.is_empty() {
-        vec![Source::Stdin]
+        vec![Arg::Stdin]
     } else {
-        files.iter().map(|f| Source::from_arg(f)).collect()
+        files.iter().map(|f| Arg::from_arg(f)).collect()
     }
 }
 
@@ -117,7 +118,7 @@ pub(super) fn open_envelope_file(
 ) -> Result<Vec<(&'static str, std::path::PathBuf)>, Failure> {
     let tee = tee.map(|t| ("--tee", t.to_path_buf()));
     let avoid: Vec<_> = read.iter().cloned().chain(tee).collect();
-    io.envelopes = crate::input::Tee::beside(
+    io.envelopes = crate::files::tee::beside(
         "--envelope-file",
         "write the envelopes to another file",
         path,

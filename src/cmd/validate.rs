@@ -10,6 +10,7 @@ use super::{Io, settings};
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::exit::ExitStatus;
+use crate::input::Source;
 use crate::names::Command;
 use crate::render::{OutputFormat, Style};
 use crate::validate::ValidDocs;
@@ -36,7 +37,7 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
         return Ok(code);
     }
     let read = files_read(&settings, None);
-    let mut tee = match input::Tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
+    let mut tee = match crate::files::tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
         Ok(t) => t,
         Err(f) => return fail_before_input(Command::Validate, &a.files, &f, io, style),
     };

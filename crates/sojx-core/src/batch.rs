@@ -13,12 +13,8 @@ use std::thread;
 
 /// Whether `sources` may be read in parallel: standard input named twice (`sojx extract - -`)
 /// must be read in order, the first reading it all, as a sequential run does.
-pub fn parallel_ok(sources: &[crate::input::Source]) -> bool {
-    sources
-        .iter()
-        .filter(|s| matches!(s, crate::input::Source::Stdin))
-        .count()
-        <= 1
+pub fn parallel_ok<S: crate::input::Source>(sources: &[S]) -> bool {
+    sources.iter().filter(|s| s.is_stdin()).count() <= 1
 }
 
 /// Worker threads for `n` inputs: one per core, at most `n`.

@@ -110,7 +110,7 @@ pub fn input_name(names: &[String]) -> String {
 }
 
 /// Read one FILE: printed envelopes give their `data`; anything else is extracted.
-pub fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Input> {
+pub fn load(source: &dyn Source, opts: &extract::Options<'_>) -> Vec<Input> {
     let name = source.name();
     let failed = |f: Failure| {
         let env = envelope::failure(
@@ -121,7 +121,7 @@ pub fn load(source: &Source, opts: &extract::Options<'_>) -> Vec<Input> {
         );
         vec![from_own(name.clone(), env)]
     };
-    let reader = match source.open() {
+    let reader = match source.open_within(None) {
         Ok(r) => r,
         Err(f) => return failed(f),
     };

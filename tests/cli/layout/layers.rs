@@ -55,6 +55,8 @@ const CLI_LAYERS: &[&str] = &[
     // Terminal text: sanitized, coloured.
     "sanitize:",
     "color:",
+    // The files of the command line: its inputs, and `--tee`'s and `--envelope-file`'s.
+    "files:",
     // The ACP client: the wire and the calls, read through the engine's read loop.
     "acp:",
     // Envelopes for people and for GitHub, and `--activity`'s lines.
@@ -66,7 +68,7 @@ const CLI_LAYERS: &[&str] = &[
     // The command line's definition (clap), with the types its flags parse into.
     "cli: acp agent color render",
     // The command layer: everything below it, and nothing imports it.
-    "cmd: acp activity agent cli color github render sanitize",
+    "cmd: acp activity agent cli color files github render sanitize",
 ];
 
 /// The engine's modules (the rows of [`CORE_LAYERS`]).

@@ -89,7 +89,7 @@ impl Default for Options<'_> {
 }
 
 /// Extract from one input and build its envelope.
-pub fn run(source: &Source, opts: &Options<'_>) -> Envelope {
+pub fn run(source: &dyn Source, opts: &Options<'_>) -> Envelope {
     run_live(source, opts, &mut Live::default())
 }
 
@@ -107,7 +107,7 @@ pub struct Live<'a> {
 }
 
 /// [`run`] with live side effects.
-pub fn run_live(source: &Source, opts: &Options<'_>, live: &mut Live<'_>) -> Envelope {
+pub fn run_live(source: &dyn Source, opts: &Options<'_>, live: &mut Live<'_>) -> Envelope {
     let name = source.name();
     let reader = match source.open_within(live.timeout) {
         Ok(r) => r,

@@ -1,22 +1,19 @@
 //! `--tee` (every input byte copied through as it is read) and the watchdog that bounds the
 //! writes a read cannot interrupt.
 
-use std::fs::File;
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::io::Write;
+use std::path::PathBuf;
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::time::Duration;
 
 use crate::error::{ErrorKind, Failure, Operation};
 
-use super::{FileId, io_reason};
+use super::io_reason;
 
 /// `--tee FILE`: every input byte, written through (unbuffered) as it is read. Also
-/// `--envelope-file FILE`, the envelopes written beside stdout: a file sojx writes while it
-/// reads others, refused and opened by the same rules.
-#[derive(Debug)]
+/// `--envelope-file FILE`, the envelopes written beside stdout.
 pub struct Tee {
-    file: File,
+    file: Box<dyn Write + Send>,
     path: PathBuf,
     /// The flag that named it, for messages.
     flag: &'static str,
@@ -25,91 +22,15 @@ pub struct Tee {
 }
 
 impl Tee {
-    /// `--tee FILE` for a run over `inputs` (none: standard input) that also reads the files of
-    /// `also_read` (`("--schema", path)`, …): none without the flag. Files are compared by
-    /// device and inode, not by name: FILE is refused (`usage`) when it is an input, standard
-    /// input being read, or a file sojx reads, which creating it would truncate before it is
-    /// read. An existing FILE that is not a regular file (`/dev/null`, a terminal, a FIFO), or
-    /// that is sojx's own standard output or error (`--tee /dev/stderr` with `2>>log`), is
-    /// opened for appending, never truncated.
-    pub fn for_inputs(
-        path: Option<&Path>,
-        inputs: &[PathBuf],
-        also_read: &[(&str, PathBuf)],
-    ) -> Result<Option<Self>, Failure> {
-        Self::beside("--tee", "tee to another file", path, inputs, also_read)
-    }
-
-    /// The file `flag` names, for a run over `inputs` that also reads `also_read`, by the
-    /// rules of [`Tee::for_inputs`]; `hint` says what to do when it is refused.
-    pub fn beside(
-        flag: &'static str,
-        hint: &'static str,
-        path: Option<&Path>,
-        inputs: &[PathBuf],
-        also_read: &[(&str, PathBuf)],
-    ) -> Result<Option<Self>, Failure> {
-        let Some(path) = path else {
-            return Ok(None);
-        };
-        let Some(target) = FileId::of_path(path) else {
-            return Self::create(flag, path).map(Some);
-        };
-        let stdin_read = inputs.is_empty() || inputs.iter().any(|i| i.as_os_str() == "-");
-        let clash = if stdin_read && FileId::of_std(0).as_ref() == Some(&target) {
-            Some("standard input, which sojx reads".to_owned())
-        } else if inputs
-            .iter()
-            .any(|i| i.as_os_str() != "-" && FileId::of_path(i).as_ref() == Some(&target))
-        {
-            Some("also an input".to_owned())
-        } else {
-            also_read
-                .iter()
-                .find(|(_, p)| FileId::of_path(p).as_ref() == Some(&target))
-                .map(|(flag, _)| format!("the {flag} file"))
-        };
-        if let Some(what) = clash {
-            return Err(Failure::new(
-                ErrorKind::Usage,
-                Operation::ParseArguments,
-                format!(
-                    "{flag} {} is {what}; it would be truncated before it is read",
-                    path.display()
-                ),
-            )
-            .target(path.to_string_lossy().into_owned())
-            .retryable(false)
-            .hint(hint));
-        }
-        let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-        let own_output = [1, 2]
-            .iter()
-            .any(|&s| FileId::of_std(s).as_ref() == Some(&target));
-        if regular && !own_output {
-            return Self::create(flag, path).map(Some);
-        }
-        match std::fs::OpenOptions::new().append(true).open(path) {
-            Ok(file) => Ok(Some(Self {
-                file,
-                path: path.to_path_buf(),
-                flag,
-                at_line_start: true,
-            })),
-            Err(e) => Err(cannot_create(flag, path, &e)),
-        }
-    }
-
-    /// Create (or truncate) FILE, named by `flag`; failure is `filesystem`.
-    pub fn create(flag: &'static str, path: &Path) -> Result<Self, Failure> {
-        match File::create(path) {
-            Ok(file) => Ok(Self {
-                file,
-                path: path.to_path_buf(),
-                flag,
-                at_line_start: true,
-            }),
-            Err(e) => Err(cannot_create(flag, path, &e)),
+    /// The file `flag` names (`--tee`, `--envelope-file`), called `path` in messages, written
+    /// through `file`: the caller opens it (the command line by the rules of
+    /// `src/files/tee.rs`).
+    pub fn new(flag: &'static str, path: PathBuf, file: Box<dyn Write + Send>) -> Self {
+        Self {
+            file,
+            path,
+            flag,
+            at_line_start: true,
         }
     }
 
@@ -185,12 +106,11 @@ impl Watchdog {
     }
 }
 
-fn cannot_create(flag: &str, path: &Path, e: &io::Error) -> Failure {
-    Failure::new(
-        ErrorKind::Filesystem,
-        Operation::Write,
-        format!("cannot create {flag} {}: {}", path.display(), io_reason(e)),
-    )
-    .target(path.to_string_lossy().into_owned())
-    .retryable(false)
+impl std::fmt::Debug for Tee {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tee")
+            .field("flag", &self.flag)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
 }

@@ -119,7 +119,7 @@ impl LineSink for Serial<'_, '_> {
 
 /// Validate one input, with `--tee` and `--timeout`; `out` receives the envelopes in order.
 pub fn run_live(
-    source: &Source,
+    source: &dyn Source,
     schema: &Schema,
     opts: Options,
     tee: Option<&mut Tee>,

@@ -162,7 +162,7 @@ fn setup(a: &cli::RunArgs, io: &mut Io<'_>) -> Result<Setup, Failure> {
         )
         .retryable(false)
     })?;
-    let tee = input::Tee::for_inputs(a.live.tee.as_deref(), &[], &read)?;
+    let tee = crate::files::tee::for_inputs(a.live.tee.as_deref(), &[], &read)?;
     Ok(Setup {
         prompt,
         loaded,
