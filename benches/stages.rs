@@ -80,6 +80,7 @@ fn lines() -> Vec<&'static [u8]> {
 fn schema() -> Schema {
     let settings = schema::Settings {
         schema: Some(path("examples/verdict.schema.json")),
+        files: Some(std::sync::Arc::new(sojx::disk::Disk)),
         ..schema::Settings::default()
     };
     schema::load(&settings).expect("schema").expect("given")

@@ -100,7 +100,7 @@ impl Prepared {
             handoff: answer
                 .handoff
                 .as_deref()
-                .map(markers::load_handoff)
+                .map(|p| markers::load_handoff(p, &crate::disk::Disk))
                 .transpose()?,
         })
     }
@@ -187,7 +187,7 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
     if one_by_one {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
         // order (the tee file is one stream; activity lines must not interleave).
-        let mut tee = match crate::files::tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
+        let mut tee = match crate::disk::tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
             Ok(t) => t,
             Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
         };

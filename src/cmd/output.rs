@@ -9,10 +9,10 @@ use super::Io;
 use crate::cli::OutputArgs;
 use crate::color;
 use crate::details::Details;
+use crate::disk::Arg;
 use crate::envelope::{self, Envelope, Parts};
 use crate::error::{ErrorKind, Failure};
 use crate::exit::ExitStatus;
-use crate::files::Arg;
 use crate::input::Source;
 use crate::names::Command;
 use crate::render::{self, OutputFormat, Reader, Style};
@@ -118,7 +118,7 @@ pub(super) fn open_envelope_file(
 ) -> Result<Vec<(&'static str, std::path::PathBuf)>, Failure> {
     let tee = tee.map(|t| ("--tee", t.to_path_buf()));
     let avoid: Vec<_> = read.iter().cloned().chain(tee).collect();
-    io.envelopes = crate::files::tee::beside(
+    io.envelopes = crate::disk::tee::beside(
         "--envelope-file",
         "write the envelopes to another file",
         path,

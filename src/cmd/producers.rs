@@ -102,7 +102,7 @@ fn check(c: &cli::CheckArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&c.output, io);
     let file = c.file.display().to_string();
     // The file alone (not the config folder's), checked as `--producer-file` checks it.
-    let registry = match Registry::load(std::slice::from_ref(&c.file), None) {
+    let registry = match Registry::load(std::slice::from_ref(&c.file), None, &crate::disk::Disk) {
         Ok(r) => r,
         Err(e) => {
             let f = settings::producer_failure(&e);

@@ -2,6 +2,7 @@
 //! Below `cmd/` nothing knows clap or [`crate::cli`]; each module takes its settings.
 
 use crate::cli;
+use crate::disk::Disk;
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::provider::{Compat, Provider};
 use crate::{lint, lower, schema};
@@ -13,6 +14,7 @@ pub(super) fn schema(a: &cli::SchemaArgs) -> schema::Settings {
         draft: a.draft,
         ignore_formats: a.ignore_formats,
         resources: a.resource.clone(),
+        files: Some(std::sync::Arc::new(Disk)),
     }
 }
 
@@ -24,6 +26,7 @@ pub(super) fn schema_of(schema: &str, r: &cli::RefArgs) -> schema::Settings {
         draft: r.draft,
         ignore_formats: false,
         resources: r.resource.clone(),
+        files: Some(std::sync::Arc::new(Disk)),
     }
 }
 
@@ -57,7 +60,7 @@ pub(super) fn producers(
     files: &[std::path::PathBuf],
     env: &super::Env,
 ) -> Result<crate::producer::Registry, Failure> {
-    crate::producer::Registry::load(files, env.producers_dir.as_deref())
+    crate::producer::Registry::load(files, env.producers_dir.as_deref(), &Disk)
         .map_err(|e| producer_failure(&e))
 }
 

@@ -98,6 +98,7 @@ fn run_file(
                 uri: "http://localhost:1234/".to_owned(),
                 path: format!("{remotes}/").into(),
             }],
+            files: Some(std::sync::Arc::new(sojx::disk::Disk)),
         };
         let loaded = schema::load(&settings);
         let desc = case["description"].as_str().unwrap_or("");

@@ -193,6 +193,51 @@ fn the_engine_starts_and_ends_no_process_and_knows_no_terminal() {
     );
 }
 
+/// The engine opens no file and reads no standard stream (issue 57): every input is opened by
+/// its caller (`input::Source`), every other file read through the `files::Files` it is given,
+/// `--tee` written through the writer it is given. Test code is left out (test modules and
+/// `tests.rs` files).
+#[test]
+fn the_engine_opens_no_file_and_reads_no_standard_stream() {
+    const IO: [&str; 8] = [
+        "std::fs",
+        "fs::",
+        "File::",
+        "OpenOptions",
+        "io::stdin",
+        "io::stdout",
+        "io::stderr",
+        "canonicalize(",
+    ];
+    let files = code();
+    // A file its parent declares `#[cfg(test)] mod name;` (`lower/roundtrip.rs`) is test code.
+    let test_file = |path: &str| {
+        let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
+        let decl = format!("#[cfg(test)]\nmod {};", name.trim_end_matches(".rs"));
+        files.iter().any(|p| {
+            (p.path == format!("{dir}/mod.rs") || p.path == format!("{dir}.rs"))
+                && p.text.contains(&decl)
+        })
+    };
+    let mut found = Vec::new();
+    for f in module_code().iter().filter(|f| f.krate == "sojx-core") {
+        if test_file(&f.path) || f.path.contains("/tests/") {
+            continue;
+        }
+        for (i, l) in f.body.lines().enumerate() {
+            if IO.iter().any(|p| l.contains(p)) {
+                found.push(format!("{}:{}: {}", f.path, i + 1, l.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "open files in the command line (src/disk/) and hand the engine a Read, a Write or its \
+         Files:\n{}",
+        found.join("\n")
+    );
+}
+
 /// Below the command layer nothing knows clap: `cmd/` turns what `cli/` parsed into each
 /// module's settings (docs/ARCHITECTURE.md, "The settings layer"). Comments count too.
 #[test]
@@ -307,7 +352,14 @@ fn module_code() -> Vec<ModuleCode> {
             if module == "main" || module == "lib" {
                 return None;
             }
-            let body = f.text.split("#[cfg(test)]\nmod tests").next()?;
+            let body = [
+                "#[cfg(test)]\nmod tests",
+                "#[cfg(test)]\npub(crate) mod tests",
+            ]
+            .iter()
+            .filter_map(|m| f.text.find(m))
+            .min()
+            .map_or(f.text.as_str(), |at| &f.text[..at]);
             let body: Vec<&str> = body
                 .lines()
                 .map(|l| {

@@ -65,6 +65,8 @@ pub mod extract;
 #[doc(hidden)]
 pub mod feedback;
 #[doc(hidden)]
+pub mod files;
+#[doc(hidden)]
 pub mod framing;
 #[doc(hidden)]
 pub mod input;

@@ -120,24 +120,26 @@ pub(crate) fn parse(text: &str) -> Markers {
     out
 }
 
-/// Read the `--handoff` file once, before any input: JSON when it parses, else its text. It
-/// must be a regular file of at most [`crate::input::MAX_FILE_BYTES`] (a FIFO would block,
-/// `/dev/zero` would never end).
-pub fn load_handoff(path: &Path) -> Result<Value, Failure> {
-    let bytes = crate::input::read_regular(path).map_err(|e| {
-        Failure::new(
-            ErrorKind::Filesystem,
-            Operation::Read,
-            format!(
-                "cannot read the handoff file {}: {}",
-                path.display(),
-                crate::input::io_reason(&e)
-            ),
-        )
-        .target(path.to_string_lossy().into_owned())
-        .retryable(false)
-        .hint("--handoff names the legacy escalation file the agent wrote")
-    })?;
+/// Read the `--handoff` file through `files` once, before any input: JSON when it parses, else
+/// its text. It must be a regular file of at most [`crate::input::MAX_FILE_BYTES`] (a FIFO would
+/// block, `/dev/zero` would never end).
+pub fn load_handoff(path: &Path, files: &dyn crate::files::Files) -> Result<Value, Failure> {
+    let bytes = files
+        .read_regular(path, crate::input::MAX_FILE_BYTES)
+        .map_err(|e| {
+            Failure::new(
+                ErrorKind::Filesystem,
+                Operation::Read,
+                format!(
+                    "cannot read the handoff file {}: {}",
+                    path.display(),
+                    crate::input::io_reason(&e)
+                ),
+            )
+            .target(path.to_string_lossy().into_owned())
+            .retryable(false)
+            .hint("--handoff names the legacy escalation file the agent wrote")
+        })?;
     let text = String::from_utf8_lossy(&bytes);
     Ok(crate::text::whole(&text).unwrap_or_else(|| Value::from(text.trim_end())))
 }

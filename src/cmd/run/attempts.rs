@@ -152,7 +152,7 @@ fn read_template(t: &str) -> Result<String, Failure> {
     let Some(path) = t.strip_prefix('@') else {
         return Ok(t.to_owned());
     };
-    let bytes = crate::input::read_regular(Path::new(path)).map_err(|e| {
+    let bytes = crate::disk::read_regular(Path::new(path)).map_err(|e| {
         Failure::new(
             ErrorKind::Filesystem,
             Operation::Read,

@@ -20,7 +20,7 @@ use crate::warning::{Warning, WarningKind};
 /// `claude-code` lint error (the draft, a keyword Ajv does not know). Decided on the schema,
 /// which sojx reads itself, not on the words Claude Code prints when it refuses it.
 pub(super) fn refused(schema: &str, settings: &crate::schema::Settings) -> bool {
-    crate::schema::read(schema).is_ok_and(|l| {
+    crate::schema::read(schema, &crate::disk::Disk).is_ok_and(|l| {
         crate::lint::lint(&l, settings, crate::provider::LintProvider::ClaudeCode)
             .iter()
             .any(|f| f.severity == crate::lint::Severity::Error)

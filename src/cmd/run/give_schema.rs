@@ -73,7 +73,10 @@ pub(super) fn decide(
         };
     };
     // Unreadable: the run's own checks say so (Claude Code's refusal), not a mismatch.
-    let (Ok(given), Ok(doc)) = (schema::read(value), schema::read(user)) else {
+    let (Ok(given), Ok(doc)) = (
+        schema::read(value, &crate::disk::Disk),
+        schema::read(user, &crate::disk::Disk),
+    ) else {
         return none;
     };
     if given.document == doc.document {

@@ -153,7 +153,7 @@ fn setup(
         );
     }
     // The agent may read sojx's stdin: the tee must not be that file either.
-    let tee = crate::files::tee::for_inputs(a.live.tee.as_deref(), &[], &read)?;
+    let tee = crate::disk::tee::for_inputs(a.live.tee.as_deref(), &[], &read)?;
     Ok(Setup {
         loaded,
         plan,

@@ -18,6 +18,8 @@ const CORE_LAYERS: &[&str] = &[
     "warning: names",
     // Leaves and small helpers.
     "brackets:",
+    // What the engine reads files through: given by its caller.
+    "files:",
     "json:",
     "provider:",
     "budget: pointer",
@@ -28,12 +30,12 @@ const CORE_LAYERS: &[&str] = &[
     // Inputs on all cores, jq, schemas.
     "batch: input",
     "jq: details error json",
-    "schema: budget details envelope error input json pointer warning",
+    "schema: budget details envelope error files input json pointer warning",
     // Producers and what is built from their verdicts.
-    "producer: brackets details error framing input json names provider warning",
+    "producer: brackets details error files framing input json names provider warning",
     "activity: producer",
     "text: brackets json producer",
-    "markers: error input jq text warning",
+    "markers: error files input jq text warning",
     "envelope: error exit framing names producer warning",
     // The commands' work.
     "extract: activity details envelope error framing input jq json markers names producer repair \
@@ -55,8 +57,9 @@ const CLI_LAYERS: &[&str] = &[
     // Terminal text: sanitized, coloured.
     "sanitize:",
     "color:",
-    // The files of the command line: its inputs, and `--tee`'s and `--envelope-file`'s.
-    "files:",
+    // The disk: the command line's inputs, `--tee`'s and `--envelope-file`'s files, and the
+    // engine's `files::Files`.
+    "disk:",
     // The ACP client: the wire and the calls, read through the engine's read loop.
     "acp:",
     // Envelopes for people and for GitHub, and `--activity`'s lines.
@@ -68,7 +71,7 @@ const CLI_LAYERS: &[&str] = &[
     // The command line's definition (clap), with the types its flags parse into.
     "cli: acp agent color render",
     // The command layer: everything below it, and nothing imports it.
-    "cmd: acp activity agent cli color files github render sanitize",
+    "cmd: acp activity agent cli color disk github render sanitize",
 ];
 
 /// The engine's modules (the rows of [`CORE_LAYERS`]).

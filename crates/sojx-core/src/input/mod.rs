@@ -8,15 +8,12 @@
 //!
 //! - `source`: [`Source`] (an input the caller opens: the engine opens no file of its own),
 //!   whole files read within a bound ([`read_capped`]);
-//! - `disk`: the files the engine still reads itself (schema `$ref`s, producer files, the
-//!   handoff file), [`FileId`];
 //! - `read`: [`read_lines`], its [`ReadPlan`] and the [`LineSink`] it hands lines to (with the
 //!   facts of the sink's own [`PreScan`], when read ahead);
 //! - `split`: bytes → lines; `pump`: chunks, in place or on a deadline thread; `ahead`: lines
 //!   split ahead on a reading thread; `tee`: `--tee`'s writes and the watchdog.
 
 mod ahead;
-mod disk;
 mod pump;
 mod read;
 mod source;
@@ -26,7 +23,6 @@ mod tee;
 use ahead::{FactsPolicy, LinePump, NextBatch};
 use pump::{Next, Pump};
 
-pub use disk::{FileId, read_regular};
 pub use pump::{SMALL_CHUNK, chunk_for, read_failure, read_some};
 pub use read::{LineSink, PreScan, READ_AHEAD_MIN, ReadAhead, ReadEnd, ReadPlan, read_lines};
 pub use source::{MAX_FILE_BYTES, Source, io_reason, read_capped};

@@ -9,7 +9,7 @@ use crate::error::Failure;
 
 /// One input, opened by the caller when the engine is ready to read it (so that a batch opens
 /// each input on the worker that reads it, and a FIFO is opened within `--timeout`). The
-/// command line's are files and standard input (`src/files/source.rs`).
+/// command line's are files and standard input (`src/disk/source.rs`).
 pub trait Source: Sync {
     /// The name used in envelopes: the file name as given, or `<stdin>`.
     fn name(&self) -> String;

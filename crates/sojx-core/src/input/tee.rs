@@ -24,7 +24,7 @@ pub struct Tee {
 impl Tee {
     /// The file `flag` names (`--tee`, `--envelope-file`), called `path` in messages, written
     /// through `file`: the caller opens it (the command line by the rules of
-    /// `src/files/tee.rs`).
+    /// `src/disk/tee.rs`).
     pub fn new(flag: &'static str, path: PathBuf, file: Box<dyn Write + Send>) -> Self {
         Self {
             file,

@@ -166,7 +166,9 @@ pub fn lint(loaded: &SchemaDoc, settings: &schema::Settings, which: LintProvider
 /// `sojx lint SCHEMA`, read with `settings`, for `provider` (`None`: every provider, its
 /// refusals as warnings): one envelope.
 pub fn run(schema: &str, settings: &schema::Settings, provider: Option<LintProvider>) -> Envelope {
-    let loaded = match schema::check_options(settings).and_then(|()| schema::read(schema)) {
+    let loaded = match schema::check_options(settings)
+        .and_then(|()| schema::read(schema, settings.files().as_ref()))
+    {
         Ok(l) => l,
         Err(f) => return envelope::failure(Command::Lint, schema, f, Parts::default()),
     };

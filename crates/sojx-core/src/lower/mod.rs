@@ -522,7 +522,7 @@ pub fn run(
     if let Err(f) = schema::check_options(settings) {
         return envelope::failure(Command::Compile, schema, f, Parts::default());
     }
-    let result = schema::read(schema)
+    let result = schema::read(schema, settings.files().as_ref())
         .and_then(|loaded| lower(&loaded, settings, provider, compat).map(|r| (loaded.name, r)));
     match result {
         Ok((name, (plan, warnings))) => envelope::success(

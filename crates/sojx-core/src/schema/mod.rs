@@ -31,6 +31,7 @@ pub use settings::{Resource, Settings};
 use compile::{compile_indexed, compile_with};
 use given::Lifting;
 
+use crate::files::Files;
 pub use retrieve::text_of;
 use retrieve::{read_text, retriever};
 
@@ -400,13 +401,13 @@ impl SchemaDoc {
     }
 }
 
-/// Read and unwrap a schema given as a path, `@path`, or inline JSON.
-pub fn read(arg: &str) -> Result<SchemaDoc, Failure> {
+/// Read and unwrap a schema given as a path (read through `files`), `@path`, or inline JSON.
+pub fn read(arg: &str, files: &dyn Files) -> Result<SchemaDoc, Failure> {
     let (name, text, base) = match spec(arg) {
         Spec::Inline(t) => (INLINE_NAME.to_owned(), t, None),
         Spec::File(p) => {
             let name = p.to_string_lossy().into_owned();
-            let text = read_text(&p).map_err(|e| {
+            let text = read_text(files, &p).map_err(|e| {
                 Failure::new(
                     ErrorKind::Filesystem,
                     Operation::ReadSchema,
@@ -459,7 +460,7 @@ pub fn load(settings: &Settings) -> Result<Option<Schema>, Failure> {
     let Some(arg) = &settings.schema else {
         return Ok(None);
     };
-    Schema::compiled(read(arg)?, settings).map(Some)
+    Schema::compiled(read(arg, settings.files().as_ref())?, settings).map(Some)
 }
 
 impl Schema {

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::{Resource, Settings, called, invalid};
 use crate::error::{ErrorKind, Failure, Operation};
+use crate::files::{Files, Kind};
 
 /// The offline retriever of a schema given as `base` (`None`: inline), and the URI of its file,
 /// the base of relative references.
@@ -17,11 +18,13 @@ pub(super) fn retriever(
     base: Option<&Path>,
     settings: &Settings,
 ) -> Result<(LocalRetriever, Option<String>), Failure> {
-    let resources = usable_resources(&settings.resources)?;
+    let files = settings.files();
+    let resources = usable_resources(&settings.resources, files.as_ref())?;
     // The schema file, symlinks resolved: its URI is the base of relative references, and its
     // directory the only tree that a `file:` reference may read.
-    let real = base.and_then(|b| std::fs::canonicalize(b).ok());
+    let real = base.and_then(|b| files.canonical(b).ok());
     let retriever = LocalRetriever {
+        files,
         resources: Arc::new(resources),
         root: real
             .as_deref()
@@ -159,7 +162,10 @@ fn local_path(uri: &str) -> Option<PathBuf> {
 /// The `--resource` mappings, each checked in turn: a text that is not `URI=FILE` is a `usage`
 /// failure, a FILE that cannot be read (or is not a directory for a URI ending in `/`) a
 /// `filesystem` one.
-fn usable_resources(resources: &[Resource]) -> Result<Vec<(String, PathBuf)>, Failure> {
+fn usable_resources(
+    resources: &[Resource],
+    files: &dyn Files,
+) -> Result<Vec<(String, PathBuf)>, Failure> {
     resources
         .iter()
         .map(|r| {
@@ -177,8 +183,8 @@ fn usable_resources(resources: &[Resource]) -> Result<Vec<(String, PathBuf)>, Fa
             // The caller's file, told as such before any schema is compiled (a `$ref` to it
             // would otherwise blame the schema).
             let dir = uri.ends_with('/');
-            let usable = std::fs::metadata(file).and_then(|m| {
-                if m.is_dir() == dir {
+            let usable = files.kind(file).and_then(|k| {
+                if (k == Kind::Dir) == dir {
                     Ok(())
                 } else {
                     Err(std::io::Error::other(if dir {
@@ -212,6 +218,8 @@ fn usable_resources(resources: &[Resource]) -> Result<Vec<(String, PathBuf)>, Fa
 /// directory tree. Every other reference is refused, whatever it names.
 #[derive(Clone)]
 pub(super) struct LocalRetriever {
+    /// What reads the files.
+    files: Arc<dyn Files>,
     resources: Arc<Vec<(String, PathBuf)>>,
     /// The schema file's directory, symlinks resolved; `None` for an inline schema, which has
     /// no directory and so reads no file that `--resource` does not map.
@@ -251,7 +259,7 @@ impl Retrieve for LocalRetriever {
         let refused = |why: String| NotRetrieved::Refused(s.to_owned(), why);
         for (prefix, path) in self.resources.iter() {
             if prefix == s {
-                return read_json(path);
+                return read_json(self.files.as_ref(), path);
             }
             if prefix.ends_with('/')
                 && let Some(rest) = s.strip_prefix(prefix.as_str())
@@ -262,26 +270,26 @@ impl Retrieve for LocalRetriever {
                         path.display()
                     ))
                 })?;
-                let file = inside(path, &path.join(rel), || {
+                let file = inside(self.files.as_ref(), path, &path.join(rel), || {
                     refused(format!(
                         "it is outside the directory {} that --resource {prefix} maps (symlinks followed)",
                         path.display()
                     ))
                 })?;
-                return read_json(&file);
+                return read_json(self.files.as_ref(), &file);
             }
         }
         if let Some(p) = local_path(s) {
             let Some(root) = &self.root else {
                 return Err(Box::new(refused(INLINE.to_owned())));
             };
-            let file = inside(root, &p, || {
+            let file = inside(self.files.as_ref(), root, &p, || {
                 refused(format!(
                     "it is outside the schema's directory {} (symlinks followed)",
                     root.display()
                 ))
             })?;
-            return read_json(&file);
+            return read_json(self.files.as_ref(), &file);
         }
         Err(Box::new(NotRetrieved::Remote(s.to_owned())))
     }
@@ -305,13 +313,15 @@ fn relative(rest: &str) -> Option<PathBuf> {
 /// else the refusal `outside` makes. A file that does not exist is a read error when its path is
 /// inside `dir`, a refusal otherwise.
 fn inside(
+    files: &dyn Files,
     dir: &Path,
     file: &Path,
     outside: impl FnOnce() -> NotRetrieved,
 ) -> Result<PathBuf, NotRetrieved> {
-    let dir = std::fs::canonicalize(dir)
+    let dir = files
+        .canonical(dir)
         .map_err(|e| NotRetrieved::CannotRead(dir.to_path_buf(), crate::input::io_reason(&e)))?;
-    match std::fs::canonicalize(file) {
+    match files.canonical(file) {
         Ok(real) if real.starts_with(&dir) => Ok(real),
         Ok(_) => Err(outside()),
         Err(e)
@@ -331,8 +341,8 @@ fn inside(
 
 /// Read a `--schema` file as UTF-8, refusing one larger than [`crate::input::MAX_FILE_BYTES`].
 /// It may be a pipe (`--schema <(…)`), so it is not required to be a regular file.
-pub(super) fn read_text(path: &Path) -> std::io::Result<String> {
-    text_of(std::fs::File::open(path)?)
+pub(super) fn read_text(files: &dyn Files, path: &Path) -> std::io::Result<String> {
+    text_of(&files.read(path, crate::input::MAX_FILE_BYTES)?[..])
 }
 
 /// A schema's text from `reader`: at most [`crate::input::MAX_FILE_BYTES`], UTF-8, without a
@@ -353,8 +363,12 @@ pub fn text_of(reader: impl std::io::Read) -> std::io::Result<String> {
 
 /// Read a referenced (or `--resource`) file: a regular file of at most
 /// [`crate::input::MAX_FILE_BYTES`], as JSON.
-fn read_json(path: &Path) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
-    let bytes = crate::input::read_regular(path)
+fn read_json(
+    files: &dyn Files,
+    path: &Path,
+) -> Result<Value, Box<dyn std::error::Error + Send + Sync>> {
+    let bytes = files
+        .read_regular(path, crate::input::MAX_FILE_BYTES)
         .map_err(|e| NotRetrieved::CannotRead(path.to_path_buf(), crate::input::io_reason(&e)))?;
     Ok(crate::json::from_slice(
         bytes.strip_prefix(BOM).unwrap_or(&bytes),
@@ -395,5 +409,34 @@ mod tests {
         assert_eq!(local_path("file://localhost/a"), Some(PathBuf::from("/a")));
         assert_eq!(local_path("file://host/a"), None);
         assert_eq!(local_path("http://x/a"), None);
+    }
+
+    /// Without a `Files`, a schema named by path is not read: a `filesystem` failure that says
+    /// why, not a panic or an empty schema.
+    #[test]
+    fn without_files_a_schema_path_is_refused() {
+        let settings = crate::schema::Settings {
+            schema: Some("verdict.schema.json".into()),
+            ..crate::schema::Settings::default()
+        };
+        let e = crate::schema::load(&settings).unwrap_err();
+        assert_eq!(e.kind, crate::error::ErrorKind::Filesystem);
+        assert!(
+            e.message.contains("lets sojx read no files"),
+            "{}",
+            e.message
+        );
+        let with = crate::schema::Settings {
+            files: Some(std::sync::Arc::new(crate::files::tests::TestDisk)),
+            schema: Some(
+                concat!(
+                    env!("CARGO_MANIFEST_DIR"),
+                    "/../../examples/verdict.schema.json"
+                )
+                .into(),
+            ),
+            ..crate::schema::Settings::default()
+        };
+        assert!(crate::schema::load(&with).unwrap().is_some());
     }
 }

@@ -3,8 +3,11 @@
 //! benchmarks build them directly.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use jsonschema::Draft;
+
+use crate::files::{Files, NoFiles};
 
 /// Which schema a command uses, and how it is read and compiled.
 #[derive(Debug, Clone, Default)]
@@ -17,6 +20,16 @@ pub struct Settings {
     pub ignore_formats: bool,
     /// `$ref` URIs mapped to local files or directories, in the order given.
     pub resources: Vec<Resource>,
+    /// How the schema file, its `$ref`s and the resources are read; `None` reads none (a
+    /// schema given by path cannot be read, a `$ref` to a file is refused as unreadable).
+    pub files: Option<Arc<dyn Files>>,
+}
+
+impl Settings {
+    /// The files these settings read through ([`NoFiles`] without any).
+    pub fn files(&self) -> Arc<dyn Files> {
+        self.files.clone().unwrap_or_else(|| Arc::new(NoFiles))
+    }
 }
 
 /// One `--resource URI=PATH`, split at its first `=`. A text without `=` maps nothing: it is

@@ -162,7 +162,7 @@ fn setup(a: &cli::RunArgs, io: &mut Io<'_>) -> Result<Setup, Failure> {
         )
         .retryable(false)
     })?;
-    let tee = crate::files::tee::for_inputs(a.live.tee.as_deref(), &[], &read)?;
+    let tee = crate::disk::tee::for_inputs(a.live.tee.as_deref(), &[], &read)?;
     Ok(Setup {
         prompt,
         loaded,
@@ -197,7 +197,7 @@ fn prompt(a: &cli::RunArgs, io: &Io<'_>) -> Result<String, Failure> {
         return Ok(p.clone());
     }
     let bytes = if let Some(path) = &a.prompt_file {
-        input::read_regular(path).map_err(|e| {
+        crate::disk::read_regular(path).map_err(|e| {
             Failure::new(
                 ErrorKind::Filesystem,
                 Operation::Read,

@@ -9,6 +9,7 @@ use std::sync::LazyLock;
 use serde_json::Value;
 
 use super::spec::{Origin, Raw, Spec};
+use crate::files::{Files, Kind};
 
 /// The schema of the file format, compiled once.
 pub const SCHEMA: &str = include_str!("../../../schemas/producer-file.schema.json");
@@ -44,8 +45,8 @@ impl fmt::Display for LoadError {
     }
 }
 
-/// Read and check the producer file at `path`.
-pub fn load(path: &Path, origin: Origin) -> Result<Spec, LoadError> {
+/// Read (through `files`) and check the producer file at `path`.
+pub fn load(path: &Path, origin: Origin, files: &dyn Files) -> Result<Spec, LoadError> {
     let name = path.display().to_string();
     let fail = |message: String| LoadError {
         file: name.clone(),
@@ -53,13 +54,15 @@ pub fn load(path: &Path, origin: Origin) -> Result<Spec, LoadError> {
         message,
     };
     // A regular file only (a FIFO would hang, a folder is a mistake), opened as checked.
-    let size = std::fs::metadata(path).map_or(0, |m| m.len());
-    if size > MAX_FILE_BYTES {
+    if let Ok(Kind::File(size)) = files.kind(path)
+        && size > MAX_FILE_BYTES
+    {
         return Err(fail(format!(
             "is larger than {MAX_FILE_BYTES} bytes, sojx's bound on a producer file"
         )));
     }
-    let bytes = crate::input::read_regular(path)
+    let bytes = files
+        .read_regular(path, crate::input::MAX_FILE_BYTES)
         .map_err(|e| fail(format!("cannot be read: {}", crate::input::io_reason(&e))))?;
     if bytes.len() as u64 > MAX_FILE_BYTES {
         return Err(fail(format!(

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use super::{Family, Producer};
-use crate::input::FileId;
+use crate::files::{FileId, Files};
 
 pub use builtin::spec_of;
 pub(crate) use events::{Events, Relabel};
@@ -63,12 +63,16 @@ impl Registry {
     /// config folder `config` (`*.toml` and `*.json`, by name; a folder that does not exist
     /// holds none). A file of an id that a flag's file has is not loaded (the flag's wins); two
     /// flags' files of one id, or a file of the id of a producer sojx reads in code, are
-    /// errors.
-    pub fn load(flags: &[PathBuf], config: Option<&Path>) -> Result<Self, LoadError> {
+    /// errors. Every file is read through `files`.
+    pub fn load(
+        flags: &[PathBuf],
+        config: Option<&Path>,
+        files: &dyn Files,
+    ) -> Result<Self, LoadError> {
         let mut user: Vec<&'static Spec> = Vec::new();
         // One file named twice (by two paths, a link) is loaded once: by device and inode.
         let mut seen: Vec<FileId> = Vec::new();
-        let mut fresh = |path: &Path| match FileId::of_path(path) {
+        let mut fresh = |path: &Path| match files.id(path) {
             Some(id) if seen.contains(&id) => false,
             Some(id) => {
                 seen.push(id);
@@ -78,14 +82,14 @@ impl Registry {
         };
         for path in flags {
             if fresh(path) {
-                let spec = load(path, Origin::Flag(path.display().to_string()))?;
+                let spec = load(path, Origin::Flag(path.display().to_string()), files)?;
                 add(&mut user, spec, true)?;
             }
         }
         if let Some(dir) = config {
-            for path in config_files(dir)? {
+            for path in config_files(dir, files)? {
                 if fresh(&path) {
-                    let spec = load(&path, Origin::Config(path.display().to_string()))?;
+                    let spec = load(&path, Origin::Config(path.display().to_string()), files)?;
                     add(&mut user, spec, false)?;
                 }
             }
@@ -343,8 +347,8 @@ fn add(user: &mut Vec<&'static Spec>, spec: Spec, flag: bool) -> Result<(), Load
 }
 
 /// The producer files of the config folder `dir`, by name.
-fn config_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
-    let entries = match std::fs::read_dir(dir) {
+fn config_files(dir: &Path, files: &dyn Files) -> Result<Vec<PathBuf>, LoadError> {
+    let entries = match files.list(dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => {
@@ -355,9 +359,8 @@ fn config_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
             });
         }
     };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
+    let mut found: Vec<PathBuf> = entries
+        .into_iter()
         .filter(|p| {
             p.extension()
                 .and_then(|e| e.to_str())
@@ -368,8 +371,8 @@ fn config_files(dir: &Path) -> Result<Vec<PathBuf>, LoadError> {
                     .is_some_and(|n| n.starts_with('.'))
         })
         .collect();
-    files.sort();
-    Ok(files)
+    found.sort();
+    Ok(found)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The registry: loading, detection by vocabulary, `reads_like`, `[resume]`.
 
 use super::*;
+use crate::files::tests::TestDisk;
 use serde_json::json;
 
 const ACME: &str = r#"
@@ -28,7 +29,7 @@ fn loaded_files_are_detected_first_and_named_by_id() {
     std::fs::write(&f, ACME).unwrap();
     // The same file twice (by a second path) is loaded once.
     let twice = [f.clone(), d.join(".").join("acme.toml")];
-    let r = Registry::load(&twice, Some(&d.join("none"))).unwrap();
+    let r = Registry::load(&twice, Some(&d.join("none")), &TestDisk).unwrap();
     assert_eq!(r.loaded().len(), 1);
     let p = r.resolve("acme").unwrap();
     assert_eq!(p.id(), "acme");
@@ -43,9 +44,9 @@ fn loaded_files_are_detected_first_and_named_by_id() {
     // The config folder's file of the same id: the flag's wins.
     let conf = dir("conf");
     std::fs::write(conf.join("acme.toml"), ACME.replace("Acme", "Other")).unwrap();
-    let r = Registry::load(std::slice::from_ref(&f), Some(&conf)).unwrap();
+    let r = Registry::load(std::slice::from_ref(&f), Some(&conf), &TestDisk).unwrap();
     assert_eq!(r.loaded()[0].name, "Acme");
-    let r = Registry::load(&[], Some(&conf)).unwrap();
+    let r = Registry::load(&[], Some(&conf), &TestDisk).unwrap();
     assert_eq!(r.loaded()[0].origin.kind(), "config");
 }
 
@@ -73,7 +74,7 @@ fn a_file_that_shares_a_producers_shapes_decides_where_its_detection_names_it() 
     // A fork's file whose init event does not claim: Claude Code's init line is held.
     let f = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
         .join("tests/fixtures/producer-files/claude-fork.toml");
-    let r = Registry::load(std::slice::from_ref(&f), None).unwrap();
+    let r = Registry::load(std::slice::from_ref(&f), None, &TestDisk).unwrap();
     let fork = r.resolve("claude-fork").unwrap();
     let Sight::Held(held, files) = r.sight(&init) else {
         panic!("{:?}", r.sight(&init))
@@ -110,7 +111,7 @@ fn reads_like_names_a_producer_read_in_code_for_a_file_without_events() {
         ("x", false),
     ] {
         std::fs::write(&f, look_alike(id)).unwrap();
-        let r = Registry::load(std::slice::from_ref(&f), None);
+        let r = Registry::load(std::slice::from_ref(&f), None, &TestDisk);
         assert_eq!(r.is_ok(), ok, "{id}: {r:?}");
         // With events, any `reads_like` loads: one of sojx's own refines its detection,
         // another is for people.
@@ -120,7 +121,7 @@ fn reads_like_names_a_producer_read_in_code_for_a_file_without_events() {
         );
         std::fs::write(&f, text).unwrap();
         assert!(
-            Registry::load(std::slice::from_ref(&f), None).is_ok(),
+            Registry::load(std::slice::from_ref(&f), None, &TestDisk).is_ok(),
             "{id}"
         );
     }
@@ -132,7 +133,7 @@ fn a_resume_form_names_the_session_and_never_passes_the_feedback_as_an_option() 
     let f = d.join("a.toml");
     let load = |resume: &str| {
         std::fs::write(&f, format!("{ACME}\n[resume]\n{resume}\n")).unwrap();
-        Registry::load(std::slice::from_ref(&f), None)
+        Registry::load(std::slice::from_ref(&f), None, &TestDisk)
     };
     let r = load(r#"argv = ["run", "--resume", "{session_id}", "--", "{feedback}"]"#).unwrap();
     let form = r.loaded()[0].resume.as_ref().unwrap();
@@ -200,19 +201,19 @@ fn ids_must_not_collide() {
     let json = r#"{"sojx_producer": 1, "id": "acme", "name": "B",
         "event": [{"name": "x", "when": {"type": "x"}, "end": true}]}"#;
     std::fs::write(&b, json).unwrap();
-    let e = Registry::load(&[a.clone(), b.clone()], None).unwrap_err();
+    let e = Registry::load(&[a.clone(), b.clone()], None, &TestDisk).unwrap_err();
     assert_eq!(e.place, "/id", "{e}");
     assert!(
         e.message.contains("each producer file needs its own id"),
         "{e}"
     );
     std::fs::write(&b, json.replace("acme", "codex")).unwrap();
-    let e = Registry::load(&[b], None).unwrap_err();
+    let e = Registry::load(&[b], None, &TestDisk).unwrap_err();
     assert!(e.message.contains("reads in code"), "{e}");
     // A built-in file's id may be taken: the user's file replaces it.
     let c = d.join("c.toml");
     std::fs::write(&c, ACME.replace("\"acme\"", "\"grok-cli\"")).unwrap();
-    let r = Registry::load(&[c], None).unwrap();
+    let r = Registry::load(&[c], None, &TestDisk).unwrap();
     assert!(matches!(r.resolve("grok-cli"), Some(Producer::File(_))));
     assert_eq!(r.all().len(), Producer::ALL.len());
 }

@@ -6,8 +6,9 @@ use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::{id_of_path, id_of_std};
 use crate::error::{ErrorKind, Failure, Operation};
-use crate::input::{FileId, Tee, io_reason};
+use crate::input::{Tee, io_reason};
 
 /// `--tee FILE` for a run over `inputs` (none: standard input) that also reads the files of
 /// `also_read` (`("--schema", path)`, …): none without the flag. Files are compared by
@@ -36,21 +37,21 @@ pub(crate) fn beside(
     let Some(path) = path else {
         return Ok(None);
     };
-    let Some(target) = FileId::of_path(path) else {
+    let Some(target) = id_of_path(path) else {
         return create(flag, path).map(Some);
     };
     let stdin_read = inputs.is_empty() || inputs.iter().any(|i| i.as_os_str() == "-");
-    let clash = if stdin_read && FileId::of_std(0).as_ref() == Some(&target) {
+    let clash = if stdin_read && id_of_std(0).as_ref() == Some(&target) {
         Some("standard input, which sojx reads".to_owned())
     } else if inputs
         .iter()
-        .any(|i| i.as_os_str() != "-" && FileId::of_path(i).as_ref() == Some(&target))
+        .any(|i| i.as_os_str() != "-" && id_of_path(i).as_ref() == Some(&target))
     {
         Some("also an input".to_owned())
     } else {
         also_read
             .iter()
-            .find(|(_, p)| FileId::of_path(p).as_ref() == Some(&target))
+            .find(|(_, p)| id_of_path(p).as_ref() == Some(&target))
             .map(|(flag, _)| format!("the {flag} file"))
     };
     if let Some(what) = clash {
@@ -69,7 +70,7 @@ pub(crate) fn beside(
     let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
     let own_output = [1, 2]
         .iter()
-        .any(|&s| FileId::of_std(s).as_ref() == Some(&target));
+        .any(|&s| id_of_std(s).as_ref() == Some(&target));
     if regular && !own_output {
         return create(flag, path).map(Some);
     }
