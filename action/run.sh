@@ -26,8 +26,9 @@ rm -f "$envelope"
 args+=(--envelope-file "$envelope")
 # An output format given in 'args' (before `--`) is the user's: not given twice.
 own_format=false
+own_dashes=false
 for a in "${extra[@]}"; do
-  [ "$a" = -- ] && break
+  [ "$a" = -- ] && { own_dashes=true; break; }
   case "$a" in --output-format | --output-format=* | -q | --quiet) own_format=true ;; esac
 done
 if [ "${INPUT_SUMMARY:-true}" = true ]; then
@@ -41,7 +42,11 @@ fi
 case "${INPUT_COMMAND:-extract}" in
   extract)
     [ -n "${INPUT_INPUT:-}" ] || { echo "::error::sojx: the input 'input' names no file"; exit 3; }
-    sojx extract "${args[@]}" "${extra[@]}" "$INPUT_INPUT" > "$out"
+    # The file after `--`: a name that starts with `-` (`--tee=~/.bashrc`) is a file to read,
+    # never an option. (`args` that end their options with `--` already have one.)
+    dashes=(--)
+    [ "$own_dashes" = true ] && dashes=()
+    sojx extract "${args[@]}" "${extra[@]}" "${dashes[@]}" "$INPUT_INPUT" > "$out"
     status=$?
     ;;
   run)

@@ -38,9 +38,14 @@ fn outputs(file: &Path) -> std::collections::BTreeMap<String, String> {
 /// `bash action/<step>.sh` as the runner runs it: the repository as the action's path, a fresh
 /// `GITHUB_OUTPUT`, `GITHUB_PATH` and job summary under `dir`.
 fn step(step: &str, dir: &Path, env: &[(&str, &str)]) -> Output {
+    step_in(step, dir, &root(), env)
+}
+
+/// [`step`], run in the folder `cwd`.
+fn step_in(step: &str, dir: &Path, cwd: &Path, env: &[(&str, &str)]) -> Output {
     let mut c = Command::new("bash");
     c.arg(root().join(format!("action/{step}.sh")))
-        .current_dir(root())
+        .current_dir(cwd)
         .env("SOJX_ACTION_PATH", root())
         .env("RUNNER_TEMP", dir)
         .env("GITHUB_OUTPUT", dir.join("output"))
@@ -290,6 +295,44 @@ fn the_action_installs_a_checked_release_and_runs_sojx_with_its_inputs() {
     let envelope: Value = serde_json::from_str(&o["envelope"]).unwrap();
     assert_eq!(envelope["input"], "examples/claude-review.ndjson");
     assert_eq!(o["error-kind"], "filesystem");
+
+    // `input` is a file, never an option (issue 58, item 4): `--tee=FILE` there once emptied
+    // FILE; now it is a file that does not exist, and FILE is left as it was. A file whose name
+    // starts with `-` is read.
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "keep me\n").unwrap();
+    let tee = format!("--tee={}", victim.display());
+    let (out, o) = run(&[schema, ("INPUT_INPUT", &tee)]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(o["error-kind"], "filesystem");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me\n");
+    let work = dir.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::copy(
+        root().join("examples/claude-review.ndjson"),
+        work.join("-x.ndjson"),
+    )
+    .unwrap();
+    let schema_path = root().join("examples/verdict.schema.json");
+    let _ = std::fs::remove_file(dir.join("output"));
+    let out = step_in(
+        "run",
+        &dir,
+        &work,
+        &[
+            ("PATH", path.as_str()),
+            ("INPUT_SCHEMA", path_str(&schema_path)),
+            ("INPUT_INPUT", "-x.ndjson"),
+        ],
+    );
+    let o = outputs(&dir.join("output"));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(o["data"], data.to_string());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
