@@ -89,6 +89,30 @@ pub(crate) enum Stdin {
     Pipe,
 }
 
+/// The files COMMAND (`argv`) reads that sojx can tell, each named `COMMAND`: its program's file
+/// (as found on `path_var`, PATH, when it holds no `/`) and every argument that names an existing
+/// file (a script given to an interpreter, `bash agent.sh`). `--tee` and `--envelope-file` must
+/// not be one of them.
+#[cfg(unix)]
+pub(crate) fn command_files(
+    argv: &[OsString],
+    path_var: Option<&std::ffi::OsStr>,
+) -> Vec<(&'static str, std::path::PathBuf)> {
+    let Some((given, args)) = argv.split_first() else {
+        return Vec::new();
+    };
+    let program = launch::find(given, path_var).ok().map(|p| p.file);
+    program
+        .into_iter()
+        .chain(
+            args.iter()
+                .map(std::path::PathBuf::from)
+                .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.is_file())),
+        )
+        .map(|p| ("COMMAND", p))
+        .collect()
+}
+
 /// How to start the agent.
 #[derive(Debug, Clone)]
 pub(crate) struct Spec {

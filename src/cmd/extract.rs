@@ -154,6 +154,14 @@ impl Prepared {
 pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     let style = style(&a.output, io);
     let schema = settings::schema(&a.schema);
+    // The schema, its `$ref`s and the producer files are read first, so that the envelope
+    // file and the tee cannot be one of them.
+    let loaded = Prepared::load(
+        &schema,
+        settings::given_under(&a.schema),
+        &a.answer,
+        &io.env,
+    );
     // The files sojx reads, and the envelope file: what the tee must not be.
     let read = match open_envelope_file(
         io,
@@ -161,16 +169,12 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         &a.files,
         files_read(&schema, a.answer.handoff.as_deref()),
         a.live.tee.as_deref(),
+        a.live.timeout,
     ) {
         Ok(read) => read,
         Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
     };
-    let loaded = match Prepared::load(
-        &schema,
-        settings::given_under(&a.schema),
-        &a.answer,
-        &io.env,
-    ) {
+    let loaded = match loaded {
         Ok(l) => l,
         Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
     };
@@ -187,7 +191,12 @@ pub(super) fn run(a: &cli::ExtractArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
     if one_by_one {
         // --tee, --timeout and --activity follow each input as it arrives: one at a time, in
         // order (the tee file is one stream; activity lines must not interleave).
-        let mut tee = match crate::disk::tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
+        let mut tee = match crate::disk::tee::for_inputs(
+            a.live.tee.as_deref(),
+            &a.files,
+            &read,
+            a.live.timeout,
+        ) {
             Ok(t) => t,
             Err(f) => return fail_before_input(Command::Extract, &a.files, &f, io, style),
         };

@@ -106,24 +106,30 @@ pub(super) fn emit(io: &mut Io<'_>, env: &Envelope, style: Style) -> io::Result<
 }
 
 /// `--envelope-file FILE` for a run over `inputs` (none: the agent's output) that reads the
-/// files of `read` and tees to `tee`: opened before anything is read, so that every envelope of
-/// the run reaches it, refused by `--tee`'s rules (not an input, nor a file sojx reads, nor the
-/// tee). Returns `read` with FILE added: what the tee, opened next, must not be.
+/// files of `read` and tees to `tee`: opened after the files sojx reads before its input (the
+/// schema, its `$ref`s, producer files: a failure to read them is told in an envelope that
+/// reaches FILE too) and before any input, so that every envelope of the run reaches it;
+/// refused by `--tee`'s rules (not an input, nor a file sojx reads or has read, nor the tee).
+/// Returns `read` with FILE added: what the tee, opened next, must not be.
 pub(super) fn open_envelope_file(
     io: &mut Io<'_>,
     path: Option<&std::path::Path>,
     inputs: &[std::path::PathBuf],
     mut read: Vec<(&'static str, std::path::PathBuf)>,
     tee: Option<&std::path::Path>,
+    timeout: Option<std::time::Duration>,
 ) -> Result<Vec<(&'static str, std::path::PathBuf)>, Failure> {
     let tee = tee.map(|t| ("--tee", t.to_path_buf()));
     let avoid: Vec<_> = read.iter().cloned().chain(tee).collect();
     io.envelopes = crate::disk::tee::beside(
-        "--envelope-file",
-        "write the envelopes to another file",
-        path,
+        crate::disk::tee::Named {
+            flag: "--envelope-file",
+            hint: "write the envelopes to another file",
+            path,
+        },
         inputs,
         &avoid,
+        timeout,
     )?;
     read.extend(path.map(|p| ("--envelope-file", p.to_path_buf())));
     Ok(read)

@@ -37,7 +37,12 @@ pub(super) fn run(a: &cli::ValidateArgs, io: &mut Io<'_>) -> io::Result<ExitStat
         return Ok(code);
     }
     let read = files_read(&settings, None);
-    let mut tee = match crate::disk::tee::for_inputs(a.live.tee.as_deref(), &a.files, &read) {
+    let mut tee = match crate::disk::tee::for_inputs(
+        a.live.tee.as_deref(),
+        &a.files,
+        &read,
+        a.live.timeout,
+    ) {
         Ok(t) => t,
         Err(f) => return fail_before_input(Command::Validate, &a.files, &f, io, style),
     };

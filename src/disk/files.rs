@@ -6,12 +6,44 @@
 use std::fs::File;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use crate::files::{FileId, Files, Kind};
 
-/// The disk, read through `std::fs`.
+/// The disk, read through `std::fs`. Every file whose bytes it reads is remembered for the
+/// rest of the process ([`read_so_far`]): the files the command line writes must not be one.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Disk;
+
+/// The files [`Disk`] read, by identity, each with its path as given.
+static READ: Mutex<Vec<(FileId, PathBuf)>> = Mutex::new(Vec::new());
+
+/// The files [`Disk`] has read in this process: a schema by path, its `$ref`s and
+/// `--resource` files, producer files and their folder's, the `--handoff` file, a
+/// `--prompt-file`.
+pub(crate) fn read_so_far() -> Vec<(FileId, PathBuf)> {
+    READ.lock()
+        .map_or_else(|e| e.into_inner().clone(), |r| r.clone())
+}
+
+/// Remember that `file`, opened from `path`, is read.
+fn remember(file: &File, path: &Path) {
+    #[cfg(unix)]
+    let id = file.metadata().ok().map(|m| id_of(&m));
+    #[cfg(not(unix))]
+    let id = {
+        let _ = file;
+        id_of_path(path)
+    };
+    if let Some(id) = id {
+        let mut read = READ
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if !read.iter().any(|(i, _)| *i == id) {
+            read.push((id, path.to_path_buf()));
+        }
+    }
+}
 
 impl Files for Disk {
     fn canonical(&self, path: &Path) -> io::Result<PathBuf> {
@@ -30,7 +62,9 @@ impl Files for Disk {
     }
 
     fn read(&self, path: &Path, max: u64) -> io::Result<Vec<u8>> {
-        capped(File::open(path)?, max)
+        let file = File::open(path)?;
+        remember(&file, path);
+        capped(file, max)
     }
 
     /// The file opened must be the one checked (same device and inode).
@@ -49,6 +83,7 @@ impl Files for Disk {
                 "the file changed while it was being opened",
             ));
         }
+        remember(&file, path);
         capped(file, max)
     }
 

@@ -16,6 +16,7 @@ mod conformance;
 mod docs;
 mod extract;
 mod fastpath;
+mod files_written;
 mod github;
 mod golden;
 mod hygiene;

@@ -108,35 +108,49 @@ fn setup(
     let name = first.program();
     // The schema flags as given; with COMMAND's own schema below when there is no --schema.
     let schema_flags = super::settings::schema(&a.schema);
-    // The files sojx reads, and the envelope file: what the tee must not be.
+    // The producer files and the schema (with its `$ref`s) are read before the envelope file and
+    // the tee are opened, so that neither can be one of them; a failure to read them is told
+    // once the envelope file is open.
+    let prepared = (|| {
+        // What sojx knows of COMMAND's own flags: by --resume-profile, or by its file name.
+        let producers = Producers::load(&a.answer.producer_files, &a.answer.from, &io.env)?;
+        let known = retry::known_profile(&a.retry, first, producers.registry());
+        let from_argv = known.and_then(|p| p.schema_arg(&first.argv));
+        let schema_settings = match (&schema_flags.schema, &from_argv) {
+            (None, Some((_, value))) => crate::schema::Settings {
+                schema: Some(value.clone()),
+                ..schema_flags.clone()
+            },
+            _ => schema_flags.clone(),
+        };
+        let agent_schema = give_schema::decide(
+            &schema_flags,
+            super::settings::given_under(&a.schema),
+            !a.no_agent_schema,
+            known,
+            &first.argv,
+            from_argv.as_ref(),
+            &name,
+        );
+        let loaded = Prepared::with(producers, &schema_settings, agent_schema.under, &a.answer)?;
+        Ok::<_, crate::error::Failure>((loaded, known, from_argv, agent_schema))
+    })();
+    // The files sojx reads (COMMAND's own among them), and the envelope file: what the tee
+    // must not be.
+    let mut read = files_read(&schema_flags, a.answer.handoff.as_deref());
+    read.extend(crate::agent::command_files(
+        &first.argv,
+        io.env.path.as_deref(),
+    ));
     let read = super::output::open_envelope_file(
         io,
         a.kept.envelope_file.as_deref(),
         &[],
-        files_read(&schema_flags, a.answer.handoff.as_deref()),
+        read,
         a.live.tee.as_deref(),
+        a.live.timeout,
     )?;
-    // What sojx knows of COMMAND's own flags: by --resume-profile, or by its file name.
-    let producers = Producers::load(&a.answer.producer_files, &a.answer.from, &io.env)?;
-    let known = retry::known_profile(&a.retry, first, producers.registry());
-    let from_argv = known.and_then(|p| p.schema_arg(&first.argv));
-    let schema_settings = match (&schema_flags.schema, &from_argv) {
-        (None, Some((_, value))) => crate::schema::Settings {
-            schema: Some(value.clone()),
-            ..schema_flags.clone()
-        },
-        _ => schema_flags.clone(),
-    };
-    let agent_schema = give_schema::decide(
-        &schema_flags,
-        super::settings::given_under(&a.schema),
-        !a.no_agent_schema,
-        known,
-        &first.argv,
-        from_argv.as_ref(),
-        &name,
-    );
-    let mut loaded = Prepared::with(producers, &schema_settings, agent_schema.under, &a.answer)?;
+    let (mut loaded, known, from_argv, agent_schema) = prepared?;
     if let (None, Some((flag, _))) = (&schema_flags.schema, &from_argv) {
         loaded.schema_from(&format!("{name} {flag}"));
     }
@@ -153,7 +167,7 @@ fn setup(
         );
     }
     // The agent may read sojx's stdin: the tee must not be that file either.
-    let tee = crate::disk::tee::for_inputs(a.live.tee.as_deref(), &[], &read)?;
+    let tee = crate::disk::tee::for_inputs(a.live.tee.as_deref(), &[], &read, a.live.timeout)?;
     Ok(Setup {
         loaded,
         plan,
@@ -451,6 +465,7 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
             a.answer.handoff.as_deref(),
         ),
         a.live.tee.as_deref(),
+        a.live.timeout,
     ) {
         return fail_before_named(Command::Run, &names, &f, io, style);
     }

@@ -136,20 +136,29 @@ fn setup(a: &cli::RunArgs, io: &mut Io<'_>) -> Result<Setup, Failure> {
     if let Some(p) = &a.prompt_file {
         read_files.push(("--prompt-file", p.clone()));
     }
+    read_files.extend(crate::agent::command_files(
+        &a.command,
+        io.env.path.as_deref(),
+    ));
+    // The producer files and the schema (with its `$ref`s) are read before the envelope file and
+    // the tee are opened, so that neither can be one of them; a failure to read them is told
+    // once the envelope file is open.
+    let loaded = Prepared::load(
+        &schema_flags,
+        super::super::settings::given_under(&a.schema),
+        &a.answer,
+        &io.env,
+    );
     let read = super::super::output::open_envelope_file(
         io,
         a.kept.envelope_file.as_deref(),
         &[],
         read_files,
         a.live.tee.as_deref(),
+        a.live.timeout,
     )?;
     let prompt = prompt(a, io)?;
-    let loaded = Prepared::load(
-        &schema_flags,
-        super::super::settings::given_under(&a.schema),
-        &a.answer,
-        &io.env,
-    )?;
+    let loaded = loaded?;
     let rules = Rules::new(&a.retry, loaded.schema().map(|s| &s.document))?;
     let cwd = std::env::current_dir().map_err(|e| {
         Failure::new(
@@ -162,7 +171,7 @@ fn setup(a: &cli::RunArgs, io: &mut Io<'_>) -> Result<Setup, Failure> {
         )
         .retryable(false)
     })?;
-    let tee = crate::disk::tee::for_inputs(a.live.tee.as_deref(), &[], &read)?;
+    let tee = crate::disk::tee::for_inputs(a.live.tee.as_deref(), &[], &read, a.live.timeout)?;
     Ok(Setup {
         prompt,
         loaded,
