@@ -109,6 +109,26 @@ fn run_never_writes_the_agents_own_files() {
         let out = run(&args);
         refused(&out, "is the COMMAND file", &script, text.as_bytes());
     }
+    // The feedback template's file, which a retry reads.
+    let template = dir.join("feedback.txt");
+    std::fs::write(&template, "fix: {errors}").unwrap();
+    let at = format!("@{}", template.display());
+    let out = run(&[
+        "run",
+        "--feedback-template",
+        &at,
+        "--envelope-file",
+        path_str(&template),
+        "--",
+        "cat",
+        INPUT,
+    ]);
+    refused(
+        &out,
+        "is the --feedback-template file",
+        &template,
+        b"fix: {errors}",
+    );
     let out = run(&["run", "--", path_str(&script)]);
     assert_eq!(
         out.status.code(),

@@ -138,6 +138,7 @@ fn setup(
     // The files sojx reads (COMMAND's own among them), and the envelope file: what the tee
     // must not be.
     let mut read = files_read(&schema_flags, a.answer.handoff.as_deref());
+    read.extend(template_file(&a.retry));
     read.extend(crate::agent::command_files(
         &first.argv,
         io.env.path.as_deref(),
@@ -175,6 +176,13 @@ fn setup(
         schema_flags,
         mismatch: agent_schema.warning,
     })
+}
+
+/// `--feedback-template @FILE`'s file, which the retries read: `--tee` and `--envelope-file`
+/// must not be it.
+fn template_file(r: &cli::RetryArgs) -> Option<(&'static str, std::path::PathBuf)> {
+    let file = r.feedback_template.as_deref()?.strip_prefix('@')?;
+    Some(("--feedback-template", file.into()))
 }
 
 /// The run's envelope as it ends: a signal after the last attempt ended still asks sojx to

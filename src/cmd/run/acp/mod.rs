@@ -136,6 +136,7 @@ fn setup(a: &cli::RunArgs, io: &mut Io<'_>) -> Result<Setup, Failure> {
     if let Some(p) = &a.prompt_file {
         read_files.push(("--prompt-file", p.clone()));
     }
+    read_files.extend(super::template_file(&a.retry));
     read_files.extend(crate::agent::command_files(
         &a.command,
         io.env.path.as_deref(),
