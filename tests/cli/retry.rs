@@ -665,3 +665,40 @@ fn a_producer_files_resume_form_resumes_its_cli() {
     assert_eq!(r.code, 3, "{}", r.stdout);
     assert_eq!(r.kind(), Some("usage"));
 }
+
+/// A session id that cannot be an argument (a NUL byte, or past 4 KiB) is no session to resume
+/// (issue 58, item 10): the retry is not made, with a `retry_refused` warning and attempt 1's
+/// `validation_failed`, where the resumed attempt once failed to start (`spawn`, exit 3,
+/// blaming the command). An id with a newline is printed escaped, on one line.
+#[test]
+fn a_session_id_that_cannot_be_an_argument_is_not_resumed() {
+    let long = "s".repeat(10_000);
+    for (id, why) in [
+        ("a\\u0000b", "holds a NUL byte"),
+        (long.as_str(), "10000 bytes"),
+    ] {
+        let s = Scratch::new("unusable-id");
+        let r = run(s
+            .run_claude(&["--schema", SCHEMA, "--max-attempts", "2"])
+            .env("FAKE_AGENT_SESSION", id));
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        let e = r.one();
+        assert_eq!(e["error"]["kind"], "validation_failed");
+        let warnings = e["warnings"].to_string();
+        assert!(
+            warnings.contains("retry_refused") && warnings.contains(why),
+            "{warnings}"
+        );
+        assert_eq!(s.attempts().len(), 1);
+    }
+    let s = Scratch::new("newline-id");
+    let r = run(s
+        .run_claude(&["--schema", SCHEMA, "--max-attempts", "2"])
+        .env("FAKE_AGENT_SESSION", "a\\u000ab"));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("resumes session a\\nb with"),
+        "{}",
+        r.stderr
+    );
+}

@@ -170,11 +170,14 @@ impl RetryPlan {
     /// first attempt's spec (COMMAND as given). A `retry_refused` warning when `--retry-command`
     /// would pass a value as an option.
     pub(super) fn next(&mut self, first: &Spec, env: &Envelope, n: u32) -> Result<Next, Warning> {
-        let session = env
+        let said = env
             .session()
             .and_then(|s| s.id.clone())
             .filter(|id| !id.is_empty());
-        let profile = match self.choice {
+        // An id that cannot be an argument (or a variable) is no session to resume.
+        let unusable = said.as_deref().and_then(unusable_id);
+        let session = said.filter(|_| unusable.is_none());
+        let candidate = match self.choice {
             Choice::Never => None,
             Choice::Forced(p) => Some(p),
             Choice::Auto => first
@@ -182,13 +185,25 @@ impl RetryPlan {
                 .first()
                 .and_then(|p| Profile::for_program_in(p, &self.files)),
         }
-        .filter(|p| {
-            p.confirms(env.producer())
-                && p.resumable(&first.argv)
-                && session.as_deref().is_some_and(|id| p.takes_id(id))
-        });
+        .filter(|p| p.confirms(env.producer()) && p.resumable(&first.argv));
+        let takes_id = |words: &[String]| words.iter().any(|w| w.contains("{session_id}"));
+        if let Some(why) = unusable
+            && self
+                .command
+                .as_deref()
+                .map_or(candidate.is_some(), takes_id)
+        {
+            return Err(Warning::new(
+                WarningKind::RetryRefused,
+                format!(
+                    "attempt {} was not made: the agent's session id {why}, so it cannot be resumed",
+                    n + 1
+                ),
+            ));
+        }
+        let profile = candidate.filter(|p| session.as_deref().is_some_and(|id| p.takes_id(id)));
         let resumed = match (&self.command, profile, &session) {
-            (Some(words), _, Some(_)) => words.iter().any(|w| w.contains("{session_id}")),
+            (Some(words), _, Some(_)) => takes_id(words),
             (None, Some(_), Some(_)) => true,
             _ => false,
         };
@@ -227,7 +242,8 @@ impl RetryPlan {
             (None, Some(p), Some(id)) => {
                 let r = p.resume(&first.argv, id, &feedback);
                 let how = format!(
-                    "resumes session {id} with the feedback ({} profile)",
+                    "resumes session {} with the feedback ({} profile)",
+                    id.escape_debug(),
                     p.name()
                 );
                 let stdin = r.stdin.map_or(Stdin::Null, Stdin::Text);
@@ -248,6 +264,26 @@ impl RetryPlan {
                 }
             }
         })
+    }
+}
+
+/// Most bytes of a session id sojx resumes (docs/limits.md): ids are UUIDs or shorter; one
+/// longer is no agent's, and near Linux's bound on one argument (128 KiB) it would fail to start
+/// the resumed attempt.
+pub(super) const MAX_SESSION_ID_BYTES: usize = 4096;
+
+/// Why the session id `id` cannot be passed to a resumed attempt (as an argument, or in
+/// `SOJX_SESSION_ID`), if it cannot.
+fn unusable_id(id: &str) -> Option<String> {
+    if id.contains('\0') {
+        Some("holds a NUL byte".to_owned())
+    } else if id.len() > MAX_SESSION_ID_BYTES {
+        Some(format!(
+            "is {} bytes, over sojx's bound of {MAX_SESSION_ID_BYTES}",
+            id.len()
+        ))
+    } else {
+        None
     }
 }
 
