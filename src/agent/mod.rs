@@ -209,21 +209,24 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
         cmd
     };
     // The guard first, leading the group the agent joins (Linux).
+    // Both are sojx started again: not where `/proc/self/exe` is not sojx (the loader).
     #[cfg(target_os = "linux")]
-    let mut guard = guard::start().ok();
+    let through_sojx = trampoline::usable();
+    #[cfg(target_os = "linux")]
+    let mut guard = through_sojx.then(|| guard::start().ok()).flatten();
     #[cfg(not(target_os = "linux"))]
     let mut guard: Option<Child> = None;
     let group = guard.as_ref().map_or(0, Child::id);
     #[cfg(target_os = "linux")]
     let (child, nonce) = {
         let nonce = trampoline::nonce();
-        let through_sojx = (program.kind != launch::Kind::Foreign)
+        let through_sojx = (through_sojx && program.kind != launch::Kind::Foreign)
             .then(|| started_as(spec, trampoline::command(&file, &arg0, &args, nonce), group).ok())
             .flatten();
         match through_sojx {
             Some(child) => (Ok(child), Some(nonce)),
-            // No /proc/self/exe (or too long an argv for it): started directly, without the
-            // parent-death signal.
+            // No /proc/self/exe, one that is not sojx (or too long an argv for it): started
+            // directly, without the parent-death signal.
             None => (started_as(spec, direct(), group), None),
         }
     };

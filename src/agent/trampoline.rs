@@ -32,6 +32,48 @@ pub(crate) const ARG: &str = "__sojx-exec";
 /// sojx's own program.
 pub(super) const SELF: &str = "/proc/self/exe";
 
+/// Whether [`SELF`] is this program: not when sojx was started through the dynamic loader
+/// (`ld-linux-x86-64.so.2 sojx run …`), where `/proc/self/exe` is the loader, which would take
+/// the trampoline's and the guard's arguments for a program to load (and the agent would seem to
+/// exit with 127). Told by the file this function's code is mapped from (`/proc/self/maps`:
+/// device and inode) against `/proc/self/exe`'s; asked once. When it is not, or cannot be told,
+/// the agent is started directly and without a guard (docs/run.md).
+pub(super) fn usable() -> bool {
+    static USABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *USABLE.get_or_init(|| self_is_this_program().unwrap_or(false))
+}
+
+fn self_is_this_program() -> Option<bool> {
+    use std::os::unix::fs::MetadataExt;
+    let here = usable as fn() -> bool as usize;
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    let line = maps.lines().find(|l| {
+        l.split_once(' ')
+            .and_then(|(range, _)| range.split_once('-'))
+            .and_then(|(a, b)| {
+                Some((
+                    usize::from_str_radix(a, 16).ok()?,
+                    usize::from_str_radix(b, 16).ok()?,
+                ))
+            })
+            .is_some_and(|(a, b)| (a..b).contains(&here))
+    })?;
+    // address perms offset dev inode path
+    let mut fields = line.split_whitespace().skip(3);
+    let (major, minor) = fields.next()?.split_once(':')?;
+    let (major, minor) = (
+        u32::from_str_radix(major, 16).ok()?,
+        u32::from_str_radix(minor, 16).ok()?,
+    );
+    let inode: u64 = fields.next()?.parse().ok()?;
+    let exe = std::fs::metadata(SELF).ok()?;
+    Some(
+        exe.ino() == inode
+            && rustix::fs::major(exe.dev()) == major
+            && rustix::fs::minor(exe.dev()) == minor,
+    )
+}
+
 /// A number no one can guess, for the record of one start.
 pub(super) fn nonce() -> u64 {
     let mut h = std::hash::RandomState::new().build_hasher();

@@ -368,3 +368,54 @@ fn the_guard_refuses_a_group_it_was_not_started_for() {
         assert_eq!(status.code(), Some(2), "{args:?}");
     }
 }
+
+/// sojx started through the dynamic loader (`ld-linux-x86-64.so.2 sojx run …`), where
+/// `/proc/self/exe` is the loader (issue 58, item 11): the agent is started directly and its
+/// answer stands, where the loader once took the trampoline's arguments for a program and the
+/// agent seemed to exit with status 127, `retryable: true`.
+#[test]
+#[cfg(target_os = "linux")]
+fn sojx_started_through_the_dynamic_loader_still_starts_the_agent() {
+    if !crate::common::have_tool("readelf", "the loader's path") {
+        return;
+    }
+    let sojx = assert_cmd::cargo::cargo_bin("sojx");
+    let headers = std::process::Command::new("readelf")
+        .arg("-l")
+        .arg(&sojx)
+        .output()
+        .unwrap();
+    let headers = String::from_utf8_lossy(&headers.stdout);
+    let Some(loader) = headers
+        .split("Requesting program interpreter: ")
+        .nth(1)
+        .and_then(|rest| rest.split(']').next())
+    else {
+        crate::common::skip("sojx is linked statically here: no dynamic loader to start it with");
+        return;
+    };
+    let out = std::process::Command::new(loader)
+        .arg(&sojx)
+        .args([
+            "run",
+            "--schema",
+            "examples/verdict.schema.json",
+            "--",
+            "cat",
+        ])
+        .arg("examples/claude-review.ndjson")
+        .current_dir(crate::common::root())
+        .env("XDG_CONFIG_HOME", crate::common::NO_CONFIG)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let e: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(e["data"]["verdict"], "FAIL");
+    assert_eq!(e["agent"]["exit_status"], 0);
+}
