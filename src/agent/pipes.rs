@@ -129,11 +129,20 @@ impl Tail {
         let k = self.lock();
         let s = String::from_utf8_lossy(&k.tail);
         let mut s = s.trim_start_matches('\u{fffd}');
-        // A window cut inside a line may have cut an escape sequence: that line goes.
-        if k.cut
-            && let Some(nl) = s.find('\n')
-        {
-            s = &s[nl + 1..];
+        if k.cut {
+            match s.find('\n') {
+                // A window cut inside a line may have cut an escape sequence: that line goes.
+                Some(nl) if !s[nl + 1..].trim().is_empty() => s = &s[nl + 1..],
+                // The window is inside the last line (longer than the window): its end is kept,
+                // marked as cut (`…` in the place of its first bytes), rather than nothing.
+                _ => {
+                    let mut at = '…'.len_utf8().min(s.len());
+                    while !s.is_char_boundary(at) {
+                        at += 1;
+                    }
+                    return format!("…{}", strip_ansi(&s[at..]));
+                }
+            }
         }
         strip_ansi(s)
     }
@@ -216,6 +225,12 @@ mod tests {
         let whole = Tail::default();
         whole.push(b"one\ntwo\n");
         assert_eq!(whole.text(), "one\ntwo\n");
+        // A last line longer than the window keeps its end (issue 58: it once left the tail
+        // empty).
+        let long = Tail::default();
+        long.push(format!("start\n{}the reason\n", "x".repeat(2 * TAIL_BYTES)).as_bytes());
+        let s = long.text();
+        assert!(s.starts_with('…') && s.ends_with("the reason\n"), "{s:?}");
     }
 
     #[test]

@@ -509,3 +509,45 @@ fn a_file_that_claims_what_sojxs_own_reader_reads_never_takes_the_stream() {
     assert_eq!(r.one()["data"]["verdict"], "FAIL");
     assert_eq!(r.one()["warnings"], serde_json::json!([]));
 }
+
+/// `run --acp` reads its own recording with the `acp` reader alone (issue 58, item 12): a file in
+/// the config folder whose events claim the recording's lines (here sojx's own `initialize`, by
+/// a place deeper than the `acp` reader's shown places are compared) was reported to break every
+/// `run --acp` with "--from acp was given, but the input looks like …". The loaded files are not
+/// asked at all now, whatever detection's rules say.
+#[test]
+fn a_config_folder_file_never_takes_run_acps_recording() {
+    if !crate::common::have_tool("python3", "run --acp with a claiming producer file") {
+        return;
+    }
+    let dir = scratch_dir("producer-files", "acp-claim");
+    let folder = dir.join("sojx/producers");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(
+        folder.join("claims.toml"),
+        "sojx_producer = 1\nid = \"claims\"\nname = \"Claims\"\n\n[[event]]\nname = \"all\"\n\
+         when = { \"/message/params/clientInfo/name\" = \"sojx\" }\ntext = \"message\"\nend = true\n",
+    )
+    .unwrap();
+    let agent = crate::common::fixture("acp/fake-agent.py");
+    let r = run(sojx()
+        .env("XDG_CONFIG_HOME", &dir)
+        .env_remove("GEMINI_API_KEY")
+        .args([
+            "run",
+            "--acp",
+            "--prompt",
+            "review",
+            "--schema",
+            "examples/verdict.schema.json",
+        ])
+        .arg("--")
+        .arg(&agent)
+        .args([
+            "--answer",
+            r#"{"verdict":"PASS","confidence":0.9,"issues":[]}"#,
+        ]));
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert_eq!(r.one()["producer"], "acp");
+    assert_eq!(r.one()["data"]["verdict"], "PASS");
+}

@@ -64,6 +64,9 @@ pub(super) fn run(a: &cli::RunArgs, io: &mut Io<'_>) -> io::Result<ExitStatus> {
     };
     let mut opts = loaded.options(&a.answer, &a.limits, &io.env, io.env.read_ahead(false));
     opts.from = Some(Producer::Acp);
+    // sojx's own recording, read by the `acp` reader alone: a producer file that claims its
+    // lines (one in the config folder) never takes them.
+    opts.producers = &crate::producer::file::BUILT_IN;
     let interrupts = agent::Interrupts::catch();
     // The methods of authentication the environment satisfies, by their variables.
     let satisfied: Vec<&'static str> = acp::AUTH_VARS

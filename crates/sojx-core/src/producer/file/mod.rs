@@ -23,6 +23,12 @@ pub use load::{LoadError, MAX_FILE_BYTES, SCHEMA, load, parse};
 pub use shown::SHOWN_DEPTH;
 pub use spec::{Event, FORMAT, Origin, Resume, Spec, Values};
 
+/// The words the flags that name a producer take for something else: never a file's id.
+const KEYWORDS: [(&str, &str); 2] = [
+    ("auto", "`--from auto`, detection by content"),
+    ("none", "`--resume-profile none`, never resume"),
+];
+
 /// Whether `id` is a producer id of the producer-file format: `[a-z0-9][a-z0-9-]{0,62}`
 /// (`schemas/producer-file.schema.json`).
 pub fn valid_id(id: &str) -> bool {
@@ -309,6 +315,12 @@ fn add(user: &mut Vec<&'static Spec>, spec: Spec, flag: bool) -> Result<(), Load
         place: "/id".into(),
         message,
     };
+    if let Some(keyword) = KEYWORDS.iter().find(|(k, _)| *k == spec.id) {
+        return Err(refuse(format!(
+            "`{}` is {}, so no flag could name this file's producer; give the file another id",
+            spec.id, keyword.1
+        )));
+    }
     if let Some(p) = Producer::ALL.iter().find(|p| p.id() == spec.id)
         && p.family() != Family::Described
     {

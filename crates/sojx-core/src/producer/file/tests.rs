@@ -217,3 +217,50 @@ fn ids_must_not_collide() {
     assert!(matches!(r.resolve("grok-cli"), Some(Producer::File(_))));
     assert_eq!(r.all().len(), Producer::ALL.len());
 }
+
+/// `auto` and `none` are the flags' keywords (`--from auto`, `--resume-profile none`): a file of
+/// either id could never be named, so it is refused (issue 58, item 12).
+#[test]
+fn the_flags_keywords_are_no_ids() {
+    for id in ["auto", "none"] {
+        let d = dir(&format!("keyword-{id}"));
+        let f = d.join("k.toml");
+        std::fs::write(&f, ACME.replace("\"acme\"", &format!("\"{id}\""))).unwrap();
+        let e = Registry::load(std::slice::from_ref(&f), None, &TestDisk).unwrap_err();
+        assert_eq!(e.place, "/id");
+        assert!(e.message.contains("no flag could name"), "{}", e.message);
+    }
+}
+
+/// A file's events and each event's conditions are bounded (docs/limits.md), so that matching a
+/// stream's lines against them stays linear in its lines (issue 58, item 12).
+#[test]
+fn events_and_conditions_are_bounded() {
+    let d = dir("bounds");
+    let event = |i: usize, conds: usize| {
+        let when: Vec<String> = (0..conds).map(|j| format!("k{j} = {j}")).collect();
+        format!(
+            "[[event]]\nname = \"e{i}\"\nwhen = {{ {} }}\ntext = \"t\"\nend = true\n",
+            when.join(", ")
+        )
+    };
+    let file = |events: usize, conds: usize| {
+        let body: Vec<String> = (0..events).map(|i| event(i, conds)).collect();
+        format!(
+            "sojx_producer = 1\nid = \"big\"\nname = \"Big\"\n{}",
+            body.join("\n")
+        )
+    };
+    let load = |text: String| {
+        let f = d.join("big.toml");
+        std::fs::write(&f, text).unwrap();
+        Registry::load(std::slice::from_ref(&f), None, &TestDisk)
+    };
+    assert!(load(file(compile::MAX_EVENTS, compile::MAX_CONDITIONS)).is_ok());
+    let e = load(file(compile::MAX_EVENTS + 1, 1)).unwrap_err();
+    assert_eq!(e.place, "/event");
+    assert!(e.message.contains("65 events"), "{}", e.message);
+    let e = load(file(1, compile::MAX_CONDITIONS + 1)).unwrap_err();
+    assert_eq!(e.place, "/event/0/when");
+    assert!(e.message.contains("17 conditions"), "{}", e.message);
+}
