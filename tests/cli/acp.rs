@@ -229,6 +229,37 @@ fn permission_requests_are_counted() {
     );
 }
 
+#[test]
+fn unanswered_requests_count_in_max_answer_bytes() {
+    // 40 permission requests never answered, each with 64 options of 1 KiB ids: 2.5 MiB kept
+    // for answers that never come, past a bound of 1 MiB.
+    let mut l = setup();
+    l.push(prompt(2));
+    for id in 0..40 {
+        let options: Vec<Value> = (0..64)
+            .map(|o| json!({"optionId": format!("{o:04}{}", "o".repeat(1020)), "kind": "allow_once"}))
+            .collect();
+        l.push(from(
+            &json!({"jsonrpc": "2.0", "id": 100 + id, "method": "session/request_permission",
+            "params": {"sessionId": "s1", "options": options}}),
+        ));
+    }
+    l.extend([chunk("s1", "{\"verdict\": \"PASS\"}"), end(2, "end_turn")]);
+    let text = l.join("\n") + "\n";
+    let r = run_stdin(&["extract", "--max-answer-bytes", "1MiB"], text.clone());
+    assert_eq!((r.code, r.kind()), (1, Some("parse")), "{}", r.stdout);
+    assert!(
+        r.one()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("--max-answer-bytes"),
+        "{}",
+        r.stdout
+    );
+    // Within the default, the answer stands.
+    assert_eq!(run_stdin(&["extract"], text).code, 0);
+}
+
 // --- `sojx run --acp` against the fake agent ---
 
 /// The fake ACP agent, when python3 is here (else a skip notice, or a failure under

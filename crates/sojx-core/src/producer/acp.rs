@@ -54,6 +54,51 @@ fn id_key(m: &Map<String, Value>) -> Option<String> {
     m.get("id").filter(|id| !id.is_null()).map(Value::to_string)
 }
 
+/// Requests awaiting their answer, by id (its JSON text), with the bytes they hold.
+#[derive(Debug, Default)]
+struct Pending<V> {
+    by_id: HashMap<String, V>,
+    bytes: usize,
+}
+
+/// What a kept entry costs besides its text: the map's slot and the strings' headers.
+const ENTRY: usize = 64;
+
+/// The bytes a kept value holds.
+trait Held {
+    fn held(&self) -> usize;
+}
+
+impl Held for String {
+    fn held(&self) -> usize {
+        self.len()
+    }
+}
+
+impl Held for Vec<(String, String)> {
+    fn held(&self) -> usize {
+        self.iter()
+            .map(|(id, kind)| ENTRY + id.len() + kind.len())
+            .sum()
+    }
+}
+
+impl<V: Held> Pending<V> {
+    fn insert(&mut self, id: String, v: V) {
+        let cost = ENTRY + id.len();
+        self.bytes += cost + v.held();
+        if let Some(old) = self.by_id.insert(id, v) {
+            self.bytes -= cost + old.held();
+        }
+    }
+
+    fn remove(&mut self, id: &str) -> Option<V> {
+        let v = self.by_id.remove(id)?;
+        self.bytes -= ENTRY + id.len() + v.held();
+        Some(v)
+    }
+}
+
 /// The turn being read: from its `session/prompt` request to its response.
 #[derive(Debug, Default)]
 struct Turn {
@@ -78,13 +123,13 @@ struct Turn {
 #[derive(Debug, Default)]
 pub(super) struct Acp {
     /// Requests sent to the agent, by id: their method.
-    sent: HashMap<String, String>,
+    sent: Pending<String>,
     /// An `initialize` was sent: a later one is a barrier.
     initialized: bool,
     /// The id of the last barrier, whose response is read as nothing.
     barrier: Option<String>,
     /// Permission requests of the agent, by id: their options (`optionId` → `kind`).
-    asked: HashMap<String, Vec<(String, String)>>,
+    asked: Pending<Vec<(String, String)>>,
     agent_info: Option<Value>,
     session_id: Option<String>,
     model: Option<String>,
@@ -119,7 +164,7 @@ impl Acp {
                 self.sent.insert(id, "session/prompt".into());
             }
             (Some("initialize"), Some(id)) if self.initialized => self.barrier = Some(id),
-            (Some(method), Some(id)) if self.sent.len() < super::MAX_PARTS => {
+            (Some(method), Some(id)) if self.sent.by_id.len() < super::MAX_PARTS => {
                 self.initialized |= method == "initialize";
                 self.sent.insert(id, method.to_owned());
             }
@@ -173,7 +218,7 @@ impl Acp {
                             .collect()
                     })
                     .unwrap_or_default();
-                if self.asked.len() < super::MAX_PARTS {
+                if self.asked.by_id.len() < super::MAX_PARTS {
                     self.asked.insert(id, options);
                 }
                 self.permissions.asked += 1;
@@ -294,8 +339,10 @@ impl Extractor for Acp {
         true
     }
 
+    /// The turn's text, and the requests awaiting an answer (their ids, methods, options):
+    /// a recording of unanswered requests is bounded by `--max-answer-bytes` too.
     fn held(&self) -> usize {
-        self.turn.as_ref().map_or(0, |t| t.text.len())
+        self.turn.as_ref().map_or(0, |t| t.text.len()) + self.sent.bytes + self.asked.bytes
     }
 
     fn last_error(&self) -> Option<LastError> {
