@@ -283,14 +283,14 @@ impl Client {
     ) {
         let permission = method == "session/request_permission";
         let reply = if permission {
-            let options: Vec<(String, String)> = params
+            let options: Vec<(String, Option<String>)> = params
                 .and_then(|p| p.get("options"))
                 .and_then(Value::as_array)
                 .map(|os| {
                     os.iter()
                         .filter_map(|o| {
                             let s = |k| o.get(k).and_then(Value::as_str).map(str::to_owned);
-                            Some((s("optionId")?, s("kind")?))
+                            Some((s("optionId")?, s("kind")))
                         })
                         .collect()
                 })
@@ -298,7 +298,7 @@ impl Client {
             let chosen = if self.cancelling {
                 None
             } else {
-                self.policy.choose(&options)
+                self.policy.answer(&options)
             };
             let outcome = match chosen {
                 Some(option) => json!({"outcome": "selected", "optionId": option}),
@@ -314,3 +314,4 @@ impl Client {
         self.send(&reply, permission, rec);
     }
 }
+

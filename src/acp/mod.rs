@@ -78,6 +78,27 @@ impl Policy {
             Self::Allow => first(&["allow_always", "allow_once"]),
         }
     }
+
+    /// The option chosen among a request's `options` (each `optionId`, and its `kind` when it
+    /// has one), or `None`: the request is cancelled (denied). An `optionId` that more than
+    /// one option carries, with different kinds (or one without a kind), is never chosen: the
+    /// agent could take it for any of them (`allow_always` and `reject_once` both `"x"`), so
+    /// sojx answers what it means, a refusal, rather than an id that may allow.
+    #[must_use]
+    pub(crate) fn answer(self, options: &[(String, Option<String>)]) -> Option<&str> {
+        let kinded: Vec<(String, String)> = options
+            .iter()
+            .filter_map(|(id, kind)| Some((id.clone(), kind.clone()?)))
+            .collect();
+        let chosen = self.choose(&kinded)?;
+        let kind = kinded.iter().find(|(id, _)| id == chosen).map(|(_, k)| k)?;
+        let unambiguous = options
+            .iter()
+            .filter(|(id, _)| id == chosen)
+            .all(|(_, k)| k.as_ref() == Some(kind));
+        let (id, _) = options.iter().find(|(id, _)| id == chosen)?;
+        unambiguous.then_some(id.as_str())
+    }
 }
 
 /// Authentication methods sojx can choose for the agent, by their ids, with the variables
@@ -129,5 +150,31 @@ mod tests {
             Some("reject_always-id")
         );
         assert_eq!(Policy::AllowOnce.choose(&opts(&["allow_always"])), None);
+    }
+
+    #[test]
+    fn an_option_id_that_names_two_kinds_is_never_chosen() {
+        let opts = |pairs: &[(&str, Option<&str>)]| -> Vec<(String, Option<String>)> {
+            pairs
+                .iter()
+                .map(|(id, k)| ((*id).to_owned(), k.map(str::to_owned)))
+                .collect()
+        };
+        let dup = opts(&[("x", Some("allow_always")), ("x", Some("reject_once"))]);
+        for p in [Policy::Deny, Policy::AllowOnce, Policy::Allow] {
+            assert_eq!(p.answer(&dup), None, "{p:?}");
+        }
+        // An option without a kind that shares the id: its meaning is unknown.
+        let unkinded = opts(&[("x", None), ("x", Some("reject_once"))]);
+        assert_eq!(Policy::Deny.answer(&unkinded), None);
+        // The same kind twice is one meaning; other ids do not matter.
+        let same = opts(&[
+            ("r", Some("reject_once")),
+            ("r", Some("reject_once")),
+            ("a", Some("allow_once")),
+            ("a", Some("reject_always")),
+        ]);
+        assert_eq!(Policy::Deny.answer(&same), Some("r"));
+        assert_eq!(Policy::AllowOnce.answer(&same), None);
     }
 }

@@ -470,6 +470,35 @@ fn run_acp_answers_permissions_by_its_policy_and_refuses_what_it_does_not_implem
 }
 
 #[test]
+fn run_acp_cancels_a_permission_request_whose_option_id_names_two_kinds() {
+    // `allow_always` and `reject_once` both "x": under any policy, "x" might allow.
+    let options = r#"[{"optionId": "x", "name": "Always", "kind": "allow_always"},
+        {"optionId": "x", "name": "Reject", "kind": "reject_once"}]"#;
+    for policy in ["deny", "allow-once", "allow"] {
+        let Some((r, _, sent)) = acp_run(
+            &["--prompt", "go", "--acp-permissions", policy],
+            &["--ask-permission", "--options", options],
+            &[],
+        ) else {
+            return;
+        };
+        assert_eq!(r.code, 0, "{}", r.stderr);
+        let answer = sent.iter().find(|m| m.get("result").is_some()).unwrap();
+        assert_eq!(
+            answer["result"]["outcome"],
+            json!({"outcome": "cancelled"}),
+            "{policy}"
+        );
+        // Counted as what sojx meant: a refusal.
+        assert_eq!(
+            r.one()["session"]["permissions"],
+            json!({"asked": 1, "allowed": 0, "denied": 1}),
+            "{policy}"
+        );
+    }
+}
+
+#[test]
 fn run_acp_fails_typed_when_the_agent_breaks_the_protocol() {
     // Dies in the middle of a turn: agent_error, with its stderr.
     let Some((r, _, _)) = acp_run(&["--prompt", "go"], &["--crash"], &[]) else {
