@@ -308,10 +308,36 @@ impl Client {
         } else {
             json!({"jsonrpc": "2.0", "id": rid, "error": {
                 "code": METHOD_NOT_FOUND,
-                "message": format!("sojx does not implement {method}: it offers the agent no file system, terminal or other client capability"),
+                "message": format!("sojx does not implement {}: it offers the agent no file system, terminal or other client capability", quoted(method)),
             }})
         };
         self.send(&reply, permission, rec);
     }
 }
 
+/// Most characters of a method name sojx's refusal quotes.
+const QUOTED_METHOD: usize = 100;
+
+/// The agent's method name as sojx's refusal quotes it: at most [`QUOTED_METHOD`] characters,
+/// so that sojx's reply is not longer than the request it answers (a method name near
+/// `--max-line-bytes` would make sojx's own recorded line too long for the `acp` reader).
+fn quoted(method: &str) -> String {
+    match method.char_indices().nth(QUOTED_METHOD) {
+        Some((at, _)) => format!("{}…", &method[..at]),
+        None => method.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_quotes_a_long_method_name_cut() {
+        assert_eq!(quoted("fs/read_text_file"), "fs/read_text_file");
+        let long = "é".repeat(5000);
+        let q = quoted(&long);
+        assert_eq!(q.chars().count(), QUOTED_METHOD + 1);
+        assert!(q.ends_with('…'));
+    }
+}

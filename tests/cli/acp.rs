@@ -499,6 +499,31 @@ fn run_acp_cancels_a_permission_request_whose_option_id_names_two_kinds() {
 }
 
 #[test]
+fn run_acp_refuses_a_long_method_without_a_line_the_agent_never_sent() {
+    // The agent's request fits --max-line-bytes; sojx's refusal quoting the whole method name
+    // would not, and its recorded line would be warned about as too long.
+    let method = "m".repeat(1500);
+    let Some((r, _, sent)) = acp_run(
+        &["--prompt", "go", "--max-line-bytes", "1700"],
+        &["--request", &method],
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let refusal = sent.iter().find(|m| m.get("error").is_some()).unwrap();
+    assert_eq!(refusal["error"]["code"], -32601);
+    assert!(
+        refusal["error"]["message"].as_str().unwrap().len() < 500,
+        "{refusal}"
+    );
+    assert_eq!(
+        crate::common::warned(&r, "line_too_long"),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
 fn run_acp_fails_typed_when_the_agent_breaks_the_protocol() {
     // Dies in the middle of a turn: agent_error, with its stderr.
     let Some((r, _, _)) = acp_run(&["--prompt", "go"], &["--crash"], &[]) else {
