@@ -99,7 +99,7 @@ impl Session<'_, '_> {
         let env = self
             .read_turn(
                 header,
-                &mut Vec::new(),
+                &mut super::turns::Kept::default(),
                 |_| Ok(Reply::Result(Value::Null)),
                 send,
             )

@@ -5,7 +5,7 @@ use std::io::{self, Read, Write};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::time::Instant;
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::super::attempts::{Next, Outcome, Rules, Transport, attempts};
 use super::handshake::Handshake;
@@ -57,7 +57,7 @@ impl Session<'_, '_> {
             client,
             session_id,
             header,
-            earlier: Vec::new(),
+            earlier: Kept::default(),
             tee,
             tee_failed,
             session_started,
@@ -78,7 +78,7 @@ impl Session<'_, '_> {
     pub(super) fn read_turn(
         &self,
         header: &[String],
-        earlier: &mut Vec<Earlier>,
+        earlier: &mut Kept,
         turn: impl FnOnce(&mut dyn FnMut(&str, bool)) -> Result<Reply, Stop>,
         send: &mut (dyn FnMut(Note) + Send),
     ) -> (Envelope, Result<Reply, Stop>) {
@@ -86,6 +86,7 @@ impl Session<'_, '_> {
         // The lines read before this turn's: their events were told with their own turn.
         let before = header.len() as u64
             + earlier
+                .entries
                 .iter()
                 .map(|e| match e {
                     Earlier::Line(_) => 1,
@@ -124,7 +125,7 @@ impl Session<'_, '_> {
             for l in header {
                 line(&tx, l);
             }
-            for e in earlier.iter() {
+            for e in &earlier.entries {
                 match e {
                     Earlier::Line(l) => line(&tx, l),
                     // Blank lines keep the line numbers the recording's.
@@ -135,21 +136,9 @@ impl Session<'_, '_> {
                     }
                 }
             }
-            let kept = earlier
-                .iter()
-                .filter(|e| matches!(e, Earlier::Line(_)))
-                .count();
-            let mut room = MAX_EARLIER.saturating_sub(kept);
             let reply = turn(&mut |l: &str, lasting| {
                 line(&tx, l);
-                if lasting && room > 0 {
-                    room -= 1;
-                    earlier.push(Earlier::Line(compact(l)));
-                } else if let Some(Earlier::Blank(n)) = earlier.last_mut() {
-                    *n += 1;
-                } else {
-                    earlier.push(Earlier::Blank(1));
-                }
+                earlier.push(l, lasting);
             });
             drop(tx);
             let env = reader.join().unwrap_or_else(|_| {
@@ -174,7 +163,7 @@ struct Turns<'s, 'a, 'o, 't, 'n> {
     session_id: String,
     /// The handshake's lines, read again before each turn's.
     header: Vec<String>,
-    earlier: Vec<Earlier>,
+    earlier: Kept,
     tee: Option<&'t mut input::Tee>,
     /// The tee's first failure, which ends the session.
     tee_failed: Option<Failure>,
@@ -272,32 +261,99 @@ impl Transport for Turns<'_, '_, '_, '_, '_> {
 /// so that the turns are counted and the answer is the last turn's; the permission requests
 /// and their answers, counted for the session), the others as blank lines, which keep the line
 /// numbers the recording's.
-pub(super) enum Earlier {
+enum Earlier {
     Line(String),
     Blank(u64),
+}
+
+/// Earlier turns' lines, as later turns' readers are given them again: what they read of each
+/// lasting line ([`compact`]), within [`MAX_EARLIER`] lines and [`MAX_EARLIER_BYTES`].
+#[derive(Default)]
+pub(super) struct Kept {
+    entries: Vec<Earlier>,
+    lines: usize,
+    bytes: usize,
+    /// A lasting line did not fit: none after it is kept, so that a permission request is
+    /// never kept without its answer when the answer came first to be dropped, nor the reverse.
+    full: bool,
+}
+
+impl Kept {
+    /// One recorded line of the turn: kept when it lasts and fits, else a blank line.
+    fn push(&mut self, line: &str, lasting: bool) {
+        if lasting && !self.full {
+            match compact(line).filter(|c| {
+                self.lines < MAX_EARLIER && self.bytes.saturating_add(c.len()) <= MAX_EARLIER_BYTES
+            }) {
+                Some(c) => {
+                    self.lines += 1;
+                    self.bytes += c.len();
+                    self.entries.push(Earlier::Line(c));
+                    return;
+                }
+                None => self.full = true,
+            }
+        }
+        if let Some(Earlier::Blank(n)) = self.entries.last_mut() {
+            *n += 1;
+        } else {
+            self.entries.push(Earlier::Blank(1));
+        }
+    }
 }
 
 /// Most lines of earlier turns kept for the later turns' readers (docs/limits.md): past it, an
 /// earlier permission request is no longer counted in `session.permissions`.
 const MAX_EARLIER: usize = 10_000;
 
+/// Most bytes of earlier turns' lines kept for the later turns' readers (docs/limits.md), as
+/// [`compact`] makes them: past it, as past [`MAX_EARLIER`].
+const MAX_EARLIER_BYTES: usize = 4 << 20;
+
+/// Most options of a permission request a later turn's reader is given: as many as the `acp`
+/// reader takes.
+const KEPT_OPTIONS: usize = 64;
+
 /// Lines in flight to the turn's reader: memory holds a few lines at most.
 const LINES_IN_FLIGHT: usize = 4;
 
-/// A lasting line as a later turn's reader needs it: an agent's permission request without
-/// its `toolCall` (which may carry a whole diff), the rest as it was.
-fn compact(line: &str) -> String {
-    let Ok(mut v) = serde_json::from_str::<Value>(line) else {
-        return line.to_owned();
+/// A lasting line as a later turn's reader needs it, and nothing more: a prompt's id and
+/// session (not its text), a permission request's id and its options' ids and kinds (not its
+/// `toolCall`, which may carry a whole diff, nor any `_meta`), an answer's id and outcome.
+/// `None` for a line that is none of these (never one sojx recorded as lasting).
+fn compact(line: &str) -> Option<String> {
+    let v = crate::json::from_str_lenient(line).ok()?.value;
+    let direction = v.get("direction")?.as_str()?;
+    let m = v.get("message")?;
+    let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned);
+    let message = match s(m, "method").as_deref() {
+        Some("session/prompt") => json!({"jsonrpc": "2.0", "id": m.get("id")?,
+            "method": "session/prompt",
+            "params": {"sessionId": m.get("params").and_then(|p| p.get("sessionId"))}}),
+        Some("session/request_permission") => {
+            let options: Vec<Value> = m
+                .pointer("/params/options")
+                .and_then(Value::as_array)
+                .map(|os| {
+                    os.iter()
+                        .filter_map(|o| {
+                            Some(json!({"optionId": s(o, "optionId")?, "kind": s(o, "kind")?}))
+                        })
+                        .take(KEPT_OPTIONS)
+                        .collect()
+                })
+                .unwrap_or_default();
+            json!({"jsonrpc": "2.0", "id": m.get("id")?,
+                "method": "session/request_permission", "params": {"options": options}})
+        }
+        Some(_) => return None,
+        None => {
+            let o = m.pointer("/result/outcome")?;
+            json!({"jsonrpc": "2.0", "id": m.get("id")?,
+                "result": {"outcome": {"outcome": o.get("outcome"), "optionId": o.get("optionId")}}})
+        }
     };
-    let removed = v
-        .pointer_mut("/message/params")
-        .and_then(Value::as_object_mut)
-        .and_then(|params| params.remove("toolCall"));
-    match removed {
-        Some(_) => v.to_string(),
-        None => line.to_owned(),
-    }
+    Some(json!({"direction": direction, "message": message}).to_string())
 }
 
 /// Write a recorded line to the tee; its first failure is kept, and ends the session.
@@ -353,5 +409,52 @@ impl Read for Lines {
         buf[..n].copy_from_slice(&self.cur[self.at..self.at + n]);
         self.at += n;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn earlier_lines_keep_only_what_later_turns_read() {
+        let meta = "m".repeat(1 << 20);
+        let ask = json!({"direction": "from_agent", "message": {"jsonrpc": "2.0", "id": 7,
+            "method": "session/request_permission", "params": {"sessionId": "s", "_meta": meta,
+            "toolCall": {"title": meta}, "options": [{"optionId": "r", "name": meta,
+            "kind": "reject_once", "_meta": meta}]}}});
+        let kept = compact(&ask.to_string()).unwrap();
+        assert!(kept.len() < 300, "{} bytes kept", kept.len());
+        let v: Value = serde_json::from_str(&kept).unwrap();
+        assert_eq!(v["message"]["id"], 7);
+        assert_eq!(
+            v["message"]["params"]["options"],
+            json!([{"optionId": "r", "kind": "reject_once"}])
+        );
+        let prompt = json!({"direction": "to_agent", "message": {"jsonrpc": "2.0", "id": 3,
+            "method": "session/prompt", "params": {"sessionId": "s",
+            "prompt": [{"type": "text", "text": meta}]}}});
+        let kept = compact(&prompt.to_string()).unwrap();
+        assert!(kept.len() < 300, "{} bytes kept", kept.len());
+        assert!(kept.contains(r#""sessionId":"s""#), "{kept}");
+    }
+
+    #[test]
+    fn earlier_lines_are_bounded_in_bytes() {
+        let mut kept = Kept::default();
+        // Requests whose option ids alone are 1 MiB: the bound keeps a few, then none.
+        for id in 0..20 {
+            let ask = json!({"direction": "from_agent", "message": {"jsonrpc": "2.0", "id": id,
+                "method": "session/request_permission",
+                "params": {"options": [{"optionId": "x".repeat(1 << 20), "kind": "reject_once"}]}}});
+            kept.push(&ask.to_string(), true);
+            kept.push("{}", false);
+        }
+        assert!(kept.bytes <= MAX_EARLIER_BYTES, "{}", kept.bytes);
+        assert!(kept.full);
+        let small = json!({"direction": "to_agent", "message": {"jsonrpc": "2.0", "id": 99,
+            "result": {"outcome": {"outcome": "cancelled"}}}});
+        kept.push(&small.to_string(), true);
+        assert!(matches!(kept.entries.last(), Some(Earlier::Blank(_))));
     }
 }
