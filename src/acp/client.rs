@@ -15,6 +15,7 @@
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
@@ -47,12 +48,19 @@ pub(crate) enum Stop {
     /// The deadline passed; for a prompt, `session/cancel` was sent, and the agent `answered`
     /// it (the turn ended, `cancelled`) before the grace passed, or not.
     Deadline { answered: bool },
+    /// The turn's reader went past a bound on what it keeps (`--max-answer-bytes`): nothing
+    /// more the agent writes can change the outcome, so `session/cancel` was sent, and the
+    /// agent `answered` it before the grace passed, or not.
+    Past { answered: bool },
     /// No thread could be started for the wire.
     NoThread,
     /// The agent has not read sojx's last messages: it does not read its stdin.
     NotReading,
     /// The prompt, as one message, is longer than the bound (its length): never sent.
     PromptTooLong(usize),
+    /// The prompt fits the bound, but not with the agent's session id: the message's length,
+    /// and the id's. Never sent: the agent's fault, not the caller's.
+    SessionTooLong(usize, usize),
     /// The agent did not answer the barrier sent before a turn (`initialize` again) by the
     /// turn's deadline, or within [`BARRIER`] without one: the prompt was never sent.
     Barrier,
@@ -61,6 +69,9 @@ pub(crate) enum Stop {
 /// How long the agent has to answer the barrier before a turn when the turn has no deadline
 /// (no `--timeout`), as for the handshake (docs/limits.md).
 pub(crate) const BARRIER: Duration = Duration::from_secs(60);
+
+/// How often a turn's wait looks whether its reader went past a bound.
+const POLL: Duration = Duration::from_millis(50);
 
 /// Most of sojx's own last messages kept to tell an echo.
 const KEPT_SENT: usize = 8;
@@ -140,28 +151,34 @@ impl Client {
             false,
             rec,
         );
-        self.wait(id, deadline, rec)
+        self.wait(id, deadline, None, rec)
     }
 
     /// A `session/prompt` turn of `session` with `text`, after the barrier: its response, or
     /// why there was none. At `deadline` the turn is cancelled (`session/cancel`), and the
     /// agent has `grace` to end it before the call stops.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn prompt(
         &mut self,
         session: &str,
         text: &str,
         deadline: Option<Instant>,
         grace: Duration,
+        past: &AtomicBool,
         rec: &mut dyn FnMut(&str, bool),
     ) -> Result<Reply, Stop> {
         // The barrier takes the next id, the prompt the one after.
         let id = self.next_id + 1;
+        let len = prompt_len(id, session, text);
+        if len > self.max_line {
+            return Err(if prompt_len(id, "", text) <= self.max_line {
+                Stop::SessionTooLong(len, session.len())
+            } else {
+                Stop::PromptTooLong(len)
+            });
+        }
         let params = json!({"sessionId": session, "prompt": [{"type": "text", "text": text}]});
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt", "params": params});
-        let len = record(true, &msg.to_string()).len();
-        if len > self.max_line {
-            return Err(Stop::PromptTooLong(len));
-        }
         match self.barrier(deadline, rec) {
             // The agent's output ended: the prompt's own wait tells it, as in a turn.
             Ok(()) | Err(Stop::Closed) => {}
@@ -170,23 +187,28 @@ impl Client {
         self.next_id += 1;
         self.send(&msg, true, rec);
         self.cancelling = false;
-        match self.wait(id, deadline, rec) {
-            Err(Stop::Deadline { .. }) => {}
+        let bound = match self.wait(id, deadline, Some(past), rec) {
+            Err(Stop::Deadline { .. }) => false,
+            Err(Stop::Past { .. }) => true,
             other => return other,
-        }
+        };
         self.cancelling = true;
         self.send(
             &json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": session}}),
             false,
             rec,
         );
-        let answered = match self.wait(id, Instant::now().checked_add(grace), rec) {
+        let answered = match self.wait(id, Instant::now().checked_add(grace), None, rec) {
             Ok(_) => true,
             Err(Stop::Deadline { .. }) => false,
             Err(other) => return Err(other),
         };
         self.cancelling = false;
-        Err(Stop::Deadline { answered })
+        Err(if bound {
+            Stop::Past { answered }
+        } else {
+            Stop::Deadline { answered }
+        })
     }
 
     /// The barrier before a turn: `initialize` again, read until its response (a result or
@@ -205,27 +227,37 @@ impl Client {
         }
     }
 
-    /// Read the agent's messages until the response to `id`, answering its requests.
+    /// Read the agent's messages until the response to `id`, answering its requests; until
+    /// `past` is set, when it is given (looked at every [`POLL`]).
     fn wait(
         &mut self,
         id: u64,
         deadline: Option<Instant>,
+        past: Option<&AtomicBool>,
         rec: &mut dyn FnMut(&str, bool),
     ) -> Result<Reply, Stop> {
         loop {
             if self.stalled {
                 return Err(Stop::NotReading);
             }
-            let next = match deadline {
-                Some(d) => self
-                    .rx
-                    .recv_timeout(d.saturating_duration_since(Instant::now())),
-                None => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            if past.is_some_and(|p| p.load(Ordering::Relaxed)) {
+                return Err(Stop::Past { answered: false });
+            }
+            let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+            let next = match (left, past) {
+                (Some(left), Some(_)) => self.rx.recv_timeout(left.min(POLL)),
+                (Some(left), None) => self.rx.recv_timeout(left),
+                (None, Some(_)) => self.rx.recv_timeout(POLL),
+                (None, None) => self.rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
             };
             let incoming = match next {
                 Ok(i) => i,
                 Err(RecvTimeoutError::Disconnected) => Incoming::End,
-                Err(RecvTimeoutError::Timeout) => return Err(Stop::Deadline { answered: false }),
+                Err(RecvTimeoutError::Timeout) if deadline.is_some_and(|d| Instant::now() >= d) => {
+                    return Err(Stop::Deadline { answered: false });
+                }
+                // A look at `past`.
+                Err(RecvTimeoutError::Timeout) => continue,
             };
             if let Some(reply) = self.take(incoming, id, rec)? {
                 return Ok(reply);
@@ -315,6 +347,47 @@ impl Client {
     }
 }
 
+/// The id of the first `session/prompt` of a session without `authenticate` (after
+/// `initialize`, `session/new` and the barrier): the prompt's length is checked with it before
+/// the agent starts.
+pub(crate) const FIRST_PROMPT_ID: u64 = 3;
+
+/// The length of the recorded line of `session/prompt` `id` of `session` with `text`, without
+/// building it (the text is counted as JSON escapes it).
+pub(crate) fn prompt_len(id: u64, session: &str, text: &str) -> usize {
+    let skeleton = json!({"jsonrpc": "2.0", "id": id, "method": "session/prompt",
+        "params": {"sessionId": session, "prompt": [{"type": "text", "text": ""}]}});
+    let mut count = Count(0);
+    // Writing to a counter cannot fail.
+    let _ = serde_json::to_writer(&mut count, text);
+    // The text's quotes are the skeleton's.
+    record(true, &skeleton.to_string()).len() + count.0 - 2
+}
+
+/// A writer that counts what it is given.
+struct Count(usize);
+
+impl Write for Count {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// What one byte of a prompt's text takes in its message (as serde_json escapes a string of
+/// valid UTF-8): the short escapes, `\u00XX` for the other control characters.
+pub(crate) fn escaped_len(b: u8) -> usize {
+    match b {
+        b'"' | b'\\' | 0x08 | b'\t' | b'\n' | 0x0c | b'\r' => 2,
+        0..0x20 => 6,
+        _ => 1,
+    }
+}
+
 /// Most characters of a method name sojx's refusal quotes.
 const QUOTED_METHOD: usize = 100;
 
@@ -331,6 +404,24 @@ fn quoted(method: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_prompts_length_is_counted_as_it_is_sent() {
+        for text in ["go", "a \"quoted\" \\ line\n\t\u{0}\u{1f}\u{7f} é 🦀", ""] {
+            let msg = json!({"jsonrpc": "2.0", "id": 12, "method": "session/prompt",
+                "params": {"sessionId": "s-1", "prompt": [{"type": "text", "text": text}]}});
+            assert_eq!(
+                prompt_len(12, "s-1", text),
+                record(true, &msg.to_string()).len(),
+                "{text:?}"
+            );
+            let bytes: usize = text.bytes().map(escaped_len).sum();
+            assert_eq!(
+                prompt_len(12, "s-1", text),
+                prompt_len(12, "s-1", "") + bytes
+            );
+        }
+    }
 
     #[test]
     fn a_refusal_quotes_a_long_method_name_cut() {

@@ -19,7 +19,7 @@
 mod client;
 mod wire;
 
-pub(crate) use client::{BARRIER, Client, Reply, Stop};
+pub(crate) use client::{BARRIER, Client, FIRST_PROMPT_ID, Reply, Stop, escaped_len, prompt_len};
 
 use serde_json::{Value, json};
 

@@ -811,6 +811,121 @@ fn run_acp_refuses_a_prompt_longer_than_a_line() {
     );
 }
 
+#[test]
+fn run_acp_checks_the_prompt_before_the_agent_starts() {
+    let Some(agent) = fake("the prompt checked before the agent starts") else {
+        return;
+    };
+    let dir = crate::common::scratch_dir("acp", "prompt");
+    let log = dir.join("sent.jsonl");
+    // NUL bytes on stdin: six bytes each in the message, past --max-line-bytes.
+    let r = crate::common::run(
+        crate::common::sojx()
+            .args(["run", "--acp", "--max-line-bytes", "4000", "--"])
+            .arg(&agent)
+            .arg("--log")
+            .arg(&log)
+            .write_stdin(vec![0u8; 1000]),
+    );
+    assert_eq!((r.code, r.kind()), (3, Some("usage")), "{}", r.stdout);
+    assert!(
+        r.one()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than --max-line-bytes"),
+        "{}",
+        r.stdout
+    );
+    // The agent never started: no handshake, no message sent.
+    assert!(!log.exists(), "the agent was started");
+    assert!(r.one().get("agent").is_none(), "{}", r.stdout);
+}
+
+#[test]
+fn run_acp_reads_an_endless_prompt_on_stdin_only_up_to_its_bound() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let Some(agent) = fake("an endless prompt on stdin") else {
+        return;
+    };
+    let mut child = crate::common::sojx_process()
+        .args(["run", "--acp", "--max-line-bytes", "1MiB", "--", &agent])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // Written until sojx stops reading (a broken pipe).
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'x'; 64 * 1024];
+        while stdin.write_all(&chunk).is_ok() {}
+    });
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed().as_secs() > 30 {
+            let _ = child.kill();
+            panic!("sojx read the endless prompt for 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    writer.join().unwrap();
+    assert_eq!(status.code(), Some(3));
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    let e: Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(e["error"]["kind"], "usage", "{out}");
+}
+
+#[test]
+fn run_acp_blames_the_agent_for_a_session_id_that_fills_the_line() {
+    let id = "s".repeat(1900);
+    let Some((r, _, sent)) = acp_run(
+        &["--prompt", "hi", "--max-line-bytes", "2000"],
+        &["--session-id", &id],
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!((r.code, r.kind()), (1, Some("agent_error")), "{}", r.stdout);
+    assert_eq!(
+        r.one()["error"]["details"]["terminal_reason"],
+        "session_id_too_long"
+    );
+    assert_eq!(r.one()["error"]["retryable"], false);
+    assert!(!methods(&sent).contains(&"session/prompt".to_owned()));
+}
+
+#[test]
+fn run_acp_cancels_a_turn_past_max_answer_bytes_and_names_the_bound() {
+    let answer = "a".repeat(3000);
+    let Some((r, secs, sent)) = acp_run(
+        &[
+            "--prompt",
+            "go",
+            "--max-answer-bytes",
+            "1000",
+            "--timeout",
+            "20",
+        ],
+        &["--answer", &answer, "--hang"],
+        &[],
+    ) else {
+        return;
+    };
+    assert_eq!((r.code, r.kind()), (1, Some("parse")), "{}", r.stdout);
+    let message = r.one()["error"]["message"].as_str().unwrap();
+    assert!(message.contains("--max-answer-bytes"), "{message}");
+    assert!(secs < 15.0, "{secs} s: the turn waited for --timeout");
+    assert!(
+        methods(&sent).contains(&"session/cancel".to_owned()),
+        "{sent:?}"
+    );
+}
+
 /// What the agent writes outside every turn in the ordering test: a valid answer, so that
 /// taking it would pass.
 const OUTSIDE: &str = r#"{"verdict":"FAIL","confidence":0.1,"issues":[]}"#;

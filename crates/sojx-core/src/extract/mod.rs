@@ -17,6 +17,7 @@ mod outcome;
 mod read;
 mod route;
 
+use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -113,7 +114,7 @@ pub fn run_live(source: &dyn Source, opts: &Options<'_>, live: &mut Live<'_>) ->
         Ok(r) => r,
         Err(f) => return envelope::failure(Command::Extract, &name, f, Parts::default()),
     };
-    from_reader(&name, reader, source.size(), opts, live)
+    from_reader(&name, reader, source.size(), opts, live, None)
 }
 
 /// [`run_live`] over a stream that is not a [`Source`]: `run` reads the agent's stdout, a
@@ -124,7 +125,20 @@ pub fn run_reader(
     opts: &Options<'_>,
     live: &mut Live<'_>,
 ) -> Envelope {
-    from_reader(name, reader, None, opts, live)
+    from_reader(name, reader, None, opts, live, None)
+}
+
+/// [`run_reader`], setting `past` as soon as the extractor went past a bound on what it keeps
+/// (`--max-answer-bytes`, a count): from then on nothing more read can change the outcome, so
+/// that the caller can stop what it is feeding the reader (`run --acp` cancels the turn).
+pub fn run_reader_watched(
+    name: &str,
+    reader: Box<dyn std::io::Read + Send>,
+    opts: &Options<'_>,
+    live: &mut Live<'_>,
+    past: &AtomicBool,
+) -> Envelope {
+    from_reader(name, reader, None, opts, live, Some(past))
 }
 
 /// Read `reader` (of `size` bytes, when known) and decide.
@@ -134,8 +148,9 @@ fn from_reader(
     size: Option<u64>,
     opts: &Options<'_>,
     live: &mut Live<'_>,
+    past: Option<&AtomicBool>,
 ) -> Envelope {
-    match read_live(reader, size, opts, live) {
+    match read_live(reader, size, opts, live, past) {
         Ok(read) => conclude(name, read, opts),
         Err(stopped) => stopped_early(name, stopped, opts),
     }

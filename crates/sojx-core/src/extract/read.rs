@@ -3,6 +3,7 @@
 
 use std::io::Read;
 use std::ops::ControlFlow;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::activity::Activity;
@@ -44,6 +45,7 @@ pub(super) fn read_live(
     size: Option<u64>,
     opts: &Options<'_>,
     live: &mut Live<'_>,
+    past: Option<&AtomicBool>,
 ) -> Result<(Outcome, Vec<Warning>), Stopped> {
     // Reading, and the --activity writes made while reading, must end by the deadline even
     // when stderr blocks; what follows (validation, --assert) has its own budgets.
@@ -65,6 +67,7 @@ pub(super) fn read_live(
     let mut sink = Reported {
         reading: &mut reading,
         activity: &mut live.activity,
+        past,
     };
     let failure = match read_lines(reader, plan, live.tee.as_deref_mut(), &mut sink) {
         ReadEnd::End => {
@@ -87,6 +90,8 @@ pub(super) fn read_live(
 struct Reported<'r, 'o, 'a> {
     reading: &'r mut Reading<'o>,
     activity: &'r mut Option<&'a mut dyn FnMut(Activity)>,
+    /// Set once the extractor went past a bound on what it keeps.
+    past: Option<&'r AtomicBool>,
 }
 
 impl LineSink for Reported<'_, '_, '_> {
@@ -103,6 +108,11 @@ impl LineSink for Reported<'_, '_, '_> {
     fn read_done(&mut self) -> ControlFlow<()> {
         self.reading.last_read = Some(Instant::now());
         report(&mut self.reading.router.events, self.activity);
+        if let Some(past) = self.past
+            && self.reading.router.past.is_some()
+        {
+            past.store(true, Ordering::Relaxed);
+        }
         ControlFlow::Continue(())
     }
 

@@ -100,13 +100,13 @@ impl Session<'_, '_> {
             .read_turn(
                 header,
                 &mut super::turns::Kept::default(),
-                |_| Ok(Reply::Result(Value::Null)),
+                |_, _| Ok(Reply::Result(Value::Null)),
                 send,
             )
             .0;
         let (env, timed_out) = match why {
             Handshake::Stopped(stop) => (
-                self.stop_failure(&stop, env),
+                self.stop_failure(&stop, env, false),
                 matches!(stop, Stop::Deadline { .. }),
             ),
             Handshake::Failed(f) => (
@@ -123,14 +123,16 @@ impl Session<'_, '_> {
         }
     }
 
-    /// The failure of a wire that stopped, in place of what `env` read.
-    pub(super) fn stop_failure(&self, stop: &Stop, env: Envelope) -> Envelope {
+    /// The failure of a wire that stopped, in place of what `env` read; `in_turn` when it
+    /// stopped in a turn (else in the handshake).
+    pub(super) fn stop_failure(&self, stop: &Stop, env: Envelope, in_turn: bool) -> Envelope {
         let protocol = |reason: &str, m: String, errors: Vec<String>| {
             protocol_error(reason, m, errors)
                 .hint("is COMMAND an ACP agent, started in its ACP mode (`gemini --acp`, `qwen --acp`, `opencode acp`)? docs/run.md, \"ACP\", lists how each starts")
         };
         let f = match stop {
-            Stop::Closed => return env,
+            // Past a bound, what `env` read names it.
+            Stop::Closed | Stop::Past { .. } => return env,
             Stop::Echo => protocol(
                 "echo",
                 "the agent wrote sojx's own message back: COMMAND echoes its input (like `cat`) and does not speak ACP".into(),
@@ -167,6 +169,15 @@ impl Session<'_, '_> {
             .retryable(false)
             .target("--prompt")
             .hint("raise --max-line-bytes, or give the agent a file to read instead of the whole text"),
+            Stop::SessionTooLong(n, id) => protocol_error(
+                "session_id_too_long",
+                format!(
+                    "the agent's session id ({id} bytes) makes every prompt, as one ACP message ({n} bytes with its recording), longer than --max-line-bytes ({} bytes); the prompt alone fits",
+                    self.opts.max_line_bytes
+                ),
+                Vec::new(),
+            )
+            .hint("the agent gave a session id too long to send back; raise --max-line-bytes if the agent's ids are this large"),
             Stop::Failed(why) => Failure::new(
                 ErrorKind::Io,
                 Operation::Read,
@@ -178,29 +189,7 @@ impl Session<'_, '_> {
                 "no thread could be started for the agent's messages",
             )
             .retryable(false),
-            Stop::Deadline { answered } => {
-                let secs = self.timeout.unwrap_or(HANDSHAKE).as_secs_f64();
-                let what = if env.session().and_then(|s| s.turns.as_ref()).is_some() {
-                    if *answered {
-                        "; sojx sent session/cancel, and the agent ended the turn"
-                    } else {
-                        "; sojx sent session/cancel, and the agent did not end the turn"
-                    }
-                } else {
-                    " while the agent started its session (initialize, session/new)"
-                };
-                let flag = if self.timeout.is_some() {
-                    "--timeout"
-                } else {
-                    "the handshake's bound"
-                };
-                Failure::new(
-                    ErrorKind::Timeout,
-                    Operation::Run,
-                    format!("{flag} ({secs} s) passed{what}"),
-                )
-                .hint("the agent may be stuck; raise --timeout if it is just slow")
-            }
+            Stop::Deadline { answered } => self.deadline_failure(*answered, in_turn),
             Stop::Barrier => {
                 let (flag, secs) = match self.timeout {
                     Some(t) => ("--timeout", t.as_secs_f64()),
@@ -215,6 +204,31 @@ impl Session<'_, '_> {
             }
         };
         envelope::failure(Command::Run, self.name, f, env.into_parts())
+    }
+    /// The failure of a deadline that passed, in a turn (sojx sent `session/cancel`, which the
+    /// agent `answered`, or not) or in the handshake.
+    fn deadline_failure(&self, answered: bool, in_turn: bool) -> Failure {
+        let secs = self.timeout.unwrap_or(HANDSHAKE).as_secs_f64();
+        let what = if in_turn {
+            if answered {
+                "; sojx sent session/cancel, and the agent ended the turn"
+            } else {
+                "; sojx sent session/cancel, and the agent did not end the turn"
+            }
+        } else {
+            " while the agent started its session (initialize, session/new)"
+        };
+        let flag = if self.timeout.is_some() {
+            "--timeout"
+        } else {
+            "the handshake's bound"
+        };
+        Failure::new(
+            ErrorKind::Timeout,
+            Operation::Run,
+            format!("{flag} ({secs} s) passed{what}"),
+        )
+        .hint("the agent may be stuck; raise --timeout if it is just slow")
     }
 }
 

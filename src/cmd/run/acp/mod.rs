@@ -8,7 +8,7 @@
 mod handshake;
 mod turns;
 
-use std::io::{self, Read};
+use std::io;
 use std::time::Duration;
 
 use super::super::Io;
@@ -162,6 +162,15 @@ fn setup(a: &cli::RunArgs, io: &mut Io<'_>) -> Result<Setup, Failure> {
         a.live.timeout,
     )?;
     let prompt = prompt(a, io)?;
+    // Every bound the prompt can fail, before COMMAND starts: as one message, with the
+    // shortest session id (a longer one that makes it too long is the agent's).
+    let len = acp::prompt_len(acp::FIRST_PROMPT_ID, "", &prompt);
+    if len > a.limits.line.max_line_bytes {
+        return Err(prompt_too_long(
+            &format!("({len} bytes with its recording)"),
+            a.limits.line.max_line_bytes,
+        ));
+    }
     let loaded = loaded?;
     let rules = Rules::new(&a.retry, loaded.schema().map(|s| &s.document))?;
     let cwd = std::env::current_dir().map_err(|e| {
@@ -230,15 +239,7 @@ fn prompt(a: &cli::RunArgs, io: &Io<'_>) -> Result<String, Failure> {
         )
         .target("--prompt"));
     } else {
-        let mut b = Vec::new();
-        io::stdin().read_to_end(&mut b).map_err(|e| {
-            Failure::new(
-                ErrorKind::Io,
-                Operation::Read,
-                format!("cannot read the prompt on stdin: {}", input::io_reason(&e)),
-            )
-        })?;
-        b
+        stdin_prompt(a.limits.line.max_line_bytes)?
     };
     let text = String::from_utf8(bytes)
         .map_err(|_| usage("the prompt is not UTF-8 text".into()).target("--prompt"))?;
@@ -246,6 +247,62 @@ fn prompt(a: &cli::RunArgs, io: &Io<'_>) -> Result<String, Failure> {
         return Err(usage("the prompt is empty".into()).target("--prompt"));
     }
     Ok(text)
+}
+
+/// The prompt on sojx's stdin, read until it ends, or until it is past what a prompt can be:
+/// [`input::MAX_FILE_BYTES`], as `--prompt-file`, or longer as one message than `max_line`
+/// (its JSON escapes counted as they come: 100 MB of NUL bytes stop at a sixth of the line).
+fn stdin_prompt(max_line: usize) -> Result<Vec<u8>, Failure> {
+    let mut stdin = io::stdin().lock();
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    let mut len = acp::prompt_len(acp::FIRST_PROMPT_ID, "", "");
+    loop {
+        let n = input::read_some(&mut stdin, &mut chunk).map_err(|e| {
+            Failure::new(
+                ErrorKind::Io,
+                Operation::Read,
+                format!("cannot read the prompt on stdin: {}", input::io_reason(&e)),
+            )
+        })?;
+        if n == 0 {
+            return Ok(bytes);
+        }
+        len += chunk[..n]
+            .iter()
+            .map(|&b| acp::escaped_len(b))
+            .sum::<usize>();
+        bytes.extend_from_slice(&chunk[..n]);
+        if bytes.len() as u64 > input::MAX_FILE_BYTES {
+            return Err(Failure::new(
+                ErrorKind::Usage,
+                Operation::ParseArguments,
+                format!(
+                    "the prompt on stdin is larger than {} MiB, sojx's bound on a prompt (as --prompt-file's)",
+                    input::MAX_FILE_BYTES >> 20
+                ),
+            )
+            .retryable(false)
+            .target("--prompt"));
+        }
+        if len > max_line {
+            return Err(prompt_too_long("(on stdin, not read to its end)", max_line));
+        }
+    }
+}
+
+/// The prompt is longer, as one recorded ACP message, than `--max-line-bytes` (`max_line`).
+fn prompt_too_long(said: &str, max_line: usize) -> Failure {
+    Failure::new(
+        ErrorKind::Usage,
+        Operation::ParseArguments,
+        format!(
+            "the prompt, as one ACP message {said}, is longer than --max-line-bytes ({max_line} bytes)"
+        ),
+    )
+    .retryable(false)
+    .target("--prompt")
+    .hint("raise --max-line-bytes, or give the agent a file to read instead of the whole text")
 }
 
 /// What every turn of the session shares.

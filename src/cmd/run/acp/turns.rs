@@ -2,6 +2,7 @@
 //! the last came to.
 
 use std::io::{self, Read, Write};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::time::Instant;
 
@@ -79,7 +80,7 @@ impl Session<'_, '_> {
         &self,
         header: &[String],
         earlier: &mut Kept,
-        turn: impl FnOnce(&mut dyn FnMut(&str, bool)) -> Result<Reply, Stop>,
+        turn: impl FnOnce(&mut dyn FnMut(&str, bool), &AtomicBool) -> Result<Reply, Stop>,
         send: &mut (dyn FnMut(Note) + Send),
     ) -> (Envelope, Result<Reply, Stop>) {
         let (tx, rx) = mpsc::sync_channel::<Vec<u8>>(LINES_IN_FLIGHT);
@@ -99,8 +100,11 @@ impl Session<'_, '_> {
             self.timeout.map(|t| t.saturating_add(self.grace)),
             super::super::super::output::timed_out,
         );
+        // Set by the reader once it went past a bound: the turn is then cancelled.
+        let past = AtomicBool::new(false);
         std::thread::scope(|s| {
             let show = self.show;
+            let past = &past;
             let reader = s.spawn(move || {
                 let mut report = |a: Activity| {
                     if a.line > before {
@@ -113,7 +117,13 @@ impl Session<'_, '_> {
                     activity: if show { Some(&mut report) } else { None },
                     expired: None,
                 };
-                extract::run_reader(self.name, Box::new(Lines::new(rx)), self.opts, &mut live)
+                extract::run_reader_watched(
+                    self.name,
+                    Box::new(Lines::new(rx)),
+                    self.opts,
+                    &mut live,
+                    past,
+                )
             });
             let line = |tx: &SyncSender<Vec<u8>>, l: &str| {
                 let mut b = Vec::with_capacity(l.len() + 1);
@@ -136,10 +146,13 @@ impl Session<'_, '_> {
                     }
                 }
             }
-            let reply = turn(&mut |l: &str, lasting| {
-                line(&tx, l);
-                earlier.push(l, lasting);
-            });
+            let reply = turn(
+                &mut |l: &str, lasting| {
+                    line(&tx, l);
+                    earlier.push(l, lasting);
+                },
+                past,
+            );
             drop(tx);
             let env = reader.join().unwrap_or_else(|_| {
                 let f = Failure::new(
@@ -209,12 +222,13 @@ impl Transport for Turns<'_, '_, '_, '_, '_> {
         let (env, reply) = session.read_turn(
             header,
             earlier,
-            |rec| {
+            |rec, past| {
                 client.prompt(
                     session_id,
                     &text,
                     deadline,
                     session.grace,
+                    past,
                     &mut |l: &str, lasting| {
                         rec(l, lasting);
                         keep(tee, tee_failed, l);
@@ -225,8 +239,9 @@ impl Transport for Turns<'_, '_, '_, '_, '_> {
         );
         let env = match (&reply, tee_failed.take()) {
             (_, Some(f)) => envelope::failure(Command::Run, session.name, f, env.into_parts()),
-            (Ok(_) | Err(Stop::Closed), None) => env,
-            (Err(stop), None) => session.stop_failure(stop, env),
+            // Past a bound, the reader's envelope names it (the turn was cancelled).
+            (Ok(_) | Err(Stop::Closed | Stop::Past { .. }), None) => env,
+            (Err(stop), None) => session.stop_failure(stop, env, true),
         };
         *timed_out = matches!(reply, Err(Stop::Deadline { .. } | Stop::Barrier));
         Outcome::Made {
