@@ -229,24 +229,40 @@ fn permission_requests_are_counted() {
     );
 }
 
+/// Unanswered permission requests are kept small and counted in `--max-answer-bytes` (issue 58,
+/// item 7): their options as 8-byte keys of the ids that allow, whatever the agent wrote (64
+/// options of 1 KiB ids once kept 64 KiB a request, outside any bound), and their ids counted.
 #[test]
 fn unanswered_requests_count_in_max_answer_bytes() {
-    // 40 permission requests never answered, each with 64 options of 1 KiB ids: 2.5 MiB kept
-    // for answers that never come, past a bound of 1 MiB.
-    let mut l = setup();
-    l.push(prompt(2));
-    for id in 0..40 {
+    let request = |id: String, option: usize| {
         let options: Vec<Value> = (0..64)
-            .map(|o| json!({"optionId": format!("{o:04}{}", "o".repeat(1020)), "kind": "allow_once"}))
+            .map(|o| json!({"optionId": format!("{o:04}{}", "o".repeat(option)), "kind": "allow_once"}))
             .collect();
-        l.push(from(
-            &json!({"jsonrpc": "2.0", "id": 100 + id, "method": "session/request_permission",
+        from(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "session/request_permission",
             "params": {"sessionId": "s1", "options": options}}),
-        ));
-    }
-    l.extend([chunk("s1", "{\"verdict\": \"PASS\"}"), end(2, "end_turn")]);
-    let text = l.join("\n") + "\n";
-    let r = run_stdin(&["extract", "--max-answer-bytes", "1MiB"], text.clone());
+        )
+    };
+    let recording = |requests: Vec<String>| {
+        let mut l = setup();
+        l.push(prompt(2));
+        l.extend(requests);
+        l.extend([chunk("s1", "{\"verdict\": \"PASS\"}"), end(2, "end_turn")]);
+        l.join("\n") + "\n"
+    };
+    // 40 requests of 64 options with 1 KiB ids (2.5 MiB of options): kept in a few KiB, within
+    // a bound of 1 MiB.
+    let options = recording((0..40).map(|i| request(format!("r{i}"), 1020)).collect());
+    let r = run_stdin(&["extract", "--max-answer-bytes", "1MiB"], options);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.one()["session"]["permissions"]["asked"], 40);
+    // 40 requests whose ids are 64 KiB each (2.5 MiB of ids): past the bound.
+    let ids = recording(
+        (0..40)
+            .map(|i| request(format!("{i}{}", "i".repeat(64 << 10)), 1))
+            .collect(),
+    );
+    let r = run_stdin(&["extract", "--max-answer-bytes", "1MiB"], ids.clone());
     assert_eq!((r.code, r.kind()), (1, Some("parse")), "{}", r.stdout);
     assert!(
         r.one()["error"]["message"]
@@ -257,7 +273,7 @@ fn unanswered_requests_count_in_max_answer_bytes() {
         r.stdout
     );
     // Within the default, the answer stands.
-    assert_eq!(run_stdin(&["extract"], text).code, 0);
+    assert_eq!(run_stdin(&["extract"], ids).code, 0);
 }
 
 // --- `sojx run --acp` against the fake agent ---

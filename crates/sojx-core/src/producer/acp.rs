@@ -75,12 +75,19 @@ impl Held for String {
     }
 }
 
-impl Held for Vec<(String, String)> {
+impl Held for Vec<u64> {
     fn held(&self) -> usize {
-        self.iter()
-            .map(|(id, kind)| ENTRY + id.len() + kind.len())
-            .sum()
+        std::mem::size_of_val(self.as_slice())
     }
+}
+
+/// An option id as kept: a hash of its text (64 bits), so that what a request's options hold is
+/// 8 bytes each, whatever the agent wrote (64 options of 1 KiB ids once kept 64 KiB a request).
+fn option_key(id: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::hash::DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
 }
 
 impl<V: Held> Pending<V> {
@@ -128,8 +135,9 @@ pub(super) struct Acp {
     initialized: bool,
     /// The id of the last barrier, whose response is read as nothing.
     barrier: Option<String>,
-    /// Permission requests of the agent, by id: their options (`optionId` → `kind`).
-    asked: Pending<Vec<(String, String)>>,
+    /// Permission requests of the agent, by id: the options that allow ([`option_key`]s of
+    /// the `optionId`s whose `kind` is `allow_*`), which is all an answer is read against.
+    asked: Pending<Vec<u64>>,
     agent_info: Option<Value>,
     session_id: Option<String>,
     model: Option<String>,
@@ -178,11 +186,7 @@ impl Acp {
                     .and_then(|r| r.get("outcome"))
                     .filter(|o| str_at(o, "outcome") == Some("selected"))
                     .and_then(|o| str_at(o, "optionId"));
-                let allowed = chosen.is_some_and(|c| {
-                    options
-                        .iter()
-                        .any(|(id, kind)| id == c && kind.starts_with("allow"))
-                });
+                let allowed = chosen.is_some_and(|c| options.contains(&option_key(c)));
                 if allowed {
                     self.permissions.allowed += 1;
                 } else {
@@ -208,13 +212,9 @@ impl Acp {
                     .and_then(Value::as_array)
                     .map(|os| {
                         os.iter()
-                            .filter_map(|o| {
-                                Some((
-                                    str_at(o, "optionId")?.to_owned(),
-                                    str_at(o, "kind")?.to_owned(),
-                                ))
-                            })
                             .take(64)
+                            .filter(|o| str_at(o, "kind").is_some_and(|k| k.starts_with("allow")))
+                            .filter_map(|o| str_at(o, "optionId").map(option_key))
                             .collect()
                     })
                     .unwrap_or_default();
