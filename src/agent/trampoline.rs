@@ -35,18 +35,30 @@ pub(super) const SELF: &str = "/proc/self/exe";
 /// Whether [`SELF`] is this program: not when sojx was started through the dynamic loader
 /// (`ld-linux-x86-64.so.2 sojx run …`), where `/proc/self/exe` is the loader, which would take
 /// the trampoline's and the guard's arguments for a program to load (and the agent would seem to
-/// exit with 127). Told by the file this function's code is mapped from (`/proc/self/maps`:
-/// device and inode) against `/proc/self/exe`'s; asked once. When it is not, or cannot be told,
-/// the agent is started directly and without a guard (docs/run.md).
+/// exit with 127). Told by `stat` of the file this function's code is mapped from (its path in
+/// `/proc/self/maps`) against `stat` of `/proc/self/exe` (the device numbers that the maps show
+/// are the filesystem's, which btrfs and older overlayfs do not report to `stat`, so only two
+/// `stat`s are compared). Only a positive difference counts: when it cannot be told (no `/proc`,
+/// the file deleted or replaced since), the trampoline is used, as before. Asked once; when
+/// not usable, the agent starts directly and without a guard (docs/run.md).
 pub(super) fn usable() -> bool {
     static USABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *USABLE.get_or_init(|| self_is_this_program().unwrap_or(false))
+    *USABLE.get_or_init(|| !started_through_another_program().unwrap_or(false))
 }
 
-fn self_is_this_program() -> Option<bool> {
+/// Whether `/proc/self/exe` is positively another file than the one this code runs from.
+fn started_through_another_program() -> Option<bool> {
     use std::os::unix::fs::MetadataExt;
-    let here = usable as fn() -> bool as usize;
     let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    let path = mapped_path(&maps, usable as fn() -> bool as usize)?;
+    let mapped = std::fs::metadata(path).ok()?;
+    let exe = std::fs::metadata(SELF).ok()?;
+    Some((mapped.dev(), mapped.ino()) != (exe.dev(), exe.ino()))
+}
+
+/// The file `maps` (`/proc/self/maps`) says the address `at` is mapped from: `None` for an
+/// anonymous mapping or a deleted file.
+fn mapped_path(maps: &str, at: usize) -> Option<&str> {
     let line = maps.lines().find(|l| {
         l.split_once(' ')
             .and_then(|(range, _)| range.split_once('-'))
@@ -56,22 +68,16 @@ fn self_is_this_program() -> Option<bool> {
                     usize::from_str_radix(b, 16).ok()?,
                 ))
             })
-            .is_some_and(|(a, b)| (a..b).contains(&here))
+            .is_some_and(|(a, b)| (a..b).contains(&at))
     })?;
-    // address perms offset dev inode path
-    let mut fields = line.split_whitespace().skip(3);
-    let (major, minor) = fields.next()?.split_once(':')?;
-    let (major, minor) = (
-        u32::from_str_radix(major, 16).ok()?,
-        u32::from_str_radix(minor, 16).ok()?,
-    );
-    let inode: u64 = fields.next()?.parse().ok()?;
-    let exe = std::fs::metadata(SELF).ok()?;
-    Some(
-        exe.ino() == inode
-            && rustix::fs::major(exe.dev()) == major
-            && rustix::fs::minor(exe.dev()) == minor,
-    )
+    // address perms offset dev inode path: the path is what follows the fifth field.
+    let mut rest = line;
+    for _ in 0..5 {
+        rest = rest.trim_start();
+        rest = &rest[rest.find(char::is_whitespace)?..];
+    }
+    let path = rest.trim_start();
+    (path.starts_with('/') && !path.ends_with(" (deleted)")).then_some(path)
 }
 
 /// A number no one can guess, for the record of one start.
@@ -146,6 +152,22 @@ pub(crate) fn exec(args: &[OsString], stderr: &mut dyn Write) -> u8 {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_mapped_file_is_read_from_its_maps_line() {
+        let maps = "00400000-00500000 r-xp 00001000 00:27 257                        /opt/my tools/sojx\n\
+                    00600000-00700000 r-xp 00000000 00:00 0 \n\
+                    00800000-00900000 r-xp 00000000 fd:01 12 /usr/bin/sojx (deleted)\n";
+        assert_eq!(
+            super::mapped_path(maps, 0x0040_1000),
+            Some("/opt/my tools/sojx")
+        );
+        assert_eq!(super::mapped_path(maps, 0x0060_1000), None);
+        assert_eq!(super::mapped_path(maps, 0x0080_1000), None);
+        assert_eq!(super::mapped_path(maps, 0x0100_0000), None);
+        // This process's own code is mapped from a file that `stat` finds.
+        assert!(!super::started_through_another_program().unwrap_or(true));
+    }
+
     use super::*;
 
     #[test]

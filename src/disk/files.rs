@@ -11,7 +11,7 @@ use std::sync::Mutex;
 use crate::files::{FileId, Files, Kind};
 
 /// The disk, read through `std::fs`. Every file whose bytes it reads is remembered for the
-/// rest of the process ([`read_so_far`]): the files the command line writes must not be one.
+/// rest of the process (`read_so_far`): the files the command line writes must not be one.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Disk;
 
