@@ -296,18 +296,19 @@ pub(super) struct Kept {
 impl Kept {
     /// One recorded line of the turn: kept when it lasts and fits, else a blank line.
     fn push(&mut self, line: &str, lasting: bool) {
-        if lasting && !self.full {
-            match compact(line).filter(|c| {
-                self.lines < MAX_EARLIER && self.bytes.saturating_add(c.len()) <= MAX_EARLIER_BYTES
-            }) {
-                Some(c) => {
-                    self.lines += 1;
-                    self.bytes += c.len();
-                    self.entries.push(Earlier::Line(c));
-                    return;
-                }
-                None => self.full = true,
+        // A line that compacts to nothing (a permission request without an id) is a blank: only
+        // a line that does not fit ends the keeping.
+        if lasting
+            && !self.full
+            && let Some(c) = compact(line)
+        {
+            if self.lines < MAX_EARLIER && self.bytes.saturating_add(c.len()) <= MAX_EARLIER_BYTES {
+                self.lines += 1;
+                self.bytes += c.len();
+                self.entries.push(Earlier::Line(c));
+                return;
             }
+            self.full = true;
         }
         if let Some(Earlier::Blank(n)) = self.entries.last_mut() {
             *n += 1;
@@ -335,7 +336,8 @@ const LINES_IN_FLIGHT: usize = 4;
 /// A lasting line as a later turn's reader needs it, and nothing more: a prompt's id and
 /// session (not its text), a permission request's id and its options' ids and kinds (not its
 /// `toolCall`, which may carry a whole diff, nor any `_meta`), an answer's id and outcome.
-/// `None` for a line that is none of these (never one sojx recorded as lasting).
+/// `None` for a line that is none of these (a permission request without an id, which no
+/// answer can name: a blank for the later turns, as any other line).
 fn compact(line: &str) -> Option<String> {
     let v = crate::json::from_str_lenient(line).ok()?.value;
     let direction = v.get("direction")?.as_str()?;
@@ -471,5 +473,20 @@ mod tests {
             "result": {"outcome": {"outcome": "cancelled"}}}});
         kept.push(&small.to_string(), true);
         assert!(matches!(kept.entries.last(), Some(Earlier::Blank(_))));
+    }
+
+    /// A permission request without an id compacts to nothing: a blank, and the lines after it
+    /// are still kept (it once ended the keeping, and later turns lost their prompts).
+    #[test]
+    fn a_request_without_an_id_does_not_end_the_keeping() {
+        let mut kept = Kept::default();
+        let ask = json!({"direction": "from_agent", "message": {"jsonrpc": "2.0",
+            "method": "session/request_permission", "params": {"options": []}}});
+        kept.push(&ask.to_string(), true);
+        assert!(!kept.full);
+        let prompt = json!({"direction": "to_agent", "message": {"jsonrpc": "2.0", "id": 5,
+            "method": "session/prompt", "params": {"sessionId": "s", "prompt": []}}});
+        kept.push(&prompt.to_string(), true);
+        assert!(matches!(kept.entries.last(), Some(Earlier::Line(_))));
     }
 }
