@@ -34,6 +34,22 @@ impl Spec {
         for (i, e) in raw.events.into_iter().enumerate() {
             events.push(event(e, &format!("/event/{i}"))?);
         }
+        let compared: usize = events
+            .iter()
+            .flat_map(|e| &e.when)
+            .map(|c| match &c.test {
+                Test::OneOf(v) | Test::NoneOf(v) => v.len().max(1),
+                Test::Present(_) => 1,
+            })
+            .sum();
+        if compared > MAX_COMPARED {
+            return Err(wrong(
+                "/event",
+                format!(
+                    "its events' conditions compare {compared} values, more than sojx's bound of {MAX_COMPARED} in a file (each line of a stream is matched against every event)"
+                ),
+            ));
+        }
         if events.is_empty() {
             // A look-alike: read by the producer it resembles (checked where producers are
             // known, `Registry::load`), chosen with `--from`.
@@ -78,11 +94,17 @@ impl Spec {
 }
 
 /// Most events a producer file may describe, and conditions (`when` and `requires`) one event
-/// may have (docs/limits.md): a stream's every line is matched against them, so that the work
+/// may have, and values one condition may list (docs/limits.md): a stream's every line is matched against them, so that the work
 /// per line stays small whatever the file (11,000 events in a 1 MiB file once made 20,000 lines
 /// take 16 to 37 s). sojx's own files have at most 12 events of at most 6 conditions.
 pub(crate) const MAX_EVENTS: usize = 64;
 pub(crate) const MAX_CONDITIONS: usize = 16;
+/// Most values one condition may list (`place = [values]`, `{ not = [values] }`): each is
+/// compared in turn, so the work per line stays bounded with the events and conditions.
+pub(crate) const MAX_VALUES: usize = 64;
+/// Most values a file's conditions compare in all (a condition without a list counts one): the
+/// work per line, whatever the shape of the file.
+pub(crate) const MAX_COMPARED: usize = 1024;
 
 fn event(e: RawEvent, at: &str) -> Result<Event, Wrong> {
     if e.when.is_empty() {
@@ -219,6 +241,17 @@ fn conds(table: &Map<String, Value>, at: &str) -> Result<Vec<Cond>, Wrong> {
             Value::Array(a) => a.clone(),
             v => vec![v.clone()],
         };
+        let values = match want {
+            Value::Array(a) => a.len(),
+            Value::Object(o) => o.get("not").and_then(Value::as_array).map_or(1, Vec::len),
+            _ => 1,
+        };
+        if values > MAX_VALUES {
+            return Err(wrong(
+                here(),
+                format!("{values} values, more than sojx's bound of {MAX_VALUES} for a condition"),
+            ));
+        }
         let test = match want {
             Value::Object(o) => match (o.get("not"), o.get("present")) {
                 (Some(not), None) if o.len() == 1 => Test::NoneOf(list(not)),

@@ -263,4 +263,35 @@ fn events_and_conditions_are_bounded() {
     let e = load(file(1, compile::MAX_CONDITIONS + 1)).unwrap_err();
     assert_eq!(e.place, "/event/0/when");
     assert!(e.message.contains("17 conditions"), "{}", e.message);
+    // One condition's list of values too (110,000 values once took 48 s over 20,000 lines).
+    let values: Vec<String> = (0..=compile::MAX_VALUES)
+        .map(|v| format!("\"v{v}\""))
+        .collect();
+    let e = load(format!(
+        "sojx_producer = 1\nid = \"big\"\nname = \"Big\"\n[[event]]\nname = \"e\"\n\
+         when = {{ type = [{}] }}\ntext = \"t\"\nend = true\n",
+        values.join(", ")
+    ))
+    .unwrap_err();
+    assert_eq!(e.place, "/event/0/when/type");
+    assert!(e.message.contains("65 values"), "{}", e.message);
+    // And the values all conditions compare: 17 events of one 64-value condition.
+    let list: Vec<String> = (0..compile::MAX_VALUES)
+        .map(|v| format!("\"v{v}\""))
+        .collect();
+    let events: Vec<String> = (0..17)
+        .map(|i| {
+            format!(
+                "[[event]]\nname = \"e{i}\"\nwhen = {{ type = [{}] }}\ntext = \"t\"\nend = true\n",
+                list.join(", ")
+            )
+        })
+        .collect();
+    let e = load(format!(
+        "sojx_producer = 1\nid = \"big\"\nname = \"Big\"\n{}",
+        events.join("\n")
+    ))
+    .unwrap_err();
+    assert_eq!(e.place, "/event");
+    assert!(e.message.contains("compare 1088 values"), "{}", e.message);
 }
