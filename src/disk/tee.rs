@@ -64,15 +64,22 @@ pub(crate) fn beside(
     let Some(target) = id_of_path(path) else {
         return create(flag, path).map(Some);
     };
-    if let Some(why) = clash(&target, inputs, also_read) {
+    // A character device (`/dev/null`, a terminal) is written without destroying anything
+    // read from it: `--tee /dev/null < /dev/null`, `run --tee /dev/stderr` on a terminal.
+    if !is_char_device(path)
+        && let Some(why) = clash(&target, inputs, also_read)
+    {
         return Err(refused(flag, path, &why).hint(hint));
     }
     let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
-    let own_output = [1, 2]
+    let own: Vec<u8> = [1, 2]
         .into_iter()
-        .find(|&s| id_of_std(s).as_ref() == Some(&target));
-    match own_output {
-        Some(stream) if regular && !appends(stream) => {
+        .filter(|&s| id_of_std(s).as_ref() == Some(&target))
+        .collect();
+    // Every one of sojx's streams that is the file must append (`>>f 2>f`: stderr does not).
+    let overwriting = own.iter().copied().find(|&s| !appends(s));
+    match overwriting {
+        Some(stream) if regular => {
             let name = if stream == 1 { "output" } else { "error" };
             return Err(refused(
                 flag,
@@ -85,7 +92,7 @@ pub(crate) fn beside(
                 "redirect with `>>` (both then append), or name another file for {flag}"
             )));
         }
-        None if regular => return create(flag, path).map(Some),
+        None if regular && own.is_empty() => return create(flag, path).map(Some),
         _ => {}
     }
     match open_appending(path, timeout) {
@@ -144,6 +151,20 @@ fn refused(flag: &str, path: &Path, why: &str) -> Failure {
     )
     .target(path.to_string_lossy().into_owned())
     .retryable(false)
+}
+
+/// Whether `path` is a character device (`/dev/null`, a terminal).
+fn is_char_device(path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        false
+    }
 }
 
 /// Whether sojx's standard `stream` (1 or 2) was opened for appending (`>>`): writes through

@@ -205,4 +205,31 @@ fn sojxs_own_output_is_written_through_one_offset_or_refused() {
         .collect();
     assert_eq!(lines.len(), 2, "{text}");
     assert_eq!(lines[0]["data"], lines[1]["data"]);
+    // Each of sojx's streams that is the file must append: `>>f 2>f` is refused.
+    std::fs::write(&out_file, "").unwrap();
+    let appending = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&out_file)
+        .unwrap();
+    let status = sojx_process()
+        .args(["extract", "--envelope-file", path_str(&out_file), INPUT])
+        .stdout(appending)
+        .stderr(std::fs::File::create(&out_file).unwrap())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(3));
+}
+
+/// A character device is written without destroying what is read from it: `--tee /dev/null`
+/// with standard input `/dev/null` is no clash (it was refused as "standard input").
+#[test]
+fn a_character_device_is_no_clash() {
+    let out = sojx_process()
+        .args(["extract", "--tee", "/dev/null"])
+        .stdin(std::fs::File::open("/dev/null").unwrap())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("\"kind\":\"empty_input\""), "{stdout}");
 }
