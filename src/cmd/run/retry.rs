@@ -166,6 +166,33 @@ impl RetryPlan {
         .collect()
     }
 
+    /// The refusal of the attempt after attempt `n` when the agent's session id `said` is
+    /// `unusable` (why) and the retry would resume it: by `--retry-command`'s `{session_id}`,
+    /// or by the `candidate` profile when it would take the id as it is (not Codex's, which takes
+    /// UUIDs only: COMMAND runs again, as for any id it does not take).
+    fn unusable(
+        &self,
+        unusable: Option<String>,
+        candidate: Option<Profile>,
+        said: Option<&str>,
+        n: u32,
+    ) -> Option<Warning> {
+        let why = unusable?;
+        let resumes = match &self.command {
+            Some(words) => words.iter().any(|w| w.contains("{session_id}")),
+            None => candidate.is_some_and(|p| said.is_some_and(|id| p.takes_id(id))),
+        };
+        resumes.then(|| {
+            Warning::new(
+                WarningKind::RetryRefused,
+                format!(
+                    "attempt {} was not made: the agent's session id {why}, so it cannot be resumed",
+                    n + 1
+                ),
+            )
+        })
+    }
+
     /// The attempt after attempt `n`, which ended in `env` and earns another; `first` is the
     /// first attempt's spec (COMMAND as given). A `retry_refused` warning when `--retry-command`
     /// would pass a value as an option.
@@ -176,7 +203,7 @@ impl RetryPlan {
             .filter(|id| !id.is_empty());
         // An id that cannot be an argument (or a variable) is no session to resume.
         let unusable = said.as_deref().and_then(unusable_id);
-        let session = said.filter(|_| unusable.is_none());
+        let session = said.clone().filter(|_| unusable.is_none());
         let candidate = match self.choice {
             Choice::Never => None,
             Choice::Forced(p) => Some(p),
@@ -186,21 +213,10 @@ impl RetryPlan {
                 .and_then(|p| Profile::for_program_in(p, &self.files)),
         }
         .filter(|p| p.confirms(env.producer()) && p.resumable(&first.argv));
-        let takes_id = |words: &[String]| words.iter().any(|w| w.contains("{session_id}"));
-        if let Some(why) = unusable
-            && self
-                .command
-                .as_deref()
-                .map_or(candidate.is_some(), takes_id)
-        {
-            return Err(Warning::new(
-                WarningKind::RetryRefused,
-                format!(
-                    "attempt {} was not made: the agent's session id {why}, so it cannot be resumed",
-                    n + 1
-                ),
-            ));
+        if let Some(refused) = self.unusable(unusable, candidate, said.as_deref(), n) {
+            return Err(refused);
         }
+        let takes_id = |words: &[String]| words.iter().any(|w| w.contains("{session_id}"));
         let profile = candidate.filter(|p| session.as_deref().is_some_and(|id| p.takes_id(id)));
         let resumed = match (&self.command, profile, &session) {
             (Some(words), _, Some(_)) => takes_id(words),

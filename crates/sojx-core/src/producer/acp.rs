@@ -81,13 +81,13 @@ impl Held for Vec<u64> {
     }
 }
 
-/// An option id as kept: a hash of its text (64 bits), so that what a request's options hold is
-/// 8 bytes each, whatever the agent wrote (64 options of 1 KiB ids once kept 64 KiB a request).
-fn option_key(id: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::hash::DefaultHasher::new();
-    id.hash(&mut h);
-    h.finish()
+/// An option id as kept: a hash of its text (64 bits) with keys random per reader (so that no
+/// agent can make a rejecting id collide with an allowing one), so that what a request's options
+/// hold is 8 bytes each, whatever the agent wrote (64 options of 1 KiB ids once kept 64 KiB a
+/// request).
+fn option_key(keys: &std::hash::RandomState, id: &str) -> u64 {
+    use std::hash::BuildHasher;
+    keys.hash_one(id)
 }
 
 impl<V: Held> Pending<V> {
@@ -138,6 +138,8 @@ pub(super) struct Acp {
     /// Permission requests of the agent, by id: the options that allow ([`option_key`]s of
     /// the `optionId`s whose `kind` is `allow_*`), which is all an answer is read against.
     asked: Pending<Vec<u64>>,
+    /// The keys of [`option_key`].
+    option_keys: std::hash::RandomState,
     agent_info: Option<Value>,
     session_id: Option<String>,
     model: Option<String>,
@@ -186,7 +188,8 @@ impl Acp {
                     .and_then(|r| r.get("outcome"))
                     .filter(|o| str_at(o, "outcome") == Some("selected"))
                     .and_then(|o| str_at(o, "optionId"));
-                let allowed = chosen.is_some_and(|c| options.contains(&option_key(c)));
+                let allowed =
+                    chosen.is_some_and(|c| options.contains(&option_key(&self.option_keys, c)));
                 if allowed {
                     self.permissions.allowed += 1;
                 } else {
@@ -212,9 +215,10 @@ impl Acp {
                     .and_then(Value::as_array)
                     .map(|os| {
                         os.iter()
+                            .filter_map(|o| Some((str_at(o, "optionId")?, str_at(o, "kind")?)))
                             .take(64)
-                            .filter(|o| str_at(o, "kind").is_some_and(|k| k.starts_with("allow")))
-                            .filter_map(|o| str_at(o, "optionId").map(option_key))
+                            .filter(|(_, kind)| kind.starts_with("allow"))
+                            .map(|(id, _)| option_key(&self.option_keys, id))
                             .collect()
                     })
                     .unwrap_or_default();
