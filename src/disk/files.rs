@@ -4,11 +4,12 @@
 //! writes ([`id_of_path`], [`id_of_std`]).
 
 use std::fs::File;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use crate::files::{FileId, Files, Kind};
+use crate::input::read_at_most;
 
 /// The disk, read through `std::fs`. Every file whose bytes it reads is remembered for the
 /// rest of the process (`read_so_far`): the files the command line writes must not be one.
@@ -64,7 +65,7 @@ impl Files for Disk {
     fn read(&self, path: &Path, max: u64) -> io::Result<Vec<u8>> {
         let file = File::open(path)?;
         remember(&file, path);
-        capped(file, max)
+        read_at_most(file, max)
     }
 
     /// The file opened must be the one checked (same device and inode).
@@ -84,7 +85,7 @@ impl Files for Disk {
             ));
         }
         remember(&file, path);
-        capped(file, max)
+        read_at_most(file, max)
     }
 
     /// An entry that cannot be read (removed while listed) is left out.
@@ -106,29 +107,23 @@ pub(crate) fn read_regular(path: &Path) -> io::Result<Vec<u8>> {
     Disk.read_regular(path, crate::input::MAX_FILE_BYTES)
 }
 
-/// All of `file`, refusing more than `max` bytes.
-fn capped(file: File, max: u64) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max {
-        const MIB: u64 = 1 << 20;
-        return Err(io::Error::other(if max % MIB == 0 {
-            format!("larger than {} MiB", max / MIB)
-        } else {
-            format!("larger than {max} bytes")
-        }));
-    }
-    Ok(bytes)
-}
-
 /// The file at `path` (symlinks followed), when it exists.
 pub(crate) fn id_of_path(path: &Path) -> Option<FileId> {
+    id_of_meta(path, &std::fs::metadata(path).ok()?)
+}
+
+/// The file at `path`, whose metadata (symlinks followed) is `meta`. (An `Option` for other
+/// systems than unix, where the identity is the canonical path.)
+#[cfg_attr(unix, allow(clippy::unnecessary_wraps))]
+pub(crate) fn id_of_meta(path: &Path, meta: &std::fs::Metadata) -> Option<FileId> {
     #[cfg(unix)]
     {
-        Some(id_of(&std::fs::metadata(path).ok()?))
+        let _ = path;
+        Some(id_of(meta))
     }
     #[cfg(not(unix))]
     {
+        let _ = meta;
         Some(FileId::Path(path.canonicalize().ok()?))
     }
 }

@@ -7,5 +7,5 @@ mod source;
 pub(crate) mod tee;
 
 pub use files::Disk;
-pub(crate) use files::{id_of_path, id_of_std, read_regular, read_so_far};
+pub(crate) use files::{id_of_meta, id_of_path, id_of_std, read_regular, read_so_far};
 pub(crate) use source::Arg;

@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::{id_of_path, id_of_std};
+use super::{id_of_meta, id_of_path, id_of_std};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::files::FileId;
 use crate::input::{Tee, io_reason};
@@ -61,17 +61,20 @@ pub(crate) fn beside(
     let Some(path) = path else {
         return Ok(None);
     };
-    let Some(target) = id_of_path(path) else {
+    // What FILE is, asked once (symlinks followed); a new FILE is created.
+    let Some((target, meta)) = std::fs::metadata(path)
+        .ok()
+        .and_then(|m| Some((id_of_meta(path, &m)?, m)))
+    else {
         return create(flag, path).map(Some);
     };
+    let (char_device, fifo) = special(&meta);
     // A character device (`/dev/null`, a terminal) is written without destroying anything
     // read from it: `--tee /dev/null < /dev/null`, `run --tee /dev/stderr` on a terminal.
-    if !is_char_device(path)
-        && let Some(why) = clash(&target, inputs, also_read)
-    {
+    if !char_device && let Some(why) = clash(&target, inputs, also_read) {
         return Err(refused(flag, path, &why).hint(hint));
     }
-    let regular = std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    let regular = meta.is_file();
     let own: Vec<u8> = [1, 2]
         .into_iter()
         .filter(|&s| id_of_std(s).as_ref() == Some(&target))
@@ -95,7 +98,7 @@ pub(crate) fn beside(
         None if regular && own.is_empty() => return create(flag, path).map(Some),
         _ => {}
     }
-    match open_appending(path, timeout) {
+    match open_appending(path, timeout.filter(|_| fifo)) {
         Ok(file) => Ok(Some(Tee::new(flag, path.to_path_buf(), Box::new(file)))),
         Err(e) if e.kind() == io::ErrorKind::TimedOut => Err(Failure::new(
             ErrorKind::Timeout,
@@ -153,17 +156,18 @@ fn refused(flag: &str, path: &Path, why: &str) -> Failure {
     .retryable(false)
 }
 
-/// Whether `path` is a character device (`/dev/null`, a terminal).
-fn is_char_device(path: &Path) -> bool {
+/// Whether a file is a character device (`/dev/null`, a terminal), and whether a FIFO.
+fn special(meta: &std::fs::Metadata) -> (bool, bool) {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt;
-        std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device())
+        let t = meta.file_type();
+        (t.is_char_device(), t.is_fifo())
     }
     #[cfg(not(unix))]
     {
-        let _ = path;
-        false
+        let _ = meta;
+        (false, false)
     }
 }
 
@@ -187,17 +191,12 @@ fn appends(stream: u8) -> bool {
     }
 }
 
-/// Open an existing file for appending. A FIFO waits for its reader: with a `timeout`, it is
-/// opened without blocking, again every 10 ms until a reader comes (`TimedOut` when none came
-/// in time), then made blocking for the writes.
-fn open_appending(path: &Path, timeout: Option<Duration>) -> io::Result<File> {
+/// Open an existing file for appending. A FIFO waits for its reader: given its `timeout`, it
+/// is opened without blocking, again every 10 ms until a reader comes (`TimedOut` when none
+/// came in time), then made blocking for the writes.
+fn open_appending(path: &Path, fifo_timeout: Option<Duration>) -> io::Result<File> {
     #[cfg(unix)]
-    if let Some(limit) = timeout
-        && std::fs::metadata(path).is_ok_and(|m| {
-            use std::os::unix::fs::FileTypeExt;
-            m.file_type().is_fifo()
-        })
-    {
+    if let Some(limit) = fifo_timeout {
         use rustix::fs::{OFlags, fcntl_getfl, fcntl_setfl};
         use std::os::unix::fs::OpenOptionsExt;
         let start = Instant::now();
@@ -222,7 +221,7 @@ fn open_appending(path: &Path, timeout: Option<Duration>) -> io::Result<File> {
             }
         }
     }
-    let _ = timeout;
+    let _ = fifo_timeout;
     std::fs::OpenOptions::new().append(true).open(path)
 }
 

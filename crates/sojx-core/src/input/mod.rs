@@ -25,7 +25,7 @@ use pump::{Next, Pump};
 
 pub use pump::{SMALL_CHUNK, chunk_for, read_failure, read_some};
 pub use read::{LineSink, PreScan, READ_AHEAD_MIN, ReadAhead, ReadEnd, ReadPlan, read_lines};
-pub use source::{MAX_FILE_BYTES, Source, io_reason, read_capped};
+pub use source::{MAX_FILE_BYTES, Source, io_reason, read_at_most, read_capped};
 pub use split::{LineSplitter, Piece, Span, memchr};
 pub use tee::{Tee, WATCHDOG_GRACE, Watchdog};
 

@@ -35,13 +35,20 @@ pub const MAX_FILE_BYTES: u64 = 64 << 20;
 
 /// Read all of `r`, refusing more than [`MAX_FILE_BYTES`].
 pub fn read_capped(r: impl Read) -> io::Result<Vec<u8>> {
+    read_at_most(r, MAX_FILE_BYTES)
+}
+
+/// Read all of `r`, refusing (never truncating) more than `max` bytes.
+pub fn read_at_most(r: impl Read, max: u64) -> io::Result<Vec<u8>> {
+    const MIB: u64 = 1 << 20;
     let mut bytes = Vec::new();
-    r.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FILE_BYTES {
-        return Err(io::Error::other(format!(
-            "larger than {} MiB",
-            MAX_FILE_BYTES >> 20
-        )));
+    r.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(io::Error::other(if max % MIB == 0 {
+            format!("larger than {} MiB", max / MIB)
+        } else {
+            format!("larger than {max} bytes")
+        }));
     }
     Ok(bytes)
 }

@@ -342,13 +342,17 @@ fn inside(
 /// Read a `--schema` file as UTF-8, refusing one larger than [`crate::input::MAX_FILE_BYTES`].
 /// It may be a pipe (`--schema <(…)`), so it is not required to be a regular file.
 pub(super) fn read_text(files: &dyn Files, path: &Path) -> std::io::Result<String> {
-    text_of(&files.read(path, crate::input::MAX_FILE_BYTES)?[..])
+    text_from(files.read(path, crate::input::MAX_FILE_BYTES)?)
 }
 
 /// A schema's text from `reader`: at most [`crate::input::MAX_FILE_BYTES`], UTF-8, without a
 /// byte order mark.
 pub fn text_of(reader: impl std::io::Read) -> std::io::Result<String> {
-    let mut bytes = crate::input::read_capped(reader)?;
+    text_from(crate::input::read_capped(reader)?)
+}
+
+/// A schema's text from its `bytes`: UTF-8, without a byte order mark.
+fn text_from(mut bytes: Vec<u8>) -> std::io::Result<String> {
     // A UTF-8 byte order mark (Windows editors write one) is not part of the JSON.
     if bytes.starts_with(BOM) {
         bytes.drain(..BOM.len());
