@@ -257,6 +257,12 @@ pub struct Source {
     pub detail: Map<String, Value>,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub repaired: bool,
+    /// `--repair`: each change made to the answer's text, in text order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub repairs: Vec<crate::repair::Change>,
+    /// `--coerce`: each string converted to the type the schema asks for.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub coercions: Vec<crate::coerce::Coercion>,
 }
 
 impl Source {
@@ -267,6 +273,8 @@ impl Source {
             line,
             detail: Map::new(),
             repaired: false,
+            repairs: Vec::new(),
+            coercions: Vec::new(),
         }
     }
 

@@ -51,6 +51,8 @@ pub mod brackets;
 #[doc(hidden)]
 pub mod budget;
 #[doc(hidden)]
+pub mod coerce;
+#[doc(hidden)]
 pub mod compare;
 #[doc(hidden)]
 pub mod details;

@@ -10,9 +10,25 @@
 //!   not repaired;
 //! * `unclosed_brackets`: the outermost bracket, left open by the cut, is closed.
 
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::warning::WarningKind;
+
+/// One change `--repair` made (the envelope's `source.repairs[]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Change {
+    pub kind: WarningKind,
+    /// Byte offset of the change in the answer text.
+    pub offset: usize,
+    /// The text that was there (at most [`MAX_QUOTED`] bytes, then `…`).
+    pub from: String,
+    /// What it became (empty: removed).
+    pub to: String,
+}
+
+/// Most bytes of the text a change quotes in `from`.
+pub const MAX_QUOTED: usize = 80;
 
 /// Deepest nesting a repair will track.
 const MAX_DEPTH: usize = 512;

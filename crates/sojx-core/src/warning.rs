@@ -49,6 +49,19 @@ wire_enum! {
         UnclosedBrackets = "unclosed_brackets",
         /// `--repair` removed the cut-off last member whole (never completed).
         DroppedIncompleteMember = "dropped_incomplete_member",
+        /// `--repair` removed a comment (`//`, `#`, `/* */`) outside strings.
+        CommentRemoved = "comment_removed",
+        /// `--repair` escaped a raw control character (a newline, a tab) inside a string.
+        ControlCharacterEscaped = "control_character_escaped",
+        /// `--repair` read Python's `True`, `False`, `None` as `true`, `false`, `null`.
+        PythonLiteral = "python_literal",
+        /// `--repair` read a single-quoted string or key as a JSON string.
+        SingleQuotedString = "single_quoted_string",
+        /// `--repair` quoted a key written as a bare identifier (`{name: 1}`).
+        UnquotedKey = "unquoted_key",
+        // `--coerce`.
+        /// `--coerce` converted a string to the boolean or number the schema asks for there.
+        Coerced = "coerced",
         // A schema read or lowered (`compile`, `lint`, `--schema`).
         /// A schema keyword is misspelt (`requird`): no validator enforces it (`sojx lint`'s
         /// `keyword_typo`, said wherever a schema is compiled).

@@ -22,6 +22,8 @@ const CORE_LAYERS: &[&str] = &[
     "files:",
     "json:",
     "provider:",
+    // `--coerce`'s record and its conversion of a string (the schema decides where).
+    "coerce:",
     "budget: pointer",
     "framing: brackets json",
     "repair: json warning",
@@ -36,7 +38,7 @@ const CORE_LAYERS: &[&str] = &[
     "activity: producer",
     "text: brackets json producer",
     "markers: error files input jq text warning",
-    "envelope: error exit framing names producer warning",
+    "envelope: coerce error exit framing names producer repair warning",
     // The commands' work.
     "extract: activity details envelope error framing input jq json markers names producer repair \
         schema text warning",

@@ -59,7 +59,12 @@ pub fn decide(
         Ok(c) => c,
         Err((f, source)) => {
             let f = blame_long_lines(f, &warnings);
-            return envelope::failure(Command::Extract, name, f, parts(source, warnings));
+            return envelope::failure(
+                Command::Extract,
+                name,
+                f,
+                parts(source.map(|s| *s), warnings),
+            );
         }
     };
     // A value found in text that is itself a producer's output (a Gemini CLI error object after
@@ -103,7 +108,7 @@ fn choose(
     producer: Producer,
     opts: &Options<'_>,
     warnings: &mut Vec<Warning>,
-) -> Result<Chosen, (Failure, Option<Source>)> {
+) -> Result<Chosen, (Failure, Option<Box<Source>>)> {
     match verdict {
         Verdict::Failed(f) => Err((f, None)),
         Verdict::Nothing { message } => Err((not_found(message, producer, opts), None)),
@@ -152,7 +157,7 @@ fn choose(
                 }),
                 None => Err((
                     json_invalid(&err, text.trim(), &text, kind),
-                    Some(source_of(kind, line, &detail)),
+                    Some(Box::new(source_of(kind, line, &detail))),
                 )),
             }
         }
