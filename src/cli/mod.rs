@@ -286,9 +286,11 @@ pub struct AnswerArgs {
     #[arg(long, conflicts_with = "repair")]
     pub strict: bool,
 
-    /// Repair almost-JSON answers (trailing commas, a stray prefix or suffix; a cut-off answer
-    /// keeps only its complete members, the cut one is dropped, never completed); every repair
-    /// is listed in `warnings`.
+    /// Read answers as models write them: comments, raw newlines in strings, single quotes,
+    /// bare keys, Python's True/False/None, trailing commas, a stray prefix or suffix; a
+    /// cut-off answer keeps only its complete members (the cut one is dropped, never
+    /// completed). Only where the reading is unambiguous; every change is listed in
+    /// `source.repairs`.
     #[arg(long)]
     pub repair: bool,
 

@@ -32,6 +32,8 @@ mod pipelines;
 mod producer_files;
 mod producers;
 mod props;
+mod repair;
+mod repair_props;
 mod retry;
 mod run;
 

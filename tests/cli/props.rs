@@ -24,7 +24,7 @@ fn schema() -> &'static sojx_core::schema::Schema {
     })
 }
 
-fn options(with_schema: bool, repair: bool) -> Options<'static> {
+pub(crate) fn options(with_schema: bool, repair: bool) -> Options<'static> {
     Options {
         repair,
         max_line_bytes: 1 << 20,
@@ -35,7 +35,7 @@ fn options(with_schema: bool, repair: bool) -> Options<'static> {
 }
 
 /// The envelope of `chunks` read in order, checked, without its timestamp.
-fn envelope(opts: &Options<'_>, chunks: &[&[u8]]) -> Value {
+pub(crate) fn envelope(opts: &Options<'_>, chunks: &[&[u8]]) -> Value {
     let reads = sojx_core::input::Pieces::new(chunks.iter().copied());
     let (outcome, warnings) = read(reads, opts).expect("reading from memory succeeds");
     let env = decide("<stdin>", outcome, warnings, opts);

@@ -6,6 +6,8 @@
 //! its own. It also holds the two token rules both readers share: JSON's number grammar and
 //! Markdown's fence lines.
 
+pub mod lenient;
+
 /// Whether `b` starts like a JSON container: `{` followed by `"` or `}`, or `[` followed by a
 /// JSON value start or `]` (whitespace between), or a bracket at the very end (a cut-off
 /// value). `{see below}` and `[1](…)`'s `(` are not; `[1` is (a citation in prose is told from
@@ -75,17 +77,9 @@ pub fn span_at(bytes: &[u8], start: usize) -> Span {
         }
         match b {
             b'"' => in_str = true,
-            b'{' | b'[' => kinds.push(b),
-            b'}' | b']' => {
-                let open = if b == b'}' { b'{' } else { b'[' };
-                mismatched |= kinds.pop() != Some(open);
-                if kinds.is_empty() {
-                    return Span {
-                        start,
-                        end: i + 1,
-                        closed: true,
-                        mismatched,
-                    };
+            b'{' | b'[' | b'}' | b']' => {
+                if let Some(span) = bracket(&mut kinds, b, start, i, &mut mismatched) {
+                    return span;
                 }
             }
             _ => {}
@@ -97,6 +91,30 @@ pub fn span_at(bytes: &[u8], start: usize) -> Span {
         closed: false,
         mismatched,
     }
+}
+
+/// The bracket `b` at `i`, counted on `kinds` (the kinds open, since `start`): the span, when it
+/// closes the outermost; a closer of the other kind is `mismatched`.
+#[inline]
+fn bracket(
+    kinds: &mut Vec<u8>,
+    b: u8,
+    start: usize,
+    i: usize,
+    mismatched: &mut bool,
+) -> Option<Span> {
+    if matches!(b, b'{' | b'[') {
+        kinds.push(b);
+        return None;
+    }
+    let open = if b == b'}' { b'{' } else { b'[' };
+    *mismatched |= kinds.pop() != Some(open);
+    kinds.is_empty().then_some(Span {
+        start,
+        end: i + 1,
+        closed: true,
+        mismatched: *mismatched,
+    })
 }
 
 /// The JSON-looking spans of a text at its top level, in order: each opens at a bracket that

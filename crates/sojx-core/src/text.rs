@@ -37,6 +37,12 @@ pub struct Broken {
     pub text: String,
     pub offset: usize,
     pub line: usize,
+    /// It runs to the end of the text (a fenced block's, or the answer's): a value cut off
+    /// there may be completed (`--repair`).
+    pub cut: bool,
+    /// Only `--repair`'s readings took it for a value (`{'a': 1}`, `{name: 1}`): when they do
+    /// not repair it, it is prose, not a broken answer.
+    pub lenient: bool,
 }
 
 #[derive(Debug, Default)]
@@ -75,10 +81,37 @@ fn value_then_prose(t: &str) -> bool {
     matches!(crate::json::first_value(t.as_bytes()), Some((Ok(_), end)) if !t[end..].trim().is_empty())
 }
 
+/// How brackets open values: as JSON's ([`looks_like_json_start`], [`brackets::span_at`]), or,
+/// with `--repair`, as its readings too ([`brackets::lenient`]).
+#[derive(Debug, Clone, Copy)]
+struct Reading {
+    lenient: bool,
+}
+
+impl Reading {
+    fn looks(self, b: &[u8]) -> bool {
+        if self.lenient {
+            brackets::lenient::looks_like_start(b)
+        } else {
+            looks_like_json_start(b)
+        }
+    }
+
+    fn span_at(self, bytes: &[u8], start: usize) -> brackets::Span {
+        if self.lenient {
+            brackets::lenient::span_at(bytes, start)
+        } else {
+            brackets::span_at(bytes, start)
+        }
+    }
+}
+
 /// Find every candidate: fenced blocks first, then the balanced scan of the text outside them.
 /// Each fenced block tried as JSON counts as a candidate, as each region of the scan does:
-/// past `max_candidates` in all, later blocks and the scan are not tried (`capped`).
-pub fn mine(text: &str, max_candidates: usize) -> Mined {
+/// past `max_candidates` in all, later blocks and the scan are not tried (`capped`). With
+/// `lenient` (`--repair`), brackets that open what its readings read are tried too.
+pub fn mine(text: &str, max_candidates: usize, lenient: bool) -> Mined {
+    let reading = Reading { lenient };
     let mut mined = Mined::default();
     let mut lines = Lines::new(text);
     // The blocks tried, blanked out of the text the scan reads (a copy made only if it runs).
@@ -90,7 +123,8 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
         let json_label = f.lang.eq_ignore_ascii_case("json")
             || f.lang.eq_ignore_ascii_case("jsonc")
             || f.lang.eq_ignore_ascii_case("json5");
-        let looks = looks_like_json_start(trimmed.as_bytes());
+        let strict = looks_like_json_start(trimmed.as_bytes());
+        let looks = reading.looks(trimmed.as_bytes());
         if !json_label && !looks {
             // A bare fence holding `npm test` or `hello` is not a broken answer: like another
             // language's block, it is left to the prose scan (which finds `{"a": 1}` after a
@@ -120,6 +154,8 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
                     text: trimmed.to_owned(),
                     offset: start,
                     line: lines.of(start),
+                    cut: true,
+                    lenient: !json_label && !strict,
                 });
             }
             Err(_) => {}
@@ -135,7 +171,7 @@ pub fn mine(text: &str, max_candidates: usize) -> Mined {
         });
         let scan_bytes = masked.as_deref().unwrap_or(text.as_bytes());
         let left = max_candidates - tried;
-        scan(text, scan_bytes, left, &mut lines, &mut mined);
+        scan(text, scan_bytes, left, reading, &mut lines, &mut mined);
     }
     mined.candidates.sort_by_key(|c| c.offset);
     mined.broken.sort_by_key(|b| b.offset);
@@ -264,7 +300,14 @@ impl<'t> Iterator for Fences<'t> {
 /// ended), dropping what was found inside it. A word of prose ends a chain. A JSON-looking
 /// span still open at the end is a cut-off value. Every span is tried at most once, so the
 /// scan is linear.
-fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, mined: &mut Mined) {
+fn scan(
+    text: &str,
+    bytes: &[u8],
+    max_candidates: usize,
+    reading: Reading,
+    lines: &mut Lines<'_>,
+    mined: &mut Mined,
+) {
     let mut prose = Prose::default();
     // The chain being read: where it starts, how many candidates and broken values were
     // found before it, and whether it holds a `,` or `:` between its values (member syntax).
@@ -274,8 +317,9 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
     while i < bytes.len() {
         let b = bytes[i];
         match b {
-            b'{' | b'[' if looks_like_json_start(&bytes[i..]) => {
-                let span = brackets::span_at(bytes, i);
+            b'{' | b'[' if reading.looks(&bytes[i..]) => {
+                let span = reading.span_at(bytes, i);
+                let lenient = !looks_like_json_start(&bytes[i..]);
                 if !span.closed {
                     // A JSON-looking value still open at the end: a cut-off answer.
                     mined.broken.push(Broken {
@@ -283,6 +327,8 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
                         text: text[i..].trim_end().to_owned(),
                         offset: i,
                         line: lines.of(i),
+                        cut: true,
+                        lenient,
                     });
                     return;
                 }
@@ -303,7 +349,7 @@ fn scan(text: &str, bytes: &[u8], max_candidates: usize, lines: &mut Lines<'_>, 
                     broken: mined.broken.len(),
                     separated: false,
                 });
-                region(text, span, lines, mined);
+                region(text, span, lenient, lines, mined);
                 continue;
             }
             b'{' | b'[' => {
@@ -412,6 +458,8 @@ fn broken_chain(
         text: text[start..=end].to_owned(),
         offset: start,
         line: lines.of(start),
+        cut: false,
+        lenient: false,
     });
 }
 
@@ -460,7 +508,13 @@ fn json_token(bytes: &[u8], i: usize) -> Option<usize> {
     literal.then_some(end)
 }
 
-fn region(text: &str, span: brackets::Span, lines: &mut Lines<'_>, mined: &mut Mined) {
+fn region(
+    text: &str,
+    span: brackets::Span,
+    lenient: bool,
+    lines: &mut Lines<'_>,
+    mined: &mut Mined,
+) {
     let (start, end) = (span.start, span.end);
     let slice = &text[start..end];
     match crate::json::from_str_lenient(slice) {
@@ -482,6 +536,8 @@ fn region(text: &str, span: brackets::Span, lines: &mut Lines<'_>, mined: &mut M
             text: slice.to_owned(),
             offset: start,
             line: lines.of(start),
+            cut: false,
+            lenient,
         }),
     }
 }

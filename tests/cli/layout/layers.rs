@@ -26,7 +26,7 @@ const CORE_LAYERS: &[&str] = &[
     "coerce:",
     "budget: pointer",
     "framing: brackets json",
-    "repair: json warning",
+    "repair: brackets json warning",
     // The read loop knows lines, not what they mean.
     "input: error",
     // Inputs on all cores, jq, schemas.

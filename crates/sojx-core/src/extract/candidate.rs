@@ -21,6 +21,8 @@ pub(super) struct Chosen {
     pub(super) detail: Map<String, Value>,
     /// Made valid JSON by `--repair`.
     pub(super) repaired: bool,
+    /// `--repair`'s changes, offsets in the answer text.
+    pub(super) repairs: Vec<repair::Change>,
     /// Its validation against `--schema`, when choosing it already took one (the text
     /// fallback validates candidates to pick one): a value is validated once.
     pub(super) checked: Option<Checked>,
@@ -44,22 +46,26 @@ impl Chosen {
             line,
             detail,
             repaired: false,
+            repairs: Vec::new(),
             checked: None,
         }
     }
 
     /// The same, made valid JSON by `--repair`.
-    pub(super) fn repaired(kind: SourceKind, value: Value, line: Option<u64>) -> Self {
+    pub(super) fn repaired(kind: SourceKind, mended: Mended, line: Option<u64>) -> Self {
         Self {
             repaired: true,
-            ..Self::new(kind, value, line, Map::new())
+            repairs: mended.changes,
+            ..Self::new(kind, mended.value, line, Map::new())
         }
     }
 
-    /// The envelope's `source`: kind, line, the producer's details, and `repaired`.
+    /// The envelope's `source`: kind, line, the producer's details, and `repaired` with its
+    /// `repairs`.
     pub(super) fn source(&self) -> Source {
         Source {
             repaired: self.repaired,
+            repairs: self.repairs.clone(),
             ..source_of(self.kind, self.line, &self.detail)
         }
     }
@@ -188,7 +194,7 @@ pub(super) fn json_invalid(
 
 fn json_invalid_because(err: &str, text: &str, kind: SourceKind) -> Failure {
     Failure::new(ErrorKind::JsonInvalid, Operation::Parse, format!("the {} is not valid JSON: {err}", what(kind)))
-        .hint("the answer looks like JSON but does not parse; --repair fixes cut-off answers and trailing commas")
+        .hint("the answer looks like JSON but does not parse; --repair reads comments, single quotes, bare keys, Python literals, raw newlines in strings and trailing commas, and answers cut off at the end")
         .candidate(Value::from(text))
 }
 
@@ -202,19 +208,38 @@ fn what(kind: SourceKind) -> &'static str {
     }
 }
 
+/// A value `--repair` made of broken text, and its changes.
+pub(super) struct Mended {
+    pub(super) value: Value,
+    /// Offsets in the answer text.
+    pub(super) changes: Vec<repair::Change>,
+}
+
+/// `--repair` of `text`, which starts at byte `at` of the answer text and, when `cut`, runs to
+/// its end (a value still open there may be completed): a warning per kind of change.
 pub(super) fn try_repair(
     text: &str,
+    at: usize,
+    cut: bool,
     opts: &Options<'_>,
     warnings: &mut Vec<Warning>,
-) -> Option<Value> {
+) -> Option<Mended> {
     if !opts.repair {
         return None;
     }
-    let r = repair::repair(text)?;
-    for (kind, message) in r.repairs {
+    let rules = repair::Rules { lenient: true, cut };
+    let r = repair::repair_with(text, rules)?;
+    for (kind, message) in r.warnings {
         warnings.push(Warning::new(kind, message));
     }
-    Some(r.value)
+    let mut changes = r.changes;
+    for c in &mut changes {
+        c.offset += at;
+    }
+    Some(Mended {
+        value: r.value,
+        changes,
+    })
 }
 
 /// The candidate to take among `values` (in order): the last one `schema` accepts, or the last

@@ -150,10 +150,10 @@ fn choose(
                 }
                 Err(e) => e,
             };
-            match try_repair(&text, opts, warnings) {
-                Some(value) => Ok(Chosen {
+            match try_repair(&text, 0, true, opts, warnings) {
+                Some(mended) => Ok(Chosen {
                     detail,
-                    ..Chosen::repaired(kind, value, line)
+                    ..Chosen::repaired(kind, mended, line)
                 }),
                 None => Err((
                     json_invalid(&err, text.trim(), &text, kind),

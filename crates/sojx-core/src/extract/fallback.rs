@@ -101,7 +101,7 @@ fn from_text(
             opts,
         ));
     }
-    let mined = text::mine(text, opts.max_candidates);
+    let mined = text::mine(text, opts.max_candidates, opts.repair);
     let quoted = quoted_events(&mined, text, producer, opts);
     // The text is the raw input (`text`): candidates' lines are input lines.
     let line_of = |l: usize| match line {
@@ -124,8 +124,9 @@ fn from_text(
     // Nothing in fences or prose: the whole text may be one broken JSON value.
     if looks {
         let trimmed = text.trim();
-        if let Some(value) = try_repair(trimmed, opts, warnings) {
-            return Ok(Chosen::repaired(SourceKind::FinalText, value, line));
+        let at = text.len() - text.trim_start().len();
+        if let Some(mended) = try_repair(trimmed, at, true, opts, warnings) {
+            return Ok(Chosen::repaired(SourceKind::FinalText, mended, line));
         }
         return Err(not_json(trimmed, SourceKind::FinalText));
     }
@@ -221,31 +222,46 @@ fn by_rule(
     let after = pick.as_ref().map_or(0, |(i, _)| cands[*i].offset);
     let later_broken: Vec<&text::Broken> =
         broken.into_iter().filter(|b| b.offset >= after).collect();
-    if let Some((i, checked)) = pick
-        && later_broken.is_empty()
-    {
-        let c = cands[i];
-        if c.lone_surrogates {
-            warnings.push(Warning::lone_surrogate(line_of(c.line)));
-        }
-        let detail = crate::producer::detail(&[
-            ("candidate", json!(i + 1)),
-            ("candidates", json!(cands.len())),
-        ]);
-        return Some(Ok(Chosen {
-            checked,
-            ..Chosen::new(kind, c.value.clone(), line_of(c.line), detail)
-        }));
+    if later_broken.is_empty() {
+        let (i, checked) = pick?;
+        return Some(Ok(taken(kind, &cands, i, checked, line_of, warnings)));
     }
     for b in later_broken.iter().rev() {
-        if let Some(value) = try_repair(&b.text, opts, warnings) {
-            return Some(Ok(Chosen::repaired(kind, value, line_of(b.line))));
+        if let Some(mended) = try_repair(&b.text, b.offset, b.cut, opts, warnings) {
+            return Some(Ok(Chosen::repaired(kind, mended, line_of(b.line))));
         }
     }
-    let last = later_broken
-        .last()
-        .expect("a rule that yields nothing was skipped");
-    Some(Err(not_json(&last.text, kind)))
+    // What only `--repair`'s readings took for a value, and they could not repair, is prose.
+    let last = later_broken.iter().rfind(|b| !b.lenient);
+    match (pick, last) {
+        (_, Some(last)) => Some(Err(not_json(&last.text, kind))),
+        (Some((i, checked)), None) => Some(Ok(taken(kind, &cands, i, checked, line_of, warnings))),
+        (None, None) => None,
+    }
+}
+
+/// The candidate `cands[i]` taken by `kind`'s rule, with its validation when picking it took
+/// one.
+fn taken(
+    kind: SourceKind,
+    cands: &[&text::Candidate],
+    i: usize,
+    checked: Option<super::candidate::Checked>,
+    line_of: &dyn Fn(usize) -> Option<u64>,
+    warnings: &mut Vec<Warning>,
+) -> Chosen {
+    let c = cands[i];
+    if c.lone_surrogates {
+        warnings.push(Warning::lone_surrogate(line_of(c.line)));
+    }
+    let detail = crate::producer::detail(&[
+        ("candidate", json!(i + 1)),
+        ("candidates", json!(cands.len())),
+    ]);
+    Chosen {
+        checked,
+        ..Chosen::new(kind, c.value.clone(), line_of(c.line), detail)
+    }
 }
 
 #[cfg(test)]

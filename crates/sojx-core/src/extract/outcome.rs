@@ -18,7 +18,12 @@ use super::Options;
 pub(super) fn cut_document(framer: &Framer, producers: &Registry) -> Option<Outcome> {
     let (line, bytes) = framer.cut.as_ref()?;
     let text = std::str::from_utf8(bytes).ok()?;
-    let closed = repair::repair(text)?;
+    // JSON's own repairs only: this tells whose output the input is, not an answer.
+    let rules = repair::Rules {
+        lenient: false,
+        cut: true,
+    };
+    let closed = repair::repair_with(text, rules)?;
     let producer = producers.detect(&closed.value)?;
     Some(failed(
         producer,
