@@ -164,3 +164,60 @@ fn a_value_inside_a_repaired_one_is_part_of_it() {
     assert_eq!(r.one()["data"], json!({"x": 1}));
     assert!(r.one()["source"].get("repairs").is_none());
 }
+
+/// Found by review: a comment that may have swallowed the closing bracket, a quote missing
+/// before a line's end, a comment alone after a bracket (`[# 42]`, Jinja's `{# … #}`), an
+/// empty list of prose, and a value inside a broken one are never an answer, with or without
+/// `--repair`; what JSON's reading took before stays.
+#[test]
+fn breaks_on_the_page_are_not_cuts_and_prose_stays_prose() {
+    let failures = [
+        "{\"a\": 1, \"b\": 2 # ok}",
+        "[1, 2, 3 # nums]",
+        "{\"a\": 1, \"color\": #fff, \"b\": 2}",
+        "```json\n{\"verdict\": \"FAIL\", \"score\": 3 # out of 10}\n```",
+        "```json\n{\"a\": \"x\", \"tags\": [\"p\", \"q\" // last]}\n```\nDone.",
+        "{\"a\": 1, \"b\": \"x\n}\nThanks",
+        "Answer: {\"verdict\": \"PASS\"}\nCorrection: {note: 1, \"final\": {\"verdict\": \"FAIL\", \"why\": [see log]}}",
+        "Answer: {\"verdict\": \"PASS\"}\nCorrection: ['x', {\"verdict\": \"FAIL\", \"why\": see}]",
+    ];
+    for input in failures {
+        for args in [&["extract"][..], &["extract", "--repair"]] {
+            let r = run_stdin(args, input);
+            assert_eq!(
+                r.kind(),
+                Some("json_invalid"),
+                "{args:?} {input}: {}",
+                r.stdout
+            );
+        }
+    }
+    let answers = [
+        (
+            "Fixed in [#42].\n{\"status\": \"ok\"}",
+            json!({"status": "ok"}),
+        ),
+        ("Use {# comment #} in Jinja.\n{\"a\": 1}", json!({"a": 1})),
+        ("Answer: {\"b\": 2}\n[ # todo\n]", json!({"b": 2})),
+    ];
+    for (input, want) in answers {
+        for args in [&["extract"][..], &["extract", "--repair"]] {
+            let r = run_stdin(args, input);
+            assert_eq!(r.one()["data"], want, "{args:?} {input}: {}", r.stdout);
+        }
+    }
+}
+
+/// A value inside one only `--repair` reads is a part of it, not the answer, even without
+/// `--repair` (where it was taken before issue 59: `{"b": 1}`, exit 0).
+#[test]
+fn a_value_inside_a_python_dict_is_never_the_answer() {
+    let input = "{'verdict': 'PASS', 'details': {\"x\": 1}}";
+    let r = run_stdin(&["extract"], input);
+    assert_eq!(r.kind(), Some("json_invalid"), "{}", r.stdout);
+    let r = run_stdin(&["extract", "--repair"], input);
+    assert_eq!(
+        r.one()["data"],
+        json!({"verdict": "PASS", "details": {"x": 1}})
+    );
+}

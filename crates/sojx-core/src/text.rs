@@ -97,12 +97,29 @@ impl Reading {
         }
     }
 
-    fn span_at(self, bytes: &[u8], start: usize) -> brackets::Span {
-        if self.lenient {
-            brackets::lenient::span_at(bytes, start)
-        } else {
-            brackets::span_at(bytes, start)
+    /// The span the bracket at `bytes[i]` opens, when it opens one, and whether it is prose
+    /// unless `--repair` reads it ([`Broken::lenient`]). A bracket that only `--repair`'s
+    /// readings open (`{'a': …`, `{name: …`) is a value when a JSON-looking bracket opens
+    /// inside it and it closes, under JSON's reading too: `{'a': {"b": 1}}` is one broken
+    /// value, and `{"b": 1}` a part of it, never the answer (contract §4). Otherwise it is
+    /// prose to JSON's reading, as it always was.
+    fn open(self, bytes: &[u8], i: usize) -> Option<(brackets::Span, bool)> {
+        if looks_like_json_start(&bytes[i..]) {
+            let span = if self.lenient {
+                brackets::lenient::span_at(bytes, i).0
+            } else {
+                brackets::span_at(bytes, i)
+            };
+            return Some((span, false));
         }
+        if !brackets::lenient::looks_like_start(&bytes[i..]) {
+            return None;
+        }
+        let (span, holds) = brackets::lenient::span_at(bytes, i);
+        if !(self.lenient || holds && span.closed) {
+            return None;
+        }
+        Some((span, !holds))
     }
 }
 
@@ -316,10 +333,13 @@ fn scan(
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
+        let opened = match b {
+            b'{' | b'[' => reading.open(bytes, i),
+            _ => None,
+        };
         match b {
-            b'{' | b'[' if reading.looks(&bytes[i..]) => {
-                let span = reading.span_at(bytes, i);
-                let lenient = !looks_like_json_start(&bytes[i..]);
+            b'{' | b'[' if opened.is_some() => {
+                let (span, lenient) = opened.expect("a span");
                 if !span.closed {
                     // A JSON-looking value still open at the end: a cut-off answer.
                     mined.broken.push(Broken {
@@ -544,7 +564,7 @@ fn region(
 
 /// Embedded values that are never answers: `{}`, `[]`, and arrays of only numbers, booleans or
 /// null, which in prose are citations (`[1]`) and ranges (`[0, 10]`).
-fn is_answer_like(v: &Value) -> bool {
+pub fn is_answer_like(v: &Value) -> bool {
     match v {
         Value::Object(o) => !o.is_empty(),
         Value::Array(a) => a

@@ -2,9 +2,9 @@
 //! (which value a bracket opens) and the repair itself (what the value reads as), so that both
 //! agree on where strings and comments are:
 //!
-//! * a comment, `//` or `#` to the end of the line, or `/* … */`, where one can start: at the
-//!   value's opening bracket, or after whitespace, `,`, `{` or `[` (`http://x` and `a#b` are
-//!   not comments);
+//! * a comment, `//` or `# ` to the end of the line, or `/* … */`, where one can start: at
+//!   the value's opening bracket, or after whitespace, `,`, `{` or `[` (`http://x`, `a#b` and
+//!   `#fff` are not comments);
 //! * a single-quoted string, where a string can start: after `{`, `[`, `,` or `:` (the `'` of
 //!   `it's` is not a quote);
 //! * a bare word: an identifier key (`{name: 1}`) or Python's `True`, `False`, `None`.
@@ -12,30 +12,48 @@
 use super::{Span, bracket, looks_like_json_start};
 
 /// Whether `b` starts like a value `--repair` reads: like JSON ([`looks_like_json_start`]), or
-/// `{` then a single-quoted key, an identifier key (`{name:`) or a comment, or `[` then a
-/// single-quoted string, `True`, `False`, `None` or a comment.
+/// `{` then a single-quoted key or an identifier key (`{name:`), or `[` then a single-quoted
+/// string or `True`, `False`, `None`; or either with comments first, then what starts a member
+/// or an element (`{ // note` then `"a"`). A comment alone is not a start (`[# 42]`, Jinja's
+/// `{# … #}`).
 pub fn looks_like_start(b: &[u8]) -> bool {
     if looks_like_json_start(b) {
         return true;
     }
-    let Some((&first, rest)) = b.split_first() else {
+    let Some(&first) = b.first() else {
         return false;
     };
     if !matches!(first, b'{' | b'[') {
         return false;
     }
-    let Some(at) = rest.iter().position(|c| !c.is_ascii_whitespace()) else {
+    let mut i = 1;
+    loop {
+        i += b[i..]
+            .iter()
+            .take_while(|c| c.is_ascii_whitespace())
+            .count();
+        match comment_at(b, i) {
+            Some(c) if c.closed => i = c.end,
+            _ => break,
+        }
+    }
+    let rest = &b[i..];
+    let Some(&next) = rest.first() else {
         return false;
     };
-    if rest[at] == b'\'' || comment_at(b, at + 1).is_some() {
-        return true;
+    let end = word_end(rest, 0);
+    let word = &rest[..end];
+    match first {
+        b'{' => {
+            matches!(next, b'"' | b'}' | b'\'')
+                || is_identifier(word) && next_significant(rest, end) == Some(b':')
+        }
+        _ => {
+            matches!(next, b'{' | b'[' | b'"' | b']' | b'-' | b'0'..=b'9' | b'\'')
+                || matches!(word, b"true" | b"false" | b"null")
+                || python_literal(word).is_some()
+        }
     }
-    let end = word_end(rest, at);
-    let word = &rest[at..end];
-    if first == b'[' {
-        return end > at && python_literal(word).is_some();
-    }
-    is_identifier(word) && next_significant(rest, end) == Some(b':')
 }
 
 /// A comment that starts at `bytes[i]`.
@@ -47,8 +65,8 @@ pub struct Comment {
     pub closed: bool,
 }
 
-/// The comment at `bytes[i]`, when one starts there: `//`, `#` or `/*` after whitespace, `,`,
-/// `{` or `[` (or at the start).
+/// The comment at `bytes[i]`, when one starts there: `//`, `#` then whitespace, or `/*`, after
+/// whitespace, `,`, `{` or `[` (or at the start).
 pub fn comment_at(bytes: &[u8], i: usize) -> Option<Comment> {
     let opens = i == 0 || {
         let p = bytes[i - 1];
@@ -65,7 +83,9 @@ pub fn comment_at(bytes: &[u8], i: usize) -> Option<Comment> {
             .map_or(bytes.len(), |p| i + p);
         Some(Comment { end, closed: true })
     };
-    if rest.starts_with(b"//") || rest.starts_with(b"#") {
+    // `#` then a space (`# note`): `#fff`, `#42` and `#!` are not comments.
+    let hash = rest.starts_with(b"#") && rest.get(1).is_none_or(u8::is_ascii_whitespace);
+    if rest.starts_with(b"//") || hash {
         return line_end();
     }
     if rest.starts_with(b"/*") {
@@ -132,8 +152,10 @@ pub fn next_significant(bytes: &[u8], i: usize) -> Option<u8> {
 /// rules, with single-quoted strings and comments skipped (a bracket in them is not counted),
 /// and a raw newline read inside a string, as the repair reads it (where JSON's spans end a
 /// string there: the quote may have been prose). Ending it there would cut the value short
-/// at a bracket in its string, and leave a part of it to be read as a value of its own.
-pub fn span_at(bytes: &[u8], start: usize) -> Span {
+/// at a bracket in its string, and leave a part of it to be read as a value of its own. Also
+/// whether a bracket inside it [looks like JSON](looks_like_json_start).
+pub fn span_at(bytes: &[u8], start: usize) -> (Span, bool) {
+    let mut holds = false;
     let mut kinds: Vec<u8> = Vec::new();
     let mut mismatched = false;
     let mut quote: Option<u8> = None;
@@ -164,8 +186,9 @@ pub fn span_at(bytes: &[u8], start: usize) -> Span {
                 }
             }
             b'{' | b'[' | b'}' | b']' => {
+                holds |= i > start && looks_like_json_start(&bytes[i..]);
                 if let Some(span) = bracket(&mut kinds, b, start, i, &mut mismatched) {
-                    return span;
+                    return (span, holds);
                 }
             }
             _ => {}
@@ -175,12 +198,13 @@ pub fn span_at(bytes: &[u8], start: usize) -> Span {
         }
         i += 1;
     }
-    Span {
+    let span = Span {
         start,
         end: bytes.len(),
         closed: false,
         mismatched,
-    }
+    };
+    (span, holds)
 }
 
 #[cfg(test)]
@@ -188,7 +212,7 @@ mod tests {
     use super::*;
 
     fn span(t: &str) -> (&str, bool) {
-        let s = span_at(t.as_bytes(), 0);
+        let s = span_at(t.as_bytes(), 0).0;
         (&t[..s.end], s.closed)
     }
 
@@ -199,8 +223,9 @@ mod tests {
             "{ name: 1}",
             "{_x$1 :",
             "{ // c\n\"a\": 1}",
-            "{# c\n}",
+            "{# c\n\"a\": 1}",
             "{/* c */}",
+            "[ // c\n 1]",
             "['a']",
             "[True]",
             "[ None,",
@@ -216,6 +241,10 @@ mod tests {
             "[note]",
             "[Truely]",
             "{1: 2}",
+            "[#42]",
+            "{# comment #} in Jinja",
+            "[ // only a comment",
+            "{ /* never closed",
         ] {
             assert!(!looks_like_start(t.as_bytes()), "{t}");
         }
@@ -226,6 +255,8 @@ mod tests {
         let b = b"{\"u\": http://x, a#b, // c\n}";
         assert!(comment_at(b, 11).is_none(), "http://");
         assert!(comment_at(b, 17).is_none(), "a#b");
+        assert!(comment_at(b"{\"c\": #fff}", 6).is_none(), "#fff");
+        assert!(comment_at(b"[ # 42", 2).is_some());
         assert_eq!(
             comment_at(b, 21),
             Some(Comment {

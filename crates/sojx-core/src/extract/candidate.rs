@@ -215,12 +215,15 @@ pub(super) struct Mended {
     pub(super) changes: Vec<repair::Change>,
 }
 
-/// `--repair` of `text`, which starts at byte `at` of the answer text and, when `cut`, runs to
-/// its end (a value still open there may be completed): a warning per kind of change.
+/// `--repair` of `text`, found by `kind`'s rule, which starts at byte `at` of the answer text
+/// and, when `cut`, runs to its end (a value still open there may be completed): a warning per
+/// kind of change. Found in prose (`embedded`), the value must be one a valid span would be
+/// taken as ([`crate::text::is_answer_like`]: `[ # todo ]` is not the answer).
 pub(super) fn try_repair(
     text: &str,
     at: usize,
     cut: bool,
+    kind: SourceKind,
     opts: &Options<'_>,
     warnings: &mut Vec<Warning>,
 ) -> Option<Mended> {
@@ -229,6 +232,9 @@ pub(super) fn try_repair(
     }
     let rules = repair::Rules { lenient: true, cut };
     let r = repair::repair_with(text, rules)?;
+    if kind == SourceKind::Embedded && !crate::text::is_answer_like(&r.value) {
+        return None;
+    }
     for (kind, message) in r.warnings {
         warnings.push(Warning::new(kind, message));
     }

@@ -150,7 +150,7 @@ fn choose(
                 }
                 Err(e) => e,
             };
-            match try_repair(&text, 0, true, opts, warnings) {
+            match try_repair(&text, 0, true, kind, opts, warnings) {
                 Some(mended) => Ok(Chosen {
                     detail,
                     ..Chosen::repaired(kind, mended, line)

@@ -125,7 +125,7 @@ fn from_text(
     if looks {
         let trimmed = text.trim();
         let at = text.len() - text.trim_start().len();
-        if let Some(mended) = try_repair(trimmed, at, true, opts, warnings) {
+        if let Some(mended) = try_repair(trimmed, at, true, SourceKind::FinalText, opts, warnings) {
             return Ok(Chosen::repaired(SourceKind::FinalText, mended, line));
         }
         return Err(not_json(trimmed, SourceKind::FinalText));
@@ -227,7 +227,7 @@ fn by_rule(
         return Some(Ok(taken(kind, &cands, i, checked, line_of, warnings)));
     }
     for b in later_broken.iter().rev() {
-        if let Some(mended) = try_repair(&b.text, b.offset, b.cut, opts, warnings) {
+        if let Some(mended) = try_repair(&b.text, b.offset, b.cut, kind, opts, warnings) {
             return Some(Ok(Chosen::repaired(kind, mended, line_of(b.line))));
         }
     }

@@ -17,6 +17,12 @@ pub(super) struct Scan {
     pub(super) stack: Vec<u8>,
     /// Whether the text ended inside a string.
     pub(super) in_str: bool,
+    /// The string the text ended in runs over a line's end: a quote missing (the `}` after it
+    /// is on the page), not an answer cut off.
+    pub(super) open_string_lines: bool,
+    /// Nothing but whitespace follows the last comment removed: a line comment may have
+    /// swallowed the closing bracket (`{"a": 1 # ok}`), so the value is not known to be cut off.
+    pub(super) ends_in_comment: bool,
     /// Where each trailing comma removed was, in the bytes.
     pub(super) trailing_commas: Vec<usize>,
     /// Where the last `,` copied was, in the bytes.
@@ -43,6 +49,8 @@ impl Scan {
             out: Vec::with_capacity(bytes.len() + 8),
             stack: Vec::new(),
             in_str: false,
+            open_string_lines: false,
+            ends_in_comment: false,
             trailing_commas: Vec::new(),
             last_comma: None,
             member_start: 1,
@@ -54,6 +62,9 @@ impl Scan {
         let mut i = 0;
         while i < bytes.len() {
             let b = bytes[i];
+            if !b.is_ascii_whitespace() {
+                s.ends_in_comment = false;
+            }
             match b {
                 b'"' => {
                     i = s.string(bytes, i, lenient);
@@ -69,6 +80,7 @@ impl Scan {
                             return None;
                         }
                         s.change(WarningKind::CommentRemoved, i, &bytes[i..c.end], "");
+                        s.ends_in_comment = true;
                         i = c.end;
                         continue;
                     }
@@ -176,6 +188,8 @@ impl Scan {
             j += 1;
         }
         self.in_str = true;
+        // (A line's end after its last character is the text's, not the string's.)
+        self.open_string_lines = bytes[i..].trim_ascii_end().contains(&b'\n');
         bytes.len()
     }
 

@@ -229,6 +229,11 @@ fn cut_off(
     tail: &mut Vec<(WarningKind, String)>,
     changes: &mut Vec<Change>,
 ) -> Option<Value> {
+    // A quote missing before a line's end, or a line comment that may have swallowed the
+    // closing bracket, is a break on the page, not a cut.
+    if scan.open_string_lines || scan.ends_in_comment {
+        return None;
+    }
     let out = &scan.out;
     let outer = scan.stack.first().copied()?;
     // Only a value cut off at the end is completed: serde_json must stop at the end of the
@@ -242,41 +247,13 @@ fn cut_off(
         _ => return None,
     }
     let close_outer = if outer == b'{' { b'}' } else { b']' };
-    let closed_by = || String::from(char::from(close_outer));
     let member_start = scan.member_start.min(out.len());
     let tail_bytes = &out[member_start..];
     let last_complete = scan.stack.len() == 1 && !scan.in_str && !ends_in_number(tail_bytes);
-    if last_complete {
-        let mut closed = out.clone();
-        let mut attempt = Vec::new();
-        if strip_trailing_comma(&mut closed) {
-            attempt.push((
-                WarningKind::TrailingComma,
-                "removed a trailing comma".to_owned(),
-            ));
-        }
-        closed.push(close_outer);
-        if let Ok(value) = crate::json::from_slice(&closed)
-            && !is_empty_container(&value)
-        {
-            if !attempt.is_empty()
-                && let Some(at) = scan.last_comma
-            {
-                changes.push(removed(WarningKind::TrailingComma, start + at, ","));
-            }
-            attempt.push((
-                WarningKind::UnclosedBrackets,
-                "closed the outermost bracket, left open at the end".into(),
-            ));
-            changes.push(Change {
-                kind: WarningKind::UnclosedBrackets,
-                offset: text.trim_end().len(),
-                from: String::new(),
-                to: closed_by(),
-            });
-            tail.extend(attempt);
-            return Some(value);
-        }
+    if last_complete
+        && let Some(value) = close_complete(text, start, scan, close_outer, tail, changes)
+    {
+        return Some(value);
     }
     let dropped = String::from_utf8_lossy(tail_bytes).trim().to_owned();
     let mut kept = out[..member_start].to_vec();
@@ -316,8 +293,50 @@ fn cut_off(
         kind: WarningKind::UnclosedBrackets,
         offset: text.trim_end().len(),
         from: String::new(),
-        to: closed_by(),
+        to: String::from(char::from(close_outer)),
     });
+    Some(value)
+}
+
+/// A cut-off value whose last member is complete, closed as it is (a trailing comma removed):
+/// `None` when that does not parse or leaves it empty.
+fn close_complete(
+    text: &str,
+    start: usize,
+    scan: &Scan,
+    close_outer: u8,
+    tail: &mut Vec<(WarningKind, String)>,
+    changes: &mut Vec<Change>,
+) -> Option<Value> {
+    let mut closed = scan.out.clone();
+    let mut attempt = Vec::new();
+    if strip_trailing_comma(&mut closed) {
+        attempt.push((
+            WarningKind::TrailingComma,
+            "removed a trailing comma".to_owned(),
+        ));
+    }
+    closed.push(close_outer);
+    let value = crate::json::from_slice(&closed).ok()?;
+    if is_empty_container(&value) {
+        return None;
+    }
+    if !attempt.is_empty()
+        && let Some(at) = scan.last_comma
+    {
+        changes.push(removed(WarningKind::TrailingComma, start + at, ","));
+    }
+    attempt.push((
+        WarningKind::UnclosedBrackets,
+        "closed the outermost bracket, left open at the end".into(),
+    ));
+    changes.push(Change {
+        kind: WarningKind::UnclosedBrackets,
+        offset: text.trim_end().len(),
+        from: String::new(),
+        to: String::from(char::from(close_outer)),
+    });
+    tail.extend(attempt);
     Some(value)
 }
 

@@ -265,3 +265,22 @@ fn long_text_is_quoted_short() {
     let r = repair(&format!("{{\"a\": 1 // {}é\n}}", "y".repeat(76))).unwrap();
     assert!(r.changes[0].from.ends_with('…'), "{:?}", r.changes);
 }
+
+/// Found by review: what looks cut off only because a line comment swallowed the closing
+/// bracket, or a quote is missing before a line's end, is a break on the page, not a cut.
+#[test]
+fn a_swallowed_closer_or_a_missing_quote_is_not_a_cut() {
+    for text in [
+        "{\"a\": 1, \"b\": 2 # ok}",
+        "[1, 2, 3 # nums]",
+        "{\"a\": 1, \"b\": 2 // }\n",
+        "{\"a\": 1, \"b\": [1 /* ] */",
+        "{\"a\": 1, \"b\": \"x\n}\nThanks",
+        "{\"a\": 1, 'b': 'x\n}",
+    ] {
+        assert_eq!(repair(text), None, "{text}");
+    }
+    // A comment before the cut, then more of the value: still a cut.
+    let r = repair("{\"a\": 1, // note\n \"b\": [").unwrap();
+    assert_eq!(r.value, json!({"a": 1}));
+}
