@@ -109,7 +109,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__compare)
-            opts="-s -r -q -h --items --key --field --from --producer-file --strict --repair --schema --draft --ignore-formats --resource --provider --compat --output-format --pretty --raw --quiet --color --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --items --key --field --from --producer-file --strict --repair --coerce --schema --draft --ignore-formats --resource --provider --compat --output-format --pretty --raw --quiet --color --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -225,7 +225,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__extract)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --provider --compat --from --producer-file --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --max-line-bytes --max-candidates --max-answer-bytes --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --provider --compat --from --producer-file --strict --repair --coerce --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --max-line-bytes --max-candidates --max-answer-bytes --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -617,7 +617,7 @@ _sojx() {
             return 0
             ;;
         sojx__subcmd__run)
-            opts="-s -r -q -h --schema --draft --ignore-formats --resource --provider --compat --from --producer-file --strict --repair --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --kill-after --max-line-bytes --max-candidates --max-answer-bytes --max-attempts --retry-on --resume-profile --retry-command --feedback-template --no-agent-schema --acp --prompt --prompt-file --acp-permissions --help"
+            opts="-s -r -q -h --schema --draft --ignore-formats --resource --provider --compat --from --producer-file --strict --repair --coerce --activity --markers --handoff --assert --output-format --pretty --raw --quiet --color --timeout --tee --envelope-file --kill-after --max-line-bytes --max-candidates --max-answer-bytes --max-attempts --retry-on --resume-profile --retry-command --feedback-template --no-agent-schema --acp --prompt --prompt-file --acp-permissions --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

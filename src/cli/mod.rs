@@ -294,6 +294,15 @@ pub struct AnswerArgs {
     #[arg(long)]
     pub repair: bool,
 
+    /// Convert a string where the schema asks for a boolean or a number, and that is exactly one
+    /// (`"true"`, `"3"`), before validation; each conversion is listed in `source.coercions`.
+    ///
+    /// Needs a schema. `true`/`false` for a boolean; for an integer, digits with no fraction or
+    /// exponent; for a number, a JSON number. Never `"yes"`, `"1"` for a boolean, `"1.0"` for
+    /// an integer, a padded or `03` number, nor where the schema allows a string too.
+    #[arg(long)]
+    pub coerce: bool,
+
     /// Print one line per event on stderr as it arrives: tool calls, text, retries, errors,
     /// the final cost and turns.
     #[arg(long)]
@@ -377,6 +386,10 @@ pub struct CompareArgs {
     /// As for `sojx extract`: repair almost-JSON answers.
     #[arg(long)]
     pub repair: bool,
+
+    /// As for `sojx extract`: convert a string to the boolean or number the schema asks for.
+    #[arg(long)]
+    pub coerce: bool,
 
     #[command(flatten)]
     pub schema: SchemaArgs,

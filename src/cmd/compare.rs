@@ -38,6 +38,9 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         Ok(s) => s,
         Err(f) => return fail(io, f),
     };
+    if let Err(f) = settings::coerce_needs_schema(a.coerce, schema.as_ref()) {
+        return fail(io, f);
+    }
     if let Some(code) = stdin_guard(Command::Compare, &a.files, io) {
         return Ok(code);
     }
@@ -45,6 +48,7 @@ pub(super) fn run(a: &cli::CompareArgs, io: &mut Io<'_>) -> io::Result<ExitStatu
         &producers,
         a.strict,
         a.repair,
+        a.coerce,
         &a.limits,
         schema.as_ref(),
         &io.env,

@@ -20,6 +20,7 @@ pub(super) fn extract_options<'a>(
     producers: &'a Producers,
     strict: bool,
     repair: bool,
+    coerce: bool,
     limits: &cli::LimitArgs,
     schema: Option<&'a schema::Schema>,
     env: &Env,
@@ -29,6 +30,7 @@ pub(super) fn extract_options<'a>(
         producers: &producers.registry,
         strict,
         repair,
+        coerce,
         max_line_bytes: limits.line.max_line_bytes,
         max_candidates: limits.max_candidates,
         max_answer_bytes: limits.max_answer_bytes,
@@ -93,9 +95,11 @@ impl Prepared {
         under: Option<(crate::provider::Provider, crate::provider::Compat)>,
         answer: &cli::AnswerArgs,
     ) -> Result<Self, crate::error::Failure> {
+        let schema = settings::load(schema, under)?;
+        settings::coerce_needs_schema(answer.coerce, schema.as_ref())?;
         Ok(Self {
             producers,
-            schema: settings::load(schema, under)?,
+            schema,
             assertions: jq::Assertions::compile(&answer.asserts)?,
             handoff: answer
                 .handoff
@@ -143,6 +147,7 @@ impl Prepared {
                 &self.producers,
                 answer.strict,
                 answer.repair,
+                answer.coerce,
                 limits,
                 self.schema.as_ref(),
                 env,

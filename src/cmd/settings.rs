@@ -96,3 +96,20 @@ pub(super) fn from(
         .retryable(false)
     })
 }
+
+/// `--coerce` converts by the schema: without one it is a `usage` failure, not a silent no-op.
+pub(super) fn coerce_needs_schema(
+    coerce: bool,
+    schema: Option<&crate::schema::Schema>,
+) -> Result<(), Failure> {
+    if !coerce || schema.is_some() {
+        return Ok(());
+    }
+    Err(Failure::new(
+        ErrorKind::Usage,
+        Operation::ParseArguments,
+        "--coerce converts a string to the type the schema asks for, and no schema was given",
+    )
+    .hint("give --schema S with --coerce, or leave --coerce out")
+    .retryable(false))
+}

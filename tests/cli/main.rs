@@ -11,6 +11,7 @@ mod api;
 mod battery;
 mod bounds;
 mod citizen;
+mod coerce;
 mod common;
 mod conformance;
 mod docs;

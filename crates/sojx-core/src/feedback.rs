@@ -7,6 +7,7 @@ use serde_json::Value;
 use crate::details::{AgentDetails, Details};
 use crate::envelope::Envelope;
 use crate::error::{ErrorKind, Failure};
+use crate::warning::WarningKind;
 
 /// Most violations listed in the feedback.
 pub const FEEDBACK_VIOLATIONS: usize = 20;
@@ -145,7 +146,72 @@ fn errors(env: &Envelope) -> String {
     if lines.is_empty() {
         lines.push(format!("- {}", err.message));
     }
+    lines.extend(repaired(env));
+    lines.extend(coerced(env));
     lines.join("\n")
+}
+
+/// What `--repair` changed in the failed answer, so that the agent learns the form: one line
+/// naming each repair (its warning) and its kind, or none.
+fn repaired(env: &Envelope) -> Option<String> {
+    if !env.source().is_some_and(|s| s.repaired) {
+        return None;
+    }
+    let repairs: Vec<String> = env
+        .warnings()
+        .iter()
+        .filter(|w| is_repair(w.kind))
+        .map(|w| format!("{} ({})", w.message, w.kind))
+        .collect();
+    if repairs.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "- Your answer needed repair: {}; write plain JSON.",
+        repairs.join(", ")
+    ))
+}
+
+/// Whether `kind` names one of `--repair`'s changes.
+fn is_repair(kind: WarningKind) -> bool {
+    matches!(
+        kind,
+        WarningKind::StrayPrefix
+            | WarningKind::StraySuffix
+            | WarningKind::TrailingComma
+            | WarningKind::UnclosedBrackets
+            | WarningKind::DroppedIncompleteMember
+            | WarningKind::CommentRemoved
+            | WarningKind::ControlCharacterEscaped
+            | WarningKind::PythonLiteral
+            | WarningKind::SingleQuotedString
+            | WarningKind::UnquotedKey
+    )
+}
+
+/// The strings `--coerce` converted in the failed answer (`source.coercions`): one line naming
+/// their places and the types they were read as, or none.
+fn coerced(env: &Envelope) -> Option<String> {
+    let coercions = &env.source()?.coercions;
+    if coercions.is_empty() {
+        return None;
+    }
+    let mut types: Vec<&str> = Vec::new();
+    for c in coercions {
+        let t = match &c.to {
+            Value::Bool(_) => "boolean",
+            Value::Number(_) if !c.from.contains(['.', 'e', 'E']) => "integer",
+            _ => "number",
+        };
+        if !types.contains(&t) {
+            types.push(t);
+        }
+    }
+    Some(format!(
+        "- The strings at {} were read as the {} the schema asks for; give them as JSON booleans and numbers, not strings.",
+        crate::coerce::places(coercions, FEEDBACK_VIOLATIONS),
+        types.join("/")
+    ))
 }
 
 fn candidate_text(c: &Value) -> String {
@@ -253,6 +319,58 @@ mod tests {
         assert!(!retries(&auth, &[Extra::AgentError]));
         let ok = envelope::success(Command::Run, "agent", json!(1), EnvParts::default());
         assert!(!retries(&ok, &[Extra::AgentError]));
+    }
+
+    #[test]
+    fn feedback_says_what_was_repaired_and_coerced() {
+        use crate::coerce::Coercion;
+        use crate::envelope::Source;
+        use crate::producer::SourceKind;
+        use crate::warning::Warning;
+
+        let violation = Violation {
+            instance_location: "/n".into(),
+            keyword_location: "/properties/n/minimum".into(),
+            message: "-1 is less than the minimum of 0".into(),
+        };
+        let coercion = |pointer: &str, from: &str, to: Value| Coercion {
+            pointer: pointer.into(),
+            from: from.into(),
+            to,
+        };
+        let source = Source {
+            repaired: true,
+            coercions: vec![
+                coercion("/ok", "true", json!(true)),
+                coercion("/n", "-1", json!(-1)),
+                coercion("/x", "2.5", json!(2.5)),
+            ],
+            ..Source::new(SourceKind::Document, Some(1))
+        };
+        let f = Failure::new(ErrorKind::ValidationFailed, Operation::Validate, "invalid")
+            .details(Details::Violations(vec![violation]));
+        let parts = EnvParts {
+            source: Some(source),
+            warnings: vec![
+                Warning::new(WarningKind::UncheckedAnswer, "not a repair"),
+                Warning::new(WarningKind::TrailingComma, "removed 1 trailing comma(s)"),
+                Warning::new(WarningKind::Coerced, "--coerce converted 3 string(s)"),
+            ],
+            ..EnvParts::default()
+        };
+        let env = envelope::failure(Command::Run, "agent", f, parts);
+        assert_eq!(
+            errors(&env),
+            "- /n: -1 is less than the minimum of 0\n\
+             - Your answer needed repair: removed 1 trailing comma(s) (trailing_comma); write plain JSON.\n\
+             - The strings at /ok, /n, /x were read as the boolean/integer/number the schema asks for; give them as JSON booleans and numbers, not strings."
+        );
+        // Neither, when the answer was taken as given.
+        let plain = failed(
+            ErrorKind::ValidationFailed,
+            Some(Details::Violations(Vec::new())),
+        );
+        assert_eq!(errors(&plain), "- the output does not match the schema");
     }
 
     #[test]

@@ -23,7 +23,7 @@ const CORE_LAYERS: &[&str] = &[
     "json:",
     "provider:",
     // `--coerce`'s record and its conversion of a string (the schema decides where).
-    "coerce:",
+    "coerce: brackets json",
     "budget: pointer",
     "framing: brackets json",
     "repair: brackets json warning",
@@ -32,7 +32,7 @@ const CORE_LAYERS: &[&str] = &[
     // Inputs on all cores, jq, schemas.
     "batch: input",
     "jq: details error json",
-    "schema: budget details envelope error files input json pointer warning",
+    "schema: budget coerce details envelope error files input json pointer warning",
     // Producers and what is built from their verdicts.
     "producer: brackets details error files framing input json names provider warning",
     "activity: producer",
@@ -40,14 +40,14 @@ const CORE_LAYERS: &[&str] = &[
     "markers: error files input jq text warning",
     "envelope: coerce error exit framing names producer repair warning",
     // The commands' work.
-    "extract: activity details envelope error framing input jq json markers names producer repair \
+    "extract: activity coerce details envelope error framing input jq json markers names producer repair \
         schema text warning",
     "validate: batch details envelope error framing input json names schema warning",
     "compare: details envelope error exit extract input jq json names warning",
     "lint: details envelope error names pointer provider schema warning",
     "lower: details envelope error lint names pointer provider schema warning",
     // What a failed attempt tells the agent.
-    "feedback: details envelope error producer",
+    "feedback: coerce details envelope error producer warning",
     // The public API, on top of everything.
     "api: budget details envelope error extract feedback input json lint lower producer provider \
         schema warning",

@@ -121,6 +121,26 @@ impl<'a> Settings<'a> {
         self
     }
 
+    /// With a schema: convert a string where the schema asks for a boolean, an integer or a
+    /// number, and that is exactly `"true"`, `"false"` or a JSON number (an integer with no
+    /// fraction or exponent), before validation; each conversion is listed in the envelope's
+    /// `source.coercions` and named in a `coerced` warning (`--coerce`). Without a schema it
+    /// does nothing.
+    ///
+    /// ```
+    /// # use sojx_core::{Extractor, Schema, Settings};
+    /// let schema: Schema = r#"{"properties": {"ok": {"type": "boolean"}}}"#.parse()?;
+    /// let settings = Settings::new().schema(&schema).coerce(true);
+    /// let envelope = Extractor::new(&settings).read(&br#"{"ok": "true"}"#[..]);
+    /// assert_eq!(envelope.data(), Some(&serde_json::json!({"ok": true})));
+    /// # Ok::<(), sojx_core::Error>(())
+    /// ```
+    #[must_use]
+    pub fn coerce(mut self, yes: bool) -> Self {
+        self.opts.coerce = yes;
+        self
+    }
+
     /// Read the legacy text markers when the answer text holds no JSON value (`--markers`).
     ///
     /// ```

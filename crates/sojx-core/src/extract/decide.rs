@@ -3,6 +3,7 @@
 
 use serde_json::Value;
 
+use crate::coerce::Coercion;
 use crate::envelope::{self, Envelope, MAX_DATA_DEPTH, Parts, Source, depth};
 use crate::error::{ErrorKind, Failure, Operation};
 use crate::framing::Item;
@@ -173,7 +174,9 @@ fn choose(
 }
 
 /// Validate the chosen value against `--schema` (once: a value the text fallback validated is
-/// not validated again), then check `--assert` (its failure names the input `name`); the
+/// not validated again; with `--coerce`, an invalid value whose type slips were converted is
+/// validated again, and fails, if it still does, with the converted value as its candidate),
+/// then check `--assert` (its failure names the input `name`); the
 /// `validation` object goes into `parts`.
 fn check(
     name: &str,
@@ -182,10 +185,20 @@ fn check(
     parts: &mut Parts,
 ) -> Result<Value, Failure> {
     if let Some(schema) = opts.schema {
-        let violations = match chosen.checked {
+        let mut violations = match chosen.checked {
             Some(checked) => checked,
             None => schema.violations(&chosen.value),
         }?;
+        if opts.coerce && !violations.is_empty() {
+            let coercions = schema.coerce(&mut chosen.value);
+            if !coercions.is_empty() {
+                violations = schema.violations(&chosen.value)?;
+                parts.warnings.push(coerced(&coercions));
+                if let Some(source) = parts.source.as_mut() {
+                    source.coercions = coercions;
+                }
+            }
+        }
         parts.validation = Some(schema.report(violations.is_empty()));
         if !violations.is_empty() {
             return Err(schema.failure(violations, chosen.value));
@@ -199,6 +212,18 @@ fn check(
         a.check(&chosen.value).map_err(|f| f.target(name))?;
     }
     Ok(chosen.value)
+}
+
+/// The `coerced` warning: how many strings `--coerce` converted, and where (the first 20).
+fn coerced(coercions: &[Coercion]) -> Warning {
+    Warning::new(
+        WarningKind::Coerced,
+        format!(
+            "--coerce converted {} string(s) to the type the schema asks for: {}",
+            coercions.len(),
+            crate::coerce::places(coercions, 20)
+        ),
+    )
 }
 
 /// An answer dug out of prose (a code fence, or JSON embedded in text) with no `--schema` to

@@ -49,6 +49,9 @@ pub struct Options<'a> {
     pub producers: &'a Registry,
     pub strict: bool,
     pub repair: bool,
+    /// `--coerce`: a string where the schema asks for a boolean or a number, and that is
+    /// exactly one, converted before validation (needs `schema`).
+    pub coerce: bool,
     pub max_line_bytes: usize,
     pub max_candidates: usize,
     /// `--max-answer-bytes`: most answer bytes accumulated from deltas (OpenAI chat, Ollama,
@@ -76,6 +79,7 @@ impl Default for Options<'_> {
             producers: &crate::producer::file::BUILT_IN,
             strict: false,
             repair: false,
+            coerce: false,
             max_line_bytes: 64 << 20,
             max_candidates: 10_000,
             max_answer_bytes: 64 << 20,

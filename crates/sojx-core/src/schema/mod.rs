@@ -21,6 +21,7 @@ mod given;
 pub mod lift;
 mod retrieve;
 mod settings;
+mod slips;
 pub mod tape;
 
 pub use compile::{compile, dereference};
