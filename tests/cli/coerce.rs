@@ -156,6 +156,38 @@ fn coerce_needs_a_schema() {
     }
 }
 
+#[test]
+fn compare_reads_each_input_with_its_type_slips_converted() {
+    let dir = Scratch::new("coerce", "compare");
+    let a = dir.join("a.json");
+    let b = dir.join("b.json");
+    std::fs::write(&a, r#"{"ok":"true","n":"3"}"#).unwrap();
+    std::fs::write(&b, r#"{"ok":false,"n":3}"#).unwrap();
+    let compare = |coerce: &[&str]| {
+        let mut c = sojx();
+        c.args(["compare", "--items", ".", "--key", ".n", "--field", ".ok"])
+            .args(coerce)
+            .args(["--schema", SCHEMA])
+            .args([&a, &b]);
+        run(&mut c)
+    };
+    // Converted, a.json says true where b.json says false for the same n: a contradiction.
+    let r = compare(&["--coerce"]);
+    let e = r.one();
+    assert_eq!(e["error"]["kind"], "assertion_failed", "{}", r.stdout);
+    assert_eq!(
+        e["error"]["details"]["contradictions"][0]["values"],
+        json!([true, false])
+    );
+    // Without --coerce, a.json fails its validation and is left out.
+    let r = compare(&[]);
+    let message = r.one()["error"]["message"].as_str().unwrap().to_owned();
+    assert!(
+        message.contains("1 of 2 input(s) could not be compared"),
+        "{message}"
+    );
+}
+
 /// An agent that prints `FIRST` on its first attempt and a valid answer after, logging the
 /// feedback of each attempt (`SOJX_FEEDBACK`) to `LOG`, each ended by a line `==`.
 const AGENT: &str = r#"printf '%s\n==\n' "$SOJX_FEEDBACK" >> "$LOG"

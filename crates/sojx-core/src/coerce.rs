@@ -157,6 +157,19 @@ mod tests {
     }
 
     #[test]
+    fn places_name_the_root_and_cut_the_list() {
+        let at = |pointer: &str| super::Coercion {
+            pointer: pointer.to_owned(),
+            from: "1".to_owned(),
+            to: json!(1),
+        };
+        assert_eq!(super::places(&[at("")], 20), "/");
+        let many = [at("/a"), at("/b~1c"), at("/d")];
+        assert_eq!(super::places(&many, 3), "/a, /b~1c, /d");
+        assert_eq!(super::places(&many, 2), "/a, /b~1c, and 1 more");
+    }
+
+    #[test]
     fn both_types_and_intersections() {
         let either = Wanted {
             boolean: true,
