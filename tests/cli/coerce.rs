@@ -250,3 +250,49 @@ fn the_feedback_says_what_was_repaired_and_coerced() {
     );
     assert!(feedback.ends_with("The previous output:\n{\"ok\":true,\"n\":-3}"));
 }
+
+/// Found by review: a conversion that flips an `if` so that its place no longer asks for a
+/// number is undone (the string stays, and the answer is valid as the agent meant it).
+#[test]
+fn a_conversion_the_schema_no_longer_asks_for_is_undone() {
+    let schema = r#"{"properties":{"a":{"type":"boolean"}},"if":{"properties":{"a":{"const":true}}},"then":{"properties":{"b":{"type":"string"}}},"else":{"properties":{"b":{"type":"integer"}}}}"#;
+    let r = run_stdin(
+        &["extract", "--from", "json", "--coerce", "--schema", schema],
+        r#"{"a":"true","b":"5"}"#,
+    );
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let e = r.one();
+    assert_eq!(e["data"], json!({"a": true, "b": "5"}));
+    assert_eq!(
+        e["source"]["coercions"],
+        json!([{"pointer": "/a", "from": "true", "to": true}])
+    );
+    // `then` asks nothing of `b`: "5" stays a string.
+    let open = schema.replace(r#"{"type":"string"}"#, "{}");
+    let r = run_stdin(
+        &["extract", "--from", "json", "--coerce", "--schema", &open],
+        r#"{"a":"true","b":"5"}"#,
+    );
+    assert_eq!(r.one()["data"], json!({"a": true, "b": "5"}));
+}
+
+/// Found by review: the answer is the last candidate that validates once converted, not an
+/// earlier draft valid as written (fenced blocks, and a turn's tool calls alike).
+#[test]
+fn the_last_answer_valid_once_converted_wins_over_an_earlier_draft() {
+    let schema = r#"{"type":"object","required":["n"],"properties":{"n":{"type":"integer"}}}"#;
+    let text = "Draft:\n```json\n{\"n\": 1}\n```\nFinal answer:\n```json\n{\"n\": \"2\"}\n```\n";
+    let r = run_stdin(
+        &["extract", "--from", "text", "--coerce", "--schema", schema],
+        text,
+    );
+    assert_eq!(r.one()["data"], json!({"n": 2}), "{}", r.stdout);
+    assert_eq!(r.one()["source"]["candidate"], 2);
+    // Without --coerce, the draft, as before.
+    let r = run_stdin(&["extract", "--from", "text", "--schema", schema], text);
+    assert_eq!(r.one()["data"], json!({"n": 1}));
+    // An integer asked for by `number` and `integer` together is converted.
+    let both = r#"{"properties":{"v":{"allOf":[{"type":"number"},{"type":"integer"}]}}}"#;
+    let r = run_stdin(&["extract", "--coerce", "--schema", both], r#"{"v":"3"}"#);
+    assert_eq!(r.one()["data"], json!({"v": 3}));
+}

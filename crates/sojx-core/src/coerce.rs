@@ -14,6 +14,9 @@ pub struct Coercion {
     pub from: String,
     /// The value it became.
     pub to: Value,
+    /// The type it was read as: `boolean`, `integer` or `number` (for the feedback).
+    #[serde(skip)]
+    pub read_as: &'static str,
 }
 
 impl Coercion {
@@ -46,13 +49,24 @@ pub struct Wanted {
 }
 
 impl Wanted {
-    /// Only what both allow (two `type` keywords at one place, under `allOf`).
+    /// Only what both allow (two `type` keywords at one place, under `allOf`): an integer is a
+    /// number, so `integer` and `number` allow an integer.
     #[must_use]
     pub fn and(self, other: Wanted) -> Wanted {
         Wanted {
             boolean: self.boolean && other.boolean,
-            integer: self.integer && other.integer,
+            integer: self.integer && (other.integer || other.number)
+                || other.integer && self.number,
             number: self.number && other.number,
+        }
+    }
+
+    /// The type `to` (a conversion of a string by `self`) was read as.
+    pub fn read_as(self, to: &Value) -> &'static str {
+        match to {
+            Value::Bool(_) => "boolean",
+            _ if self.number => "number",
+            _ => "integer",
         }
     }
 }
@@ -162,6 +176,7 @@ mod tests {
             pointer: pointer.to_owned(),
             from: "1".to_owned(),
             to: json!(1),
+            read_as: "integer",
         };
         assert_eq!(super::places(&[at("")], 20), "/");
         let many = [at("/a"), at("/b~1c"), at("/d")];
@@ -179,8 +194,10 @@ mod tests {
         assert_eq!(convert("true", either), Some(json!(true)));
         assert_eq!(convert("12", either), Some(json!(12)));
         assert_eq!(convert("1.5", either), None);
-        assert_eq!(either.and(NUMBER), Wanted::default());
-        assert_eq!(convert("12", either.and(NUMBER)), None);
+        // An integer is a number: `boolean|integer` and `number` allow an integer only.
+        assert_eq!(either.and(NUMBER), INTEGER);
+        assert_eq!(convert("12", either.and(NUMBER)), Some(json!(12)));
+        assert_eq!(convert("true", either.and(NUMBER)), None);
         let any = Wanted {
             boolean: true,
             integer: true,

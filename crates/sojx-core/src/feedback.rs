@@ -198,13 +198,8 @@ fn coerced(env: &Envelope) -> Option<String> {
     }
     let mut types: Vec<&str> = Vec::new();
     for c in coercions {
-        let t = match &c.to {
-            Value::Bool(_) => "boolean",
-            Value::Number(_) if !c.from.contains(['.', 'e', 'E']) => "integer",
-            _ => "number",
-        };
-        if !types.contains(&t) {
-            types.push(t);
+        if !types.contains(&c.read_as) {
+            types.push(c.read_as);
         }
     }
     Some(format!(
@@ -336,6 +331,11 @@ mod tests {
         let coercion = |pointer: &str, from: &str, to: Value| Coercion {
             pointer: pointer.into(),
             from: from.into(),
+            read_as: match (&to, from.contains('.')) {
+                (Value::Bool(_), _) => "boolean",
+                (_, true) => "number",
+                _ => "integer",
+            },
             to,
         };
         let source = Source {

@@ -13,7 +13,7 @@ use crate::producer::{SourceKind, ToolCall, Verdict, snippet};
 use crate::warning::Warning;
 
 use super::Options;
-use super::candidate::{Chosen, pick};
+use super::candidate::{Chosen, coerces_valid, pick};
 
 /// What the calls come to: a chosen value, or the call to take as a single call is taken.
 pub(super) enum Pick {
@@ -40,8 +40,9 @@ pub(super) fn choose(
             })
             .collect();
         let values: Vec<&Value> = parsed.iter().map(|(_, v)| v).collect();
-        if let Some((j, checked)) = pick(&values, Some(schema)) {
-            let valid = matches!(&checked, Some(Ok(v)) if v.is_empty());
+        if let Some((j, checked)) = pick(&values, Some(schema), opts.coerce) {
+            let valid = matches!(&checked, Some(Ok(v)) if v.is_empty())
+                || opts.coerce && coerces_valid(schema, values[j]);
             // A valid call wins; when none is valid, the last parsed call is the report only
             // when it is the last call (a later call that is not JSON is the broken answer).
             if valid || parsed[j].0 == n - 1 {

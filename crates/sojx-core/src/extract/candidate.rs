@@ -248,22 +248,39 @@ pub(super) fn try_repair(
     })
 }
 
-/// The candidate to take among `values` (in order): the last one `schema` accepts, or the last
-/// one (without a schema, or when none is accepted), with its validation when it was
-/// validated. The last value is validated in full (its violations are the report if it is
-/// taken); earlier ones only as far as it takes to know they are valid. The text fallback's
-/// candidates and a turn's tool calls are chosen alike.
-pub(super) fn pick(values: &[&Value], schema: Option<&Schema>) -> Option<(usize, Option<Checked>)> {
+/// The candidate to take among `values` (in order): the last one `schema` accepts (with
+/// `coerce`, as it is or once `--coerce` converted its type slips), or the last one (without a
+/// schema, or when none is accepted), with its validation when it was validated. The last value
+/// is validated in full (its violations are the report if it is taken); earlier ones only as
+/// far as it takes to know they are valid. A value accepted only once converted carries its
+/// violations as written, which the decision converts. The text fallback's candidates and a
+/// turn's tool calls are chosen alike.
+pub(super) fn pick(
+    values: &[&Value],
+    schema: Option<&Schema>,
+    coerce: bool,
+) -> Option<(usize, Option<Checked>)> {
     let last = values.len().checked_sub(1)?;
     let Some(schema) = schema else {
         return Some((last, None));
     };
     let checked = schema.violations(values[last]);
-    if matches!(&checked, Ok(v) if v.is_empty()) {
+    if matches!(&checked, Ok(v) if v.is_empty()) || coerce && coerces_valid(schema, values[last]) {
         return Some((last, Some(checked)));
     }
-    match values[..last].iter().rposition(|v| schema.is_valid(v)) {
-        Some(i) => Some((i, Some(Ok(Vec::new())))),
-        None => Some((last, Some(checked))),
+    for i in (0..last).rev() {
+        if schema.is_valid(values[i]) {
+            return Some((i, Some(Ok(Vec::new()))));
+        }
+        if coerce && coerces_valid(schema, values[i]) {
+            return Some((i, Some(schema.violations(values[i]))));
+        }
     }
+    Some((last, Some(checked)))
+}
+
+/// Whether `value`, invalid as written, is valid once `--coerce` converted its type slips.
+pub(super) fn coerces_valid(schema: &Schema, value: &Value) -> bool {
+    let mut converted = value.clone();
+    !schema.coerce(&mut converted).is_empty() && schema.is_valid(&converted)
 }

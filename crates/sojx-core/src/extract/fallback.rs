@@ -218,7 +218,7 @@ fn by_rule(
         return None;
     }
     let values: Vec<&serde_json::Value> = open.iter().map(|&i| &cands[i].value).collect();
-    let pick = pick(&values, opts.schema).map(|(j, checked)| (open[j], checked));
+    let pick = pick(&values, opts.schema, opts.coerce).map(|(j, checked)| (open[j], checked));
     let after = pick.as_ref().map_or(0, |(i, _)| cands[*i].offset);
     let later_broken: Vec<&text::Broken> =
         broken.into_iter().filter(|b| b.offset >= after).collect();
@@ -299,21 +299,24 @@ mod tests {
         let bad = json!({"verdict": "MAYBE"});
         let c = cands(&[pass.clone(), bad.clone()]);
         let refs: Vec<&serde_json::Value> = c.iter().map(|c| &c.value).collect();
-        let (i, checked) = pick(&refs, Some(&s)).expect("a pick");
+        let (i, checked) = pick(&refs, Some(&s), false).expect("a pick");
         assert_eq!(i, 0);
         assert!(matches!(checked, Some(Ok(ref v)) if v.is_empty()));
 
         let c = cands(&[bad.clone(), bad.clone()]);
         let refs: Vec<&serde_json::Value> = c.iter().map(|c| &c.value).collect();
-        let (i, checked) = pick(&refs, Some(&s)).expect("a pick");
+        let (i, checked) = pick(&refs, Some(&s), false).expect("a pick");
         assert_eq!(i, 1);
         assert!(matches!(checked, Some(Ok(ref v)) if v.len() == 1));
 
         let c = cands(&[pass.clone(), pass]);
         let refs: Vec<&serde_json::Value> = c.iter().map(|c| &c.value).collect();
-        assert!(matches!(pick(&refs, Some(&s)), Some((1, Some(Ok(_))))));
+        assert!(matches!(
+            pick(&refs, Some(&s), false),
+            Some((1, Some(Ok(_))))
+        ));
         // Without a schema: the last, not validated.
-        assert!(matches!(pick(&refs, None), Some((1, None))));
-        assert!(pick(&[], Some(&s)).is_none());
+        assert!(matches!(pick(&refs, None, false), Some((1, None))));
+        assert!(pick(&[], Some(&s), false).is_none());
     }
 }

@@ -8,23 +8,93 @@ use serde_json::Value;
 use super::Schema;
 use crate::coerce::{Coercion, Wanted, convert};
 
+/// Most places `--coerce` converts in one answer (docs/limits.md): each is checked again with
+/// the others converted, so the work grows with their number.
+const MAX_COERCED: usize = 256;
+
+/// Rounds of converting and checking again (a conversion may change which `if` branch applies,
+/// and so what the schema asks for elsewhere).
+const MAX_ROUNDS: usize = 4;
+
 impl Schema {
     /// Convert each string of `value` that the schema's `type` keyword refuses where it asks
     /// for a boolean, an integer or a number, and that [`convert`] reads as one; the
     /// conversions in the order the validator met them. A place where the schema allows a
     /// string too gives no `type` error, so nothing is converted there; nor where only an
-    /// `anyOf`/`oneOf` fails (its branches' errors are not reported one by one). Nothing when
-    /// validating `value` would pass sojx's budget (the validation says so). Under
-    /// `--provider`, by the lowered schema: the shape the agent answered in.
+    /// `anyOf`/`oneOf` fails (its branches' errors are not reported one by one). A conversion
+    /// is kept only while the schema still asks for it with the others made: one that flips an
+    /// `if` so that its place no longer asks for a number is undone. At most [`MAX_COERCED`]
+    /// places. Nothing when validating `value` would pass sojx's budget (the validation says
+    /// so). Under `--provider`, by the lowered schema: the shape the agent answered in.
     pub fn coerce(&self, value: &mut Value) -> Vec<Coercion> {
         if let Some(l) = &self.lifting {
             return l.lowered.coerce(value);
         }
+        let mut done: Vec<Coercion> = Vec::new();
+        for _ in 0..MAX_ROUNDS {
+            let mut changed = false;
+            for (pointer, wanted) in self.slips(value) {
+                if done.len() >= MAX_COERCED || done.iter().any(|c| c.pointer == pointer) {
+                    continue;
+                }
+                let Some(Value::String(s)) = value.pointer(&pointer) else {
+                    continue;
+                };
+                let Some(to) = convert(s, wanted) else {
+                    continue;
+                };
+                let from = s.clone();
+                set(value, &pointer, to.clone());
+                let read_as = wanted.read_as(&to);
+                done.push(Coercion {
+                    pointer,
+                    from,
+                    to,
+                    read_as,
+                });
+                changed = true;
+            }
+            changed |= self.keep_asked(value, &mut done);
+            if !changed {
+                break;
+            }
+        }
+        done
+    }
+
+    /// Undo each conversion of `done` that the schema no longer asks for, the others made: its
+    /// string put back is no type slip there, or not one it converts to the same value.
+    /// Whether one was undone.
+    fn keep_asked(&self, value: &mut Value, done: &mut Vec<Coercion>) -> bool {
+        let mut undone = false;
+        let mut i = 0;
+        while i < done.len() {
+            let c = &done[i];
+            set(value, &c.pointer, Value::String(c.from.clone()));
+            let asked = self
+                .slips(value)
+                .into_iter()
+                .find(|(p, _)| *p == c.pointer)
+                .and_then(|(_, wanted)| convert(&c.from, wanted));
+            if asked.as_ref() == Some(&c.to) {
+                set(value, &c.pointer, c.to.clone());
+                i += 1;
+            } else {
+                done.remove(i);
+                undone = true;
+            }
+        }
+        undone
+    }
+
+    /// Each place where a string stands and the schema's `type` asks for something else, with
+    /// what every `type` keyword there allows; none when validating `value` would pass sojx's
+    /// budget.
+    fn slips(&self, value: &Value) -> Vec<(String, Wanted)> {
         let cost = self.cost(value);
         if cost.over() {
             return Vec::new();
         }
-        // Each place once, with what every `type` keyword there allows.
         let mut places: Vec<(String, Wanted)> = Vec::new();
         for e in self.validator_for(&cost).iter_errors(value) {
             let ValidationErrorKind::Type { kind } = e.kind() else {
@@ -40,20 +110,14 @@ impl Schema {
                 None => places.push((at.to_owned(), wanted)),
             }
         }
-        let mut done = Vec::new();
-        for (pointer, wanted) in places {
-            let Some(slot) = value.pointer_mut(&pointer) else {
-                continue;
-            };
-            let Value::String(s) = slot else { continue };
-            let Some(to) = convert(s, wanted) else {
-                continue;
-            };
-            let from = std::mem::take(s);
-            *slot = to.clone();
-            done.push(Coercion { pointer, from, to });
-        }
-        done
+        places
+    }
+}
+
+/// Put `v` at `pointer` in `value` (a place that exists).
+fn set(value: &mut Value, pointer: &str, v: Value) {
+    if let Some(slot) = value.pointer_mut(pointer) {
+        *slot = v;
     }
 }
 
@@ -126,5 +190,33 @@ mod tests {
         let schema = r#"{"allOf":[{"type":["boolean","integer"]},{"type":"integer"}]}"#;
         assert_eq!(coerced(schema, json!("true")).0, json!("true"));
         assert_eq!(coerced(schema, json!("8")).0, json!(8));
+    }
+
+    /// A conversion kept only while the schema asks for it: flipping an `if` undoes it; at
+    /// most `MAX_COERCED` places.
+    #[test]
+    fn only_what_is_still_asked_for_is_kept() {
+        let schema = r#"{"properties":{"a":{"type":"boolean"}},"if":{"properties":{"a":{"const":true}}},"then":{"properties":{"b":{"type":"string"}}},"else":{"properties":{"b":{"type":"integer"}}}}"#;
+        let (v, places) = coerced(schema, json!({"a": "true", "b": "5"}));
+        assert_eq!(v, json!({"a": true, "b": "5"}));
+        assert_eq!(places, [("/a".to_owned(), "true".to_owned())]);
+        let many: Vec<Value> = (0..300).map(|i| Value::from(i.to_string())).collect();
+        let (v, places) = coerced(r#"{"items":{"type":"integer"}}"#, Value::from(many));
+        assert_eq!(places.len(), super::MAX_COERCED);
+        assert_eq!(v[255], json!(255));
+        assert_eq!(v[256], json!("256"));
+    }
+
+    /// The type a string was read as is the one the schema asked for (the feedback names it).
+    #[test]
+    fn read_as_the_type_asked_for() {
+        let settings = Settings {
+            schema: Some(r#"{"properties":{"x":{"type":"number"},"n":{"type":"integer"},"b":{"type":"boolean"}}}"#.to_owned()),
+            ..Settings::default()
+        };
+        let s = load(&settings).unwrap().unwrap();
+        let mut v = json!({"x": "5", "n": "5", "b": "true"});
+        let read: Vec<&str> = s.coerce(&mut v).iter().map(|c| c.read_as).collect();
+        assert_eq!(read, ["number", "integer", "boolean"]);
     }
 }
