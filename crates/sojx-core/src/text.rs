@@ -83,13 +83,17 @@ fn value_then_prose(t: &str) -> bool {
 
 /// How brackets open values: as JSON's ([`looks_like_json_start`], [`brackets::span_at`]), or,
 /// with `--repair`, as its readings too ([`brackets::lenient`]).
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug)]
 struct Reading {
     lenient: bool,
+    /// Under JSON's reading, a bracket only `--repair` reads was found prose up to here: the
+    /// brackets inside it are not looked at again as such (a scan from each of them, to the
+    /// same end, made `{a: ` repeated quadratic).
+    prose_until: usize,
 }
 
 impl Reading {
-    fn looks(self, b: &[u8]) -> bool {
+    fn looks(&self, b: &[u8]) -> bool {
         if self.lenient {
             brackets::lenient::looks_like_start(b)
         } else {
@@ -102,8 +106,8 @@ impl Reading {
     /// readings open (`{'a': …`, `{name: …`) is a value when a JSON-looking bracket opens
     /// inside it and it closes, under JSON's reading too: `{'a': {"b": 1}}` is one broken
     /// value, and `{"b": 1}` a part of it, never the answer (contract §4). Otherwise it is
-    /// prose to JSON's reading, as it always was.
-    fn open(self, bytes: &[u8], i: usize) -> Option<(brackets::Span, bool)> {
+    /// prose to JSON's reading, as it always was (and so are such brackets inside it).
+    fn open(&mut self, bytes: &[u8], i: usize) -> Option<(brackets::Span, bool)> {
         if looks_like_json_start(&bytes[i..]) {
             let span = if self.lenient {
                 brackets::lenient::span_at(bytes, i).0
@@ -112,11 +116,12 @@ impl Reading {
             };
             return Some((span, false));
         }
-        if !brackets::lenient::looks_like_start(&bytes[i..]) {
+        if i < self.prose_until || !brackets::lenient::looks_like_start(&bytes[i..]) {
             return None;
         }
         let (span, holds) = brackets::lenient::span_at(bytes, i);
         if !(self.lenient || holds && span.closed) {
+            self.prose_until = span.end;
             return None;
         }
         Some((span, !holds))
@@ -128,7 +133,10 @@ impl Reading {
 /// past `max_candidates` in all, later blocks and the scan are not tried (`capped`). With
 /// `lenient` (`--repair`), brackets that open what its readings read are tried too.
 pub fn mine(text: &str, max_candidates: usize, lenient: bool) -> Mined {
-    let reading = Reading { lenient };
+    let reading = Reading {
+        lenient,
+        prose_until: 0,
+    };
     let mut mined = Mined::default();
     let mut lines = Lines::new(text);
     // The blocks tried, blanked out of the text the scan reads (a copy made only if it runs).
@@ -321,7 +329,7 @@ fn scan(
     text: &str,
     bytes: &[u8],
     max_candidates: usize,
-    reading: Reading,
+    mut reading: Reading,
     lines: &mut Lines<'_>,
     mined: &mut Mined,
 ) {
