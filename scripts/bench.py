@@ -504,6 +504,7 @@ def main():
     md += ["## Reproduce", "", "```sh", "scripts/bench.sh                      # builds target/dist/sojx and --release, all sizes, writes BENCHMARKS.md",
            "BENCH_SIZES=80KB scripts/bench.sh     # one size",
            "SOJX_EXTRA_FLAGS='--activity' scripts/bench.sh   # measure sojx with extra flags",
+           "scripts/bench.sh --base REV           # what the working tree costs against commit REV, in paired runs",
            "cargo bench                           # per-stage micro-benchmarks (benches/stages.rs)", "```", "",
            "`sojx (full parse)` is sojx with its fast path off (`SOJX_NO_FAST_PATH=1`): every line parsed into a "
            "JSON value. The fast path skips, before parsing, lines that provably cannot change the outcome; "

@@ -3,6 +3,11 @@
 # (each when installed) on Claude Code streams of 80 KB, 10 MB and 256 MB; regenerates
 # BENCHMARKS.md. Needs python3 and cargo; uses hyperfine when installed.
 #
+# `scripts/bench.sh --base REV` measures instead what the working tree costs against commit REV:
+# both built alike, run in alternating pairs on the 80 KB and 256 MB streams, `run -- cat`, the
+# long session and `validate`, and a table of head/base ratios with their 95% intervals printed
+# (scripts/bench_base.py; BENCHMARKS.md is not touched).
+#
 # sojx is measured as it is shipped: target/dist/sojx, built by scripts/dist.sh (LTO; on Linux
 # with glibc, a static PIE). The plain `cargo build --release` binary gets its own row.
 #
@@ -27,6 +32,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 command -v python3 >/dev/null || { echo "bench.sh: python3 is required" >&2; exit 1; }
+if [[ "${1:-}" == --base ]]; then
+    [[ -n "${2:-}" && $# -eq 2 ]] || { echo "usage: scripts/bench.sh [--base REV]" >&2; exit 2; }
+    exec python3 scripts/bench_base.py "$2"
+elif [[ $# -ne 0 ]]; then
+    echo "usage: scripts/bench.sh [--base REV]" >&2
+    exit 2
+fi
 if [[ -z "${SOJX:-}" ]]; then
     scripts/dist.sh >/dev/null
 fi
