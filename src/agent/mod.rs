@@ -1,6 +1,7 @@
 //! `sojx run`'s agent process: COMMAND found and checked (`launch`) and started without a shell
-//! in its own process group ([`spawn`]; on Linux through sojx itself, in a group its guard
-//! leads, `trampoline` and `guard`, so that the agent and its group die with sojx), its stdout read as an
+//! in its own process group ([`spawn`]; on Linux in a group its guard leads, `guard`, or where
+//! none started through sojx itself, `trampoline`, so that the agent and its group die with
+//! sojx), its stdout read as an
 //! input and its stderr passed on with its tail kept (`pipes`), bounded by `--timeout` and
 //! `--kill-after`, the signals sojx gets forwarded to its group (`signals`), and how it ended
 //! told ([`Report`]) (`supervise`). Nothing here decides what the output means: the caller's
@@ -185,10 +186,11 @@ impl Agent {
 /// [`launch`] can. The caller catches the signals it forwards first ([`Interrupts`]), so that
 /// none can end sojx and leave the agent running.
 ///
-/// On Linux the agent starts through sojx itself ([`trampoline`]), with SIGKILL as its
-/// parent-death signal, which is sent when the thread that started it ends: call this on a
-/// thread that lives as long as sojx (the main thread). A guard started first leads the group
-/// the agent joins, and ends the group when sojx dies ([`guard`]).
+/// On Linux a guard started first leads the group the agent joins, holds the agent by a pidfd,
+/// and ends both when sojx dies ([`guard`]). Where no guard started, the agent starts through
+/// sojx itself ([`trampoline`]), with SIGKILL as its parent-death signal, which is sent when
+/// the thread that started it ends: call this on a thread that lives as long as sojx (the main
+/// thread).
 #[cfg(unix)]
 pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<Agent, Failure> {
     let Some((given, args)) = spec.argv.split_first() else {
@@ -217,16 +219,21 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
     #[cfg(not(target_os = "linux"))]
     let mut guard: Option<Child> = None;
     let group = guard.as_ref().map_or(0, Child::id);
+    // With its guard, the agent starts directly: the guard kills it by a pidfd, wherever it
+    // went, and its group when sojx dies (one start of sojx per attempt). Without one, it
+    // starts through sojx itself, with SIGKILL as its parent-death signal.
     #[cfg(target_os = "linux")]
     let (child, nonce) = {
         let nonce = trampoline::nonce();
-        let through_sojx = (through_sojx && program.kind != launch::Kind::Foreign)
+        let through_sojx = (through_sojx
+            && guard.is_none()
+            && program.kind != launch::Kind::Foreign)
             .then(|| started_as(spec, trampoline::command(&file, &arg0, &args, nonce), group).ok())
             .flatten();
         match through_sojx {
             Some(child) => (Ok(child), Some(nonce)),
-            // No /proc/self/exe, one that is not sojx (or too long an argv for it): started
-            // directly, without the parent-death signal.
+            // With a guard; or no /proc/self/exe, one that is not sojx (or too long an argv
+            // for it): started directly.
             None => (started_as(spec, direct(), group), None),
         }
     };
@@ -243,6 +250,13 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
             return Err(program.exec_failure(&e));
         }
     };
+    #[cfg(target_os = "linux")]
+    if let Some(g) = guard.as_mut().and_then(|g| g.stdin.as_mut()) {
+        // The agent's pid, for the guard to hold it by a pidfd (a guard that is gone already
+        // guards nothing, as before).
+        use std::io::Write;
+        let _ = writeln!(g, "{}", child.id()).and_then(|()| g.flush());
+    }
     let group = if group == 0 { child.id() } else { group };
     if let Stdin::Text(text) = &spec.stdin
         && let Some(mut pipe) = child.stdin.take()

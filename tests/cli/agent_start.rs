@@ -218,8 +218,8 @@ fn the_trampoline_executes_command_or_says_why_not() {
 }
 
 /// Linux: `sojx run -- sleep 300` killed with SIGKILL left `sleep` running under pid 1 before
-/// (issue 44, item 1); the agent now gets its parent-death signal, SIGKILL, and the guard in
-/// its group kills what the agent started.
+/// (issue 44, item 1); the guard in the agent's group now kills the agent (by a pidfd) and what
+/// it started (by the group).
 #[cfg(target_os = "linux")]
 #[test]
 fn a_sojx_killed_with_sigkill_leaves_no_agent() {
@@ -227,6 +227,14 @@ fn a_sojx_killed_with_sigkill_leaves_no_agent() {
     sigkilled_sojx_leaves_none_of(r#"echo $$ > "$1.t" && mv "$1.t" "$1"; exec sleep 300"#);
     // And a process it started, in its group.
     sigkilled_sojx_leaves_none_of(r#"sleep 300 & echo "$$ $!" > "$1.t" && mv "$1.t" "$1"; wait"#);
+    // The agent itself, out of its group and session (`setsid` calls setsid(2) and executes
+    // `sleep` in the same process, which does not lead the guard's group): the group's SIGKILL
+    // misses it, the guard's pidfd does not (before issue 60, its parent-death signal did).
+    if crate::common::have_tool("setsid", "a_sojx_killed_with_sigkill_leaves_no_agent") {
+        sigkilled_sojx_leaves_none_of(
+            r#"echo $$ > "$1.t" && mv "$1.t" "$1"; exec setsid sleep 300"#,
+        );
+    }
 }
 
 /// `sojx run -- sh -c SCRIPT sh PIDFILE`, killed with SIGKILL once SCRIPT wrote the pids to
@@ -344,6 +352,51 @@ fn the_guard_ends_its_group_when_sojx_is_gone_and_not_before() {
         "the guard kills its own group, itself included"
     );
     all_gone(&pids[1..], "was left by the guard of its group");
+}
+
+/// The guard holds by a pidfd only a child of the sojx that started it (the agent): a pid that
+/// names another process (the agent gone and its pid taken) is not killed when the guard ends.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_guard_kills_no_process_but_its_parents_child() {
+    use std::os::unix::process::CommandExt;
+    let sojx = assert_cmd::cargo::cargo_bin("sojx");
+    // A process that is not this test's child: `sleep`, started by a shell that exits.
+    let out = std::process::Command::new("sh")
+        .args(["-c", "sleep 300 >/dev/null 2>&1 & echo $!"])
+        .output()
+        .unwrap();
+    let stranger: u64 = String::from_utf8(out.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let mut guard = std::process::Command::new(&sojx)
+        .arg("__sojx-guard")
+        .arg(std::process::id().to_string())
+        .process_group(0)
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = guard.stdin.take().unwrap();
+        writeln!(stdin, "{stranger}").unwrap();
+    }
+    let status = guard.wait().unwrap();
+    assert_eq!(
+        std::os::unix::process::ExitStatusExt::signal(&status),
+        Some(9)
+    );
+    std::thread::sleep(Duration::from_millis(100));
+    let alive = !crate::run::gone(stranger);
+    let _ = std::process::Command::new("kill")
+        .arg(stranger.to_string())
+        .status();
+    assert!(
+        alive,
+        "the guard killed a process that was not its parent's child"
+    );
 }
 
 /// The guard keeps a group only for the sojx that started it, in another group than sojx's:
