@@ -1,19 +1,27 @@
 //! The guard of an agent's process group (Linux): sojx itself, `/proc/self/exe __sojx-guard
 //! PARENT`, started before the agent as the leader of the group the agent then joins, its stdin
-//! a pipe only sojx holds, on which sojx writes the agent's pid once it started it. The guard
-//! holds the agent by a pidfd. When sojx dies, however it dies, the guard kills the agent
-//! (wherever it went: a `setsid` does not take it out of reach) and the group: the processes the
-//! agent started. It catches the signals sojx catches ([`CAUGHT`]), so that what sojx forwards
-//! to the group does not end it first. It is the one start of sojx an attempt costs: with it
-//! the agent starts directly, without the trampoline ([`super::trampoline`]), which only an
-//! agent without a guard still takes.
+//! a socket only sojx holds the other end of. Once sojx started the agent, it sends the guard a
+//! pidfd of it (`SCM_RIGHTS`), opened while the agent is sojx's child and not reaped, so it
+//! names that process and no other. When sojx dies, however it dies, the socket closes and the
+//! guard kills the agent (wherever it went: a `setsid` does not take it out of reach) and the
+//! group: the processes the agent started. It catches the signals sojx catches ([`CAUGHT`]),
+//! so that what sojx forwards to the group does not end it first. It is the one start of sojx
+//! an attempt costs: with it the agent starts directly, without the trampoline
+//! ([`super::trampoline`]), which only an agent without a guard still takes.
 
 use std::ffi::OsString;
-use std::io::Read;
+use std::io::{IoSlice, IoSliceMut, Read};
+use std::mem::MaybeUninit;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
-use rustix::process::{Signal, getpid, getppid};
+use rustix::io::Errno;
+use rustix::net::{
+    AddressFamily, RecvAncillaryBuffer, RecvAncillaryMessage, RecvFlags, SendAncillaryBuffer,
+    SendAncillaryMessage, SendFlags, SocketFlags, SocketType, recvmsg, sendmsg, socketpair,
+};
+use rustix::process::{Pid, PidfdFlags, Signal, getpid, getppid, pidfd_open};
 
 use super::signals::CAUGHT;
 use super::trampoline::SELF;
@@ -21,35 +29,83 @@ use super::trampoline::SELF;
 /// The first argument that makes sojx the guard of an agent's process group.
 pub(crate) const GUARD: &str = "__sojx-guard";
 
-/// Start the guard of the agent's process group, before the agent: sojx itself,
-/// `__sojx-guard`, as the leader of a new group that the agent then joins (so that no agent
-/// runs a moment without its guard), its stdin a pipe that sojx holds (and no other process:
-/// std's pipes close on exec). When sojx dies, however it dies, the kernel closes that pipe and
-/// the guard kills its own process group, the agent's: the processes the agent started, which
-/// the parent-death signal (the agent's alone) does not reach. Killing its own group is safe
-/// from a reused id: the guard leads it, so the id is taken while it lives. sojx kills the
-/// group, the guard with it, when the attempt ends.
-pub(super) fn start() -> std::io::Result<std::process::Child> {
-    Command::new(SELF)
-        .arg0("sojx")
-        .arg(GUARD)
-        .arg(getpid().as_raw_nonzero().to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
+/// The guard of an attempt's agent, as sojx holds it: the process, and sojx's end of its stdin.
+pub(super) struct Guard {
+    child: Child,
+    link: OwnedFd,
 }
 
-/// The guard: read the agent's pid from `stdin` (its first line) and hold the agent by a pidfd,
-/// wait for the end of `stdin` (sojx's end of the pipe closed), then kill the agent and this
-/// process's group. The signals sent to the group (forwarded by sojx, or an agent's own
-/// `kill 0`) do not end it first: the guard keeps the group until sojx is gone.
+impl Guard {
+    /// Start the guard of the agent's process group, before the agent: sojx itself,
+    /// `__sojx-guard`, as the leader of a new group that the agent then joins (so that no
+    /// agent runs a moment without its guard), its stdin a socket whose other end sojx holds
+    /// (and no other process: it closes on exec). When sojx dies, however it dies, the kernel
+    /// closes that end and the guard kills the agent ([`Guard::hold`]) and its own process
+    /// group, the agent's: the processes the agent started. Killing its own group is safe from
+    /// a reused id: the guard leads it, so the id is taken while it lives. sojx kills the
+    /// group, the guard with it, when the attempt ends.
+    pub(super) fn start() -> std::io::Result<Self> {
+        let (link, theirs) = socketpair(
+            AddressFamily::UNIX,
+            SocketType::STREAM,
+            SocketFlags::CLOEXEC,
+            None,
+        )?;
+        let child = Command::new(SELF)
+            .arg0("sojx")
+            .arg(GUARD)
+            .arg(getpid().as_raw_nonzero().to_string())
+            .stdin(Stdio::from(theirs))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()?;
+        Ok(Self { child, link })
+    }
+
+    /// The guard's pid: the id of the group it leads.
+    pub(super) fn id(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Give the guard the agent, `agent`, sojx's child, not reaped: a pidfd of it, sent in
+    /// one message. Where the kernel has no pidfds (before Linux 5.3), or the guard is gone,
+    /// the guard has the group alone.
+    pub(super) fn hold(&self, agent: &Child) {
+        let Ok(pidfd) = pidfd_open(Pid::from_child(agent), PidfdFlags::empty()) else {
+            return;
+        };
+        let fds = [pidfd.as_fd()];
+        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+        let mut control = SendAncillaryBuffer::new(&mut space);
+        if control.push(SendAncillaryMessage::ScmRights(&fds)) {
+            let _ = sendmsg(
+                &self.link,
+                &[IoSlice::new(b"a")],
+                &mut control,
+                SendFlags::NOSIGNAL,
+            );
+        }
+    }
+
+    /// End the guard once its group was killed (else, its stdin closed, it would kill the group
+    /// itself) and reap it.
+    pub(super) fn end(self) {
+        let Self { mut child, link } = self;
+        drop(link);
+        let _ = child.wait();
+    }
+}
+
+/// The guard: wait for the end of its stdin (sojx's end closed), holding the pidfd of the agent
+/// that sojx sends on it, then kill the agent and this process's group. The signals sent to the
+/// group (forwarded by sojx, or an agent's own `kill 0`) do not end it first: the guard keeps
+/// the group until sojx is gone.
 ///
 /// `args` name sojx's pid: the guard keeps nothing unless sojx is its parent and it is in a
 /// group other than sojx's (the agent's), so that `sojx __sojx-guard` typed in a shell never
 /// kills the shell's job (exit status 2).
-pub(crate) fn guarding(args: &[OsString], stdin: &mut dyn Read) -> u8 {
+pub(crate) fn guarding(args: &[OsString]) -> u8 {
     let parent = match args {
         [p] => p.to_str().and_then(|p| p.parse::<i32>().ok()),
         _ => None,
@@ -67,28 +123,8 @@ pub(crate) fn guarding(args: &[OsString], stdin: &mut dyn Read) -> u8 {
     for sig in CAUGHT {
         let _ = signal_hook::flag::register(sig, std::sync::Arc::clone(&got));
     }
-    let mut buf = [0u8; 64];
-    // The agent's pid, as sojx wrote it (at most 20 bytes and a newline), until it is read.
-    let mut line: Option<Vec<u8>> = Some(Vec::new());
-    let mut agent = None;
-    loop {
-        match stdin.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => {
-                if let Some(l) = line.as_mut() {
-                    l.extend_from_slice(&buf[..n]);
-                    if let Some(end) = l.iter().position(|&b| b == b'\n') {
-                        agent = held(&l[..end], parent);
-                        line = None;
-                    } else if l.len() > 20 {
-                        line = None;
-                    }
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
-    }
+    let stdin = std::io::stdin();
+    let agent = held_until_end(stdin.as_fd());
     if let Some(pidfd) = &agent {
         let _ = rustix::process::pidfd_send_signal(pidfd, Signal::KILL);
     }
@@ -96,56 +132,98 @@ pub(crate) fn guarding(args: &[OsString], stdin: &mut dyn Read) -> u8 {
     0
 }
 
-/// A pidfd of the process `pid` names (decimal), when it is `parent`'s child: the agent sojx
-/// started. The pidfd is opened first and the parent checked after, so that it holds the process
-/// checked: had the agent ended and been reaped before, and its pid been taken by another
-/// process, that one is not sojx's child (sojx starts nothing else while the guard lives).
-fn held(pid: &[u8], parent: i32) -> Option<rustix::fd::OwnedFd> {
-    use rustix::process::{Pid, PidfdFlags, pidfd_open};
-    // Digits only: `Pid::from_raw` panics on a negative number.
-    if pid.is_empty() || !pid.iter().all(u8::is_ascii_digit) {
-        return None;
+/// Read `stdin` to its end, and the first file descriptor sent on it (the agent's pidfd): on a
+/// socket by `recvmsg`; anything else (a pipe: the guard started by hand, or by a test) is read
+/// to its end and holds nothing.
+fn held_until_end(stdin: BorrowedFd<'_>) -> Option<OwnedFd> {
+    let mut held = None;
+    let mut buf = [0u8; 64];
+    loop {
+        let mut space = [MaybeUninit::uninit(); rustix::cmsg_space!(ScmRights(1))];
+        let mut control = RecvAncillaryBuffer::new(&mut space);
+        let got = recvmsg(
+            stdin,
+            &mut [IoSliceMut::new(&mut buf)],
+            &mut control,
+            RecvFlags::CMSG_CLOEXEC,
+        );
+        for message in control.drain() {
+            if let RecvAncillaryMessage::ScmRights(fds) = message {
+                // The first one; any other is closed as it is dropped.
+                for fd in fds {
+                    held.get_or_insert(fd);
+                }
+            }
+        }
+        match got {
+            Ok(m) if m.bytes == 0 => return held,
+            Ok(_) | Err(Errno::INTR) => {}
+            Err(Errno::NOTSOCK) => {
+                let mut f = std::fs::File::from(stdin.try_clone_to_owned().ok()?);
+                loop {
+                    match f.read(&mut buf) {
+                        Ok(0) => return held,
+                        Ok(_) => {}
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(_) => return held,
+                    }
+                }
+            }
+            Err(_) => return held,
+        }
     }
-    let raw = std::str::from_utf8(pid).ok()?.parse::<i32>().ok()?;
-    let pidfd = pidfd_open(Pid::from_raw(raw)?, PidfdFlags::empty()).ok()?;
-    (parent_of(raw)? == parent).then_some(pidfd)
-}
-
-/// The parent of process `pid`, from `/proc/PID/stat` (its fourth field, after the name in
-/// parentheses, which may hold any byte).
-fn parent_of(pid: i32) -> Option<i32> {
-    let stat = std::fs::read(format!("/proc/{pid}/stat")).ok()?;
-    let after = &stat[stat.iter().rposition(|&b| b == b')')? + 1..];
-    let mut fields = after.split(|&b| b == b' ').filter(|f| !f.is_empty());
-    let _state = fields.next()?;
-    std::str::from_utf8(fields.next()?).ok()?.parse().ok()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{held, parent_of};
+    use std::os::fd::AsFd;
 
-    #[test]
-    fn the_parent_is_read_from_proc() {
-        let me = i32::try_from(std::process::id()).unwrap();
-        let ppid = rustix::process::getppid().map(|p| p.as_raw_nonzero().get());
-        assert_eq!(parent_of(me), ppid);
-        // No such process.
-        assert_eq!(parent_of(i32::MAX), None);
+    use super::held_until_end;
+
+    fn pair() -> (std::os::fd::OwnedFd, std::os::fd::OwnedFd) {
+        rustix::net::socketpair(
+            rustix::net::AddressFamily::UNIX,
+            rustix::net::SocketType::STREAM,
+            rustix::net::SocketFlags::CLOEXEC,
+            None,
+        )
+        .unwrap()
     }
 
+    /// What `Guard::hold` sends is what the guard holds: a pidfd that kills the agent.
     #[test]
-    fn only_a_child_of_the_parent_named_is_held() {
-        let mut child = std::process::Command::new("sleep")
+    fn the_pidfd_sent_is_the_one_held_and_kills_the_agent() {
+        let mut agent = std::process::Command::new("sleep")
             .arg("30")
             .spawn()
             .unwrap();
-        let pid = child.id().to_string();
-        let me = i32::try_from(std::process::id()).unwrap();
-        assert!(held(pid.as_bytes(), me).is_some());
-        assert!(held(pid.as_bytes(), me + 1).is_none());
-        assert!(held(b"x", me).is_none() && held(b"-1", me).is_none() && held(b"", me).is_none());
-        child.kill().unwrap();
-        child.wait().unwrap();
+        let (ours, theirs) = pair();
+        let guard = super::Guard {
+            child: std::process::Command::new("true").spawn().unwrap(),
+            link: ours,
+        };
+        guard.hold(&agent);
+        let reader = std::thread::spawn(move || held_until_end(theirs.as_fd()));
+        guard.end();
+        let pidfd = reader.join().unwrap().expect("the pidfd is held");
+        rustix::process::pidfd_send_signal(&pidfd, rustix::process::Signal::KILL).unwrap();
+        let status = agent.wait().unwrap();
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(9)
+        );
+    }
+
+    /// Bytes alone hold nothing, on a socket or a pipe.
+    #[test]
+    fn text_holds_nothing() {
+        let (ours, theirs) = pair();
+        rustix::io::write(&ours, b"12345\n").unwrap();
+        drop(ours);
+        assert!(held_until_end(theirs.as_fd()).is_none());
+        let (r, w) = rustix::pipe::pipe().unwrap();
+        rustix::io::write(&w, b"12345\n").unwrap();
+        drop(w);
+        assert!(held_until_end(r.as_fd()).is_none());
     }
 }

@@ -42,7 +42,24 @@ pub(crate) use crate::feedback::{Extra, Parts as Feedback, retries};
 #[cfg(unix)]
 pub(crate) use conclude::{conclude, interrupted};
 #[cfg(target_os = "linux")]
+use guard::Guard;
+#[cfg(target_os = "linux")]
 pub(crate) use guard::{GUARD, guarding};
+
+/// No guard elsewhere than on Linux.
+#[cfg(all(unix, not(target_os = "linux")))]
+enum Guard {}
+
+#[cfg(all(unix, not(target_os = "linux")))]
+impl Guard {
+    fn id(&self) -> u32 {
+        match *self {}
+    }
+
+    fn end(self) {
+        match self {}
+    }
+}
 #[cfg(unix)]
 pub(crate) use launch::SH;
 pub(crate) use resume::{Profile, SchemaFlag};
@@ -160,8 +177,8 @@ pub(crate) struct Agent {
     /// the trampoline could not execute.
     program: launch::Program,
     nonce: Option<u64>,
-    /// The guard in the agent's group (Linux): ends the group when sojx dies.
-    guard: Option<Child>,
+    /// The guard in the agent's group (Linux): ends the agent and the group when sojx dies.
+    guard: Option<Guard>,
     /// The agent's process group: its guard's pid (the guard leads it), else the agent's.
     group: u32,
 }
@@ -186,8 +203,8 @@ impl Agent {
 /// [`launch`] can. The caller catches the signals it forwards first ([`Interrupts`]), so that
 /// none can end sojx and leave the agent running.
 ///
-/// On Linux a guard started first leads the group the agent joins, holds the agent by a pidfd,
-/// and ends both when sojx dies ([`guard`]). Where no guard started, the agent starts through
+/// On Linux a guard started first leads the group the agent joins, holds the agent by a pidfd
+/// sojx sends it, and ends both when sojx dies ([`guard`]). Where no guard started, the agent starts through
 /// sojx itself ([`trampoline`]), with SIGKILL as its parent-death signal, which is sent when
 /// the thread that started it ends: call this on a thread that lives as long as sojx (the main
 /// thread).
@@ -215,10 +232,10 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
     #[cfg(target_os = "linux")]
     let through_sojx = trampoline::usable();
     #[cfg(target_os = "linux")]
-    let mut guard = through_sojx.then(|| guard::start().ok()).flatten();
+    let mut guard = through_sojx.then(|| Guard::start().ok()).flatten();
     #[cfg(not(target_os = "linux"))]
-    let mut guard: Option<Child> = None;
-    let group = guard.as_ref().map_or(0, Child::id);
+    let mut guard: Option<Guard> = None;
+    let group = guard.as_ref().map_or(0, Guard::id);
     // With its guard, the agent starts directly: the guard kills it by a pidfd, wherever it
     // went, and its group when sojx dies (one start of sojx per attempt). Without one, it
     // starts through sojx itself, with SIGKILL as its parent-death signal.
@@ -242,20 +259,16 @@ pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<A
     let mut child = match child {
         Ok(c) => c,
         Err(e) => {
-            if let Some(mut g) = guard.take() {
+            if let Some(g) = guard.take() {
                 // Its stdin closed, the guard ends its group: itself alone.
-                drop(g.stdin.take());
-                let _ = g.wait();
+                g.end();
             }
             return Err(program.exec_failure(&e));
         }
     };
     #[cfg(target_os = "linux")]
-    if let Some(g) = guard.as_mut().and_then(|g| g.stdin.as_mut()) {
-        // The agent's pid, for the guard to hold it by a pidfd (a guard that is gone already
-        // guards nothing, as before).
-        use std::io::Write;
-        let _ = writeln!(g, "{}", child.id()).and_then(|()| g.flush());
+    if let Some(g) = &guard {
+        g.hold(&child);
     }
     let group = if group == 0 { child.id() } else { group };
     if let Stdin::Text(text) = &spec.stdin

@@ -62,9 +62,24 @@ pub(crate) fn forwarded(sig: i32) -> Signal {
     }
 }
 
+/// Send `sig` to the agent's process group, and to the agent itself when it left that group
+/// (`setsid`; `agent` is its pid when it does not lead the group: on Linux, where its guard
+/// does). The agent is not reaped while an attempt runs, so its pid is still its own; it gets
+/// the signal once, from the group, while it is in it.
+pub(crate) fn signal_agent(group: Pid, agent: Option<Pid>, sig: Signal) {
+    let _ = kill_process_group(group, sig);
+    if let Some(a) = agent
+        && rustix::process::getpgid(Some(a)).is_ok_and(|g| g != group)
+    {
+        let _ = rustix::process::kill_process(a, sig);
+    }
+}
+
 /// The attempt whose agent is running.
 pub(crate) struct Current {
     pub(crate) group: Pid,
+    /// The agent, when it does not lead its group ([`signal_agent`]).
+    pub(crate) agent: Option<Pid>,
     pub(crate) stopper: Option<Stopper>,
     /// Tells the attempt's loop (it must not block: the loop may be waiting for the lock).
     pub(crate) wake: Box<dyn Fn(i32) + Send>,
@@ -107,9 +122,9 @@ impl Interrupts {
                         .compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
                     let current = s.current.lock().unwrap_or_else(PoisonError::into_inner);
                     if let Some(c) = current.as_ref() {
-                        let _ = kill_process_group(c.group, forwarded(sig));
+                        signal_agent(c.group, c.agent, forwarded(sig));
                         // A stopped process (SIGTSTP) acts on the signal once continued.
-                        let _ = kill_process_group(c.group, Signal::CONT);
+                        signal_agent(c.group, c.agent, Signal::CONT);
                         if let Some(stop) = &c.stopper {
                             stop.stop();
                         }

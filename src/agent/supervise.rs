@@ -16,10 +16,10 @@ use std::io::{Read, Write};
 use std::sync::mpsc::{self, RecvTimeoutError, SyncSender};
 use std::time::{Duration, Instant};
 
-use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
+use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, waitid};
 
 use super::pipes::{Stopper, Tail, child_out, pass_stderr};
-use super::signals::{Current, Interrupts};
+use super::signals::{Current, Interrupts, signal_agent};
 use super::{Agent, Event, Report};
 
 /// Events in flight to the loop: a chatty agent's stderr waits for sojx's stderr instead of
@@ -124,8 +124,13 @@ pub(crate) fn supervise<T: Send + 'static, E: Send + 'static>(
         let _ = tx.send(Event::Exited);
     }
     let wake = tx.clone();
+    // The agent itself, when it does not lead its group (its guard does, on Linux): signalled
+    // too once it left the group.
+    let leader = Pid::from_child(&agent.child);
+    let agent_pid = (leader != group).then_some(leader);
     interrupts.attach(Current {
         group,
+        agent: agent_pid,
         stopper: stopper.clone(),
         // Never blocks: the signal is also in `interrupts.got()`, which the loop reads.
         wake: Box::new(move |sig| {
@@ -133,6 +138,7 @@ pub(crate) fn supervise<T: Send + 'static, E: Send + 'static>(
         }),
     });
     let mut state = State::new(group, bounds, agent.started, stopper, stderr_open);
+    state.agent = agent_pid;
     let result = std::thread::scope(|s| {
         let work_tx = tx.clone();
         let worker = std::thread::Builder::new()
@@ -173,10 +179,9 @@ pub(crate) fn supervise<T: Send + 'static, E: Send + 'static>(
             .exec_failure(&std::io::Error::from_raw_os_error(errno))
     });
     let report = reaped(agent, pid, state.ended, &tail);
-    if let Some(mut g) = guard {
-        // Killed with the group already; without its stdin it would end the group itself.
-        drop(g.stdin.take());
-        let _ = g.wait();
+    if let Some(g) = guard {
+        // Killed with the group already.
+        g.end();
     }
     Finished {
         result,
@@ -228,6 +233,8 @@ fn reaped(mut agent: Agent, pid: u32, ended: AgentEnd, tail: &Tail) -> Report {
 /// The loop's state: what has happened, and when.
 struct State<T> {
     group: Pid,
+    /// The agent, when it does not lead its group (`signals::signal_agent`).
+    agent: Option<Pid>,
     bounds: Bounds,
     started: Instant,
     stopper: Option<Stopper>,
@@ -261,6 +268,7 @@ impl<T> State<T> {
     ) -> Self {
         Self {
             group,
+            agent: None,
             bounds,
             started,
             stopper,
@@ -346,8 +354,8 @@ impl<T> State<T> {
             self.ended = AgentEnd::Interrupted(sig);
         }
         if let Some(s) = forward {
-            let _ = kill_process_group(self.group, s);
-            let _ = kill_process_group(self.group, Signal::CONT);
+            signal_agent(self.group, self.agent, s);
+            signal_agent(self.group, self.agent, Signal::CONT);
         }
         // The signal itself is the request to stop.
         self.asked_at.get_or_insert_with(Instant::now);
@@ -450,14 +458,14 @@ impl<T> State<T> {
     }
 
     fn ask_to_stop(&mut self, sig: Signal) {
-        let _ = kill_process_group(self.group, sig);
+        signal_agent(self.group, self.agent, sig);
         // A stopped process (SIGTSTP, SIGTTIN) acts on SIGTERM only once continued.
-        let _ = kill_process_group(self.group, Signal::CONT);
+        signal_agent(self.group, self.agent, Signal::CONT);
         self.asked_at.get_or_insert_with(Instant::now);
     }
 
     fn kill(&mut self) {
-        let _ = kill_process_group(self.group, Signal::KILL);
+        signal_agent(self.group, self.agent, Signal::KILL);
         self.killed_at.get_or_insert_with(Instant::now);
     }
 

@@ -1,5 +1,6 @@
-//! The agent's start on Linux: sojx starts itself, `/proc/self/exe __sojx-exec PARENT NONCE
-//! FILE ARGV0 ARGS…`, in the agent's new process group (its [`guard`](super::guard) leads it); that process sets its
+//! The agent's start on Linux when its guard could not start ([`super::guard`]): sojx starts
+//! itself, `/proc/self/exe __sojx-exec PARENT NONCE FILE ARGV0 ARGS…`, as the leader of the
+//! agent's new process group; that process sets its
 //! parent-death signal to SIGKILL, checks that sojx is still its parent, and executes COMMAND,
 //! which keeps the signal (prctl(2): it survives execve, but for set-user-ID and set-group-ID
 //! programs and programs with file capabilities). So a sojx killed with SIGKILL takes its agent
@@ -8,7 +9,7 @@
 //!
 //! The signal is sent when the *thread* that started the process ends: sojx starts every agent
 //! on its main thread ([`super::spawn`]), which lives as long as sojx. It reaches the agent
-//! alone; the [`guard`](super::guard) in the agent's group kills the rest of the group.
+//! alone: without a guard, what the agent started outlives a sojx killed with SIGKILL.
 //!
 //! When executing COMMAND fails there (what sojx checked before has changed, or what it does
 //! not check: a file open for writing), that process writes one record to its stderr, which is

@@ -190,7 +190,7 @@ pub fn start_agent(args: &[OsString]) -> Option<u8> {
     }
     #[cfg(target_os = "linux")]
     if args.get(1).is_some_and(|a| a == crate::agent::GUARD) {
-        return Some(crate::agent::guarding(&args[2..], &mut io::stdin()));
+        return Some(crate::agent::guarding(&args[2..]));
     }
     let _ = args;
     None

@@ -354,11 +354,11 @@ fn the_guard_ends_its_group_when_sojx_is_gone_and_not_before() {
     all_gone(&pids[1..], "was left by the guard of its group");
 }
 
-/// The guard holds by a pidfd only a child of the sojx that started it (the agent): a pid that
-/// names another process (the agent gone and its pid taken) is not killed when the guard ends.
+/// The guard holds only the pidfd sojx sends it: a pid written on its stdin names nothing, and
+/// the process it names is not killed when the guard ends (the guard's own group is).
 #[cfg(target_os = "linux")]
 #[test]
-fn the_guard_kills_no_process_but_its_parents_child() {
+fn the_guard_kills_no_process_named_in_text() {
     use std::os::unix::process::CommandExt;
     let sojx = assert_cmd::cargo::cargo_bin("sojx");
     // A process that is not this test's child: `sleep`, started by a shell that exits.

@@ -278,6 +278,33 @@ fn timeout_stops_a_hung_agent_and_its_group() {
     group_gone(e);
 }
 
+/// Linux: an agent that left its group (`setsid`) is still stopped by `--timeout`: sojx signals
+/// it as well as the group. Before issue 60 sojx signalled the group alone, which the agent had
+/// left (its guard leads it), and waited 30 s for `sleep` to end by itself.
+#[cfg(target_os = "linux")]
+#[test]
+fn timeout_stops_an_agent_that_left_its_group() {
+    if !crate::common::have_tool("setsid", "timeout_stops_an_agent_that_left_its_group") {
+        return;
+    }
+    let (r, took) = timed(&[
+        "run",
+        "--timeout",
+        "0.5",
+        "--kill-after",
+        "1",
+        "--",
+        "setsid",
+        "sleep",
+        "30",
+    ]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    let e = r.one();
+    assert_eq!(e["agent"]["stopped"], "timeout");
+    assert_eq!(e["agent"]["signal"], "SIGTERM");
+    assert!(took < patience(Duration::from_secs(5)), "took {took:?}");
+}
+
 #[test]
 fn an_agent_that_ignores_sigterm_gets_sigkill_after_kill_after() {
     let dir = scratch("ignore-term");
