@@ -2,6 +2,9 @@
 
 /// JSON Pointer token escaping (RFC 6901): `~` as `~0`, `/` as `~1`.
 pub fn escape(token: &str) -> String {
+    if !token.contains(['~', '/']) {
+        return token.to_owned();
+    }
     token.replace('~', "~0").replace('/', "~1")
 }
 

@@ -42,15 +42,19 @@ pub(crate) fn children<'a>(v: &'a Value, ptr: &str) -> Vec<(&'a Value, String)> 
     let mut out = Vec::new();
     let Value::Object(o) = v else { return out };
     for (k, child) in o {
-        let p = format!("{ptr}/{}", escape(k));
+        // The pointer is built only for a keyword that holds subschemas: most keys do not
+        // (`type`, `description`, `enum`), and every schema sojx loads is walked (issue 60).
+        let p = || format!("{ptr}/{}", escape(k));
         match (shape(k), child) {
             (Some(Shape::One | Shape::OneOrList), Value::Object(_) | Value::Bool(_)) => {
-                out.push((child, p));
+                out.push((child, p()));
             }
             (Some(Shape::List | Shape::OneOrList), Value::Array(a)) => {
+                let p = p();
                 out.extend(a.iter().enumerate().map(|(i, c)| (c, format!("{p}/{i}"))));
             }
             (Some(Shape::Map), Value::Object(m)) => {
+                let p = p();
                 out.extend(
                     m.iter()
                         .filter(|(_, c)| c.is_object() || c.is_boolean())
