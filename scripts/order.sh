@@ -14,6 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 command -v valgrind >/dev/null || { echo "order.sh: valgrind is required" >&2; exit 1; }
+command -v callgrind_annotate >/dev/null ||
+    { echo "order.sh: callgrind_annotate (valgrind's) is required" >&2; exit 1; }
 # The names do not depend on the order the binary was linked in, but they do on the profile
 # (its name is part of the symbols' hashes): the list holds the names of both optimized builds,
 # the shipped one (scripts/dist.sh) and the one `cargo install` builds (the release profile).
@@ -49,27 +51,32 @@ for i in "${!bins[@]}"; do
     # Reading standard input (redirected here, not through a shell: callgrind would follow the
     # shell, not the sojx it starts).
     run "$i.4" "$bin" extract --schema "$schema" <examples/claude-review.ndjson
-    # `run`, and the guard it starts (sojx again: every attempt pays its start), each process
-    # to its own file (cg.N.5.PID).
-    valgrind --tool=callgrind --demangle=no --trace-children=yes \
+    # `run`'s own path. (Under valgrind `/proc/self/exe` is valgrind's tool, so sojx starts the
+    # agent directly, without its guard: the guard's start is any start of sojx, traced above.)
+    valgrind --tool=callgrind --demangle=no --trace-children=yes --trace-children-skip='*/cat' \
         --callgrind-out-file="$tmp/cg.$i.5.%p" \
         "$bin" run --schema "$schema" -- cat examples/claude-review.ndjson >/dev/null 2>&1 || true
 done
 
-# First, together, the 40 functions of each build that run the most instructions on the 2 MB
-# stream (the scan's loop): where a long input spends its time does not then depend on where a
+# First, together, the 40 functions of each build's own binary (not of a shared library) that
+# run the most instructions on the 2 MB stream (the scan's loop): where a long input spends its time does not then depend on where a
 # run first calls them (issue 60: 2.2% on the 256 MB stream, from the first-seen order alone).
 # Then every function named (as caller or callee), first seen first. Left out: addresses
 # without a name, callgrind's "(below main)", and its marks of recursion levels (name'2), which
 # are the same function again.
+# Written beside the list and moved over it only once whole.
+for i in 0 1; do
+    [[ -s "$tmp/cg.$i.2" ]] || { echo "order.sh: the trace of ${bins[$i]} on the 2 MB stream is missing" >&2; exit 1; }
+done
 {
     for f in "$tmp"/cg.0.2 "$tmp"/cg.1.2; do
-        callgrind_annotate "$f" 2>/dev/null \
-            | sed -n 's/^ *[0-9,]* ([ 0-9.]*%)  [^ :]*:\([^ ]*\) \[.*/\1/p' \
+        callgrind_annotate "$f" \
+            | sed -n 's/^ *[0-9,]* ([ 0-9.]*%)  [^ :]*:\([^ ]*\) \[[^]]*\/sojx\]$/\1/p' \
             | awk 'NR <= 40'
     done
     cat "$tmp"/cg.0.* "$tmp"/cg.1.* | sed -n 's/^c\{0,1\}fn=([0-9]*) //p'
 } | sed "s/'[0-9]*\$//" \
     | grep -v -e '^0x' -e '^(below main)$' \
-    | awk '!seen[$0]++' >scripts/sojx.order
+    | awk '!seen[$0]++' >"$tmp/order"
+mv "$tmp/order" scripts/sojx.order
 echo "scripts/sojx.order: $(wc -l <scripts/sojx.order) functions" >&2

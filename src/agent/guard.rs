@@ -10,7 +10,7 @@
 //! ([`super::trampoline`]), which only an agent without a guard still takes.
 
 use std::ffi::OsString;
-use std::io::{IoSlice, IoSliceMut, Read};
+use std::io::{IoSlice, IoSliceMut};
 use std::mem::MaybeUninit;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::process::CommandExt;
@@ -60,7 +60,15 @@ impl Guard {
             .stderr(Stdio::null())
             .process_group(0)
             .spawn()?;
-        Ok(Self { child, link })
+        let guard = Self { child, link };
+        // A pidfd must be possible here (Linux 5.3, no seccomp filter refusing it), else the
+        // agent would start with neither its pidfd nor a parent-death signal: the guard's own
+        // pid, sojx's child and not reaped, tells. Without one, the trampoline is used.
+        if let Err(e) = pidfd_open(Pid::from_child(&guard.child), PidfdFlags::empty()) {
+            guard.end();
+            return Err(e.into());
+        }
+        Ok(guard)
     }
 
     /// The guard's pid: the id of the group it leads.
@@ -158,17 +166,13 @@ fn held_until_end(stdin: BorrowedFd<'_>) -> Option<OwnedFd> {
         match got {
             Ok(m) if m.bytes == 0 => return held,
             Ok(_) | Err(Errno::INTR) => {}
-            Err(Errno::NOTSOCK) => {
-                let mut f = std::fs::File::from(stdin.try_clone_to_owned().ok()?);
-                loop {
-                    match f.read(&mut buf) {
-                        Ok(0) => return held,
-                        Ok(_) => {}
-                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                        Err(_) => return held,
-                    }
+            Err(Errno::NOTSOCK) => loop {
+                match rustix::io::read(stdin, &mut buf) {
+                    Ok(0) => return held,
+                    Ok(_) | Err(Errno::INTR) => {}
+                    Err(_) => return held,
                 }
-            }
+            },
             Err(_) => return held,
         }
     }

@@ -104,6 +104,14 @@ impl Interrupts {
     /// group running, but on Linux); when no thread can start to forward them, they are caught
     /// and dropped.
     pub(crate) fn catch() -> Self {
+        // An ignored SIGCHLD, inherited from whoever started sojx, has the kernel reap the agent
+        // as soon as it exits: its exit status lost, and its pid free while sojx may still
+        // signal it. A handler (of a flag no one reads) keeps it a zombie until sojx reaps it,
+        // as by default.
+        let _ = signal_hook::flag::register(
+            signal_hook::consts::SIGCHLD,
+            Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        );
         let shared = Arc::new(Shared::default());
         let Ok(mut signals) = signal_hook::iterator::Signals::new(CAUGHT) else {
             return Self {

@@ -305,6 +305,31 @@ fn timeout_stops_an_agent_that_left_its_group() {
     assert!(took < patience(Duration::from_secs(5)), "took {took:?}");
 }
 
+/// An ignored SIGCHLD inherited from whoever started sojx (Python's `signal(SIGCHLD, SIG_IGN)`
+/// survives exec) had the kernel reap the agent as soon as it exited: its exit status was lost,
+/// and its pid free while sojx could still signal it. sojx now handles SIGCHLD in `run`.
+#[test]
+fn an_ignored_sigchld_inherited_keeps_the_agents_exit_status() {
+    if !crate::common::have_tool(
+        "python3",
+        "an_ignored_sigchld_inherited_keeps_the_agents_exit_status",
+    ) {
+        return;
+    }
+    let script = "import signal, subprocess, sys\n\
+                  signal.signal(signal.SIGCHLD, signal.SIG_IGN)\n\
+                  sys.stdout.write(subprocess.run(sys.argv[1:], capture_output=True, text=True).stdout)";
+    let out = std::process::Command::new("python3")
+        .args(["-c", script])
+        .arg(assert_cmd::cargo::cargo_bin("sojx"))
+        .args(["run", "--", "sh", "-c", "echo not json; exit 3"])
+        .output()
+        .unwrap();
+    let e: Value = serde_json::from_slice(&out.stdout).expect("one envelope");
+    assert_eq!(e["error"]["kind"], "agent_error", "{e}");
+    assert_eq!(e["agent"]["exit_status"], 3, "{e}");
+}
+
 #[test]
 fn an_agent_that_ignores_sigterm_gets_sigkill_after_kill_after() {
     let dir = scratch("ignore-term");
