@@ -204,10 +204,10 @@ impl Agent {
 /// none can end sojx and leave the agent running.
 ///
 /// On Linux a guard started first leads the group the agent joins, holds the agent by a pidfd
-/// sojx sends it, and ends both when sojx dies ([`guard`]). Where no guard started, the agent starts through
-/// sojx itself ([`trampoline`]), with SIGKILL as its parent-death signal, which is sent when
-/// the thread that started it ends: call this on a thread that lives as long as sojx (the main
-/// thread).
+/// sojx sends it, and ends both when sojx dies ([`guard`]). Where no guard started, the agent
+/// starts through sojx itself ([`trampoline`]), with SIGKILL as its parent-death signal, which
+/// is sent when the thread that started it ends: call this on a thread that lives as long as
+/// sojx (the main thread).
 #[cfg(unix)]
 pub(crate) fn spawn(spec: &Spec, path_var: Option<&std::ffi::OsStr>) -> Result<Agent, Failure> {
     let Some((given, args)) = spec.argv.split_first() else {
