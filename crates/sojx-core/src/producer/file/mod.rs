@@ -230,7 +230,7 @@ impl Registry {
                 .iter()
                 .find(|s| output(s))
                 .map(|s| Producer::File(s))
-                .or_else(|| self.built_in(output)),
+                .or_else(|| self.built_in(v, output)),
         }
     }
 
@@ -250,7 +250,7 @@ impl Registry {
         if !v.is_object() {
             return None;
         }
-        self.built_in(|s| s.claims(v))
+        self.built_in(v, |s| s.claims(v))
     }
 
     /// The file producers with events that have an event `v` is where sojx's own detection
@@ -273,15 +273,16 @@ impl Registry {
         files.extend(
             self.built_ins()
                 .filter(|f| builtin::shares_shapes(f.id(), p.id()))
-                .filter(|&f| spec_of(f).is_some_and(alike)),
+                .filter(|&f| builtin::may_have_event(f, v) && spec_of(f).is_some_and(alike)),
         );
         files
     }
 
     /// The first built-in file producer (in the producers' table's order) whose spec says yes,
-    /// but for those a loaded file replaces.
-    fn built_in(&self, yes: impl Fn(&Spec) -> bool) -> Option<Producer> {
-        self.built_ins().find(|&p| spec_of(p).is_some_and(&yes))
+    /// but for those a loaded file replaces; `yes` says no where the spec has no event `v` is.
+    fn built_in(&self, v: &Value, yes: impl Fn(&Spec) -> bool) -> Option<Producer> {
+        self.built_ins()
+            .find(|&p| builtin::may_have_event(p, v) && spec_of(p).is_some_and(&yes))
     }
 
     /// The built-in file producers, in the producers' table's order, but for those a loaded
