@@ -1,6 +1,10 @@
 //! The fast path for the Claude Code family: which raw lines `feed` would recognize and
 //! otherwise ignore (inert), told from their bytes without parsing them, in any key order.
 
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+
 /// Event types that `event` recognizes and otherwise ignores.
 const INERT_TYPES: [&[u8]; 6] = [
     b"stream_event",
@@ -42,7 +46,7 @@ pub(crate) struct LineClass(u8);
 impl LineClass {
     pub(crate) fn of(raw: &[u8]) -> Self {
         let mask = inert_mask(raw);
-        if mask & LEAN != 0 && memchr::memmem::find(raw, b"\\u").is_some() {
+        if mask & LEAN != 0 && ESCAPE.find(raw).is_some() {
             // A `\u` escape the lean parse would only skip (a lone surrogate is an error to
             // the full parse): parsed.
             return Self(mask & !LEAN);
@@ -101,7 +105,7 @@ fn inert_mask(raw: &[u8]) -> u8 {
                 // assistant message with answer bytes in it, before its `message` is walked:
                 // whatever follows, the line is read lean or parsed.
                 let maybe_inert = v.plain().is_some_and(|t| {
-                    answer = t == b"assistant" && contains_any(raw, &ASSISTANT_ANSWER);
+                    answer = t == b"assistant" && contains_any(raw, &*ASSISTANT_ANSWER_FINDERS);
                     INERT_TYPES.contains(&t) || (MAYBE_INERT.contains(&t) && !answer)
                 });
                 if !maybe_inert {
@@ -155,13 +159,14 @@ fn inert_mask(raw: &[u8]) -> u8 {
         {
             ALL
         }
-        b"assistant" if message_blocks && !contains_any(raw, &ASSISTANT_ANSWER) => {
+        // (The answer bytes were looked for where its `type` was read: `answer` is false here.)
+        b"assistant" if message_blocks => {
             // Only while the model is known.
             state_bit(false, true) | state_bit(true, true) | LEAN
         }
         b"assistant" => LEAN,
         // Only a tool result can matter (`is_error: true`), and only in an array.
-        b"user" if message_text || !contains_any(raw, &[b"true", b"\\u"]) => ALL,
+        b"user" if message_text || !contains_any(raw, &*USER_ERROR_FINDERS) => ALL,
         b"user" => LEAN,
         _ => 0,
     };
@@ -179,6 +184,19 @@ const ASSISTANT_ANSWER: [&[u8]; 6] = [
     b"\"error\"",
     b"\\u",
 ];
+
+/// [`ASSISTANT_ANSWER`]'s searchers, built once (building one took as long as a search of a
+/// short line).
+static ASSISTANT_ANSWER_FINDERS: LazyLock<[Finder<'static>; 6]> =
+    LazyLock::new(|| ASSISTANT_ANSWER.map(Finder::new));
+
+/// Bytes without which a user message holds no failed tool result: no `true` (`is_error`), and
+/// no `\u` escape that could spell it.
+static USER_ERROR_FINDERS: LazyLock<[Finder<'static>; 2]> =
+    LazyLock::new(|| [Finder::new(b"true"), Finder::new(b"\\u")]);
+
+/// A `\u` escape.
+static ESCAPE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\\u"));
 
 /// Types whose lines are inert only under conditions (`inert`).
 const MAYBE_INERT: [&[u8]; 3] = [b"system", b"assistant", b"user"];
@@ -201,10 +219,8 @@ fn content_kinds(message: crate::producer::raw::Raw<'_>) -> (bool, bool) {
     (object && arrays, object && strings)
 }
 
-fn contains_any(hay: &[u8], needles: &[&[u8]]) -> bool {
-    needles
-        .iter()
-        .any(|n| memchr::memmem::find(hay, n).is_some())
+fn contains_any(hay: &[u8], needles: &[Finder<'static>]) -> bool {
+    needles.iter().any(|n| n.find(hay).is_some())
 }
 
 #[cfg(test)]
