@@ -112,37 +112,17 @@ fn skip_ws(t: &[u8], mut i: usize) -> usize {
 /// holds an escape.
 #[inline(always)]
 fn string_end(t: &[u8], i: usize) -> Option<(usize, bool)> {
+    string_end_by(t, i, next_stop)
+}
+
+/// [`string_end`] with `stop` to find the next quote, backslash or control character (the tests
+/// pass each scan).
+#[inline(always)]
+fn string_end_by(t: &[u8], i: usize, stop: Stop) -> Option<(usize, bool)> {
     let mut i = i + 1;
     let mut escaped = false;
     loop {
-        // Eight bytes at a time, straight to the first quote, backslash or control character.
-        // The inner loop only tests words; the byte found is looked at once, after it (testing
-        // the byte after every word, as before, ran 10% more instructions in the scan of
-        // Claude Code lines).
-        let rest = t.get(i..)?;
-        let mut words = rest.chunks_exact(8);
-        let mut skipped = 0;
-        let hit = loop {
-            let Some(w) = words.next() else {
-                // The last few bytes of the line.
-                let tail = words.remainder();
-                let mut k = 0;
-                loop {
-                    let b = *tail.get(k)?;
-                    if b == b'"' || b == b'\\' || b < 0x20 {
-                        break;
-                    }
-                    k += 1;
-                }
-                break skipped + k;
-            };
-            let hit = string_stop(u64::from_le_bytes(w.try_into().expect("eight bytes")));
-            if hit != 0 {
-                break skipped + first(hit);
-            }
-            skipped += 8;
-        };
-        i += hit;
+        i = stop(t, i)?;
         match t[i] {
             b'"' => return Some((i + 1, escaped)),
             // A control character: serde_json refuses the line, so the scan gives up.
@@ -159,6 +139,76 @@ fn string_end(t: &[u8], i: usize) -> Option<(usize, bool)> {
         }
         escaped = true;
         i += 2;
+    }
+}
+
+/// A scan for the first quote, backslash or control character at or after `t[i]`: its index.
+type Stop = fn(&[u8], usize) -> Option<usize>;
+
+/// Sixteen bytes at a time with SSE2 (every x86_64 processor has it; `safe_arch` calls its
+/// instructions without `unsafe`), then [`next_stop_words`] for the last fifteen bytes or fewer.
+/// Four in five bytes of a Claude Code session are inside strings: the eight-byte scan took
+/// 18 instructions a word, this one 12 for two.
+#[cfg(all(target_arch = "x86_64", target_feature = "sse2"))]
+#[inline(always)]
+fn next_stop(t: &[u8], mut i: usize) -> Option<usize> {
+    use safe_arch::{
+        cmp_eq_mask_i8_m128i, load_unaligned_m128i, min_u8_m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i,
+    };
+    // `"` and `\`, as the signed bytes the instructions take.
+    let quote = set_splat_i8_m128i(0x22);
+    let backslash = set_splat_i8_m128i(0x5c);
+    let controls = set_splat_i8_m128i(0x1f);
+    while let Some(w) = t.get(i..i + 16) {
+        let v = load_unaligned_m128i(w.try_into().expect("sixteen bytes"));
+        // A byte at most 0x1f is its own minimum with 0x1f.
+        let stops = cmp_eq_mask_i8_m128i(v, quote)
+            | cmp_eq_mask_i8_m128i(v, backslash)
+            | cmp_eq_mask_i8_m128i(min_u8_m128i(v, controls), v);
+        let hit = move_mask_i8_m128i(stops);
+        if hit != 0 {
+            return Some(i + hit.trailing_zeros() as usize);
+        }
+        i += 16;
+    }
+    next_stop_words(t, i)
+}
+
+/// [`next_stop_words`] where SSE2 is not there.
+#[cfg(not(all(target_arch = "x86_64", target_feature = "sse2")))]
+#[inline(always)]
+fn next_stop(t: &[u8], i: usize) -> Option<usize> {
+    next_stop_words(t, i)
+}
+
+/// Eight bytes at a time, straight to the first quote, backslash or control character, then a
+/// byte at a time for the last few. The inner loop only tests words; the byte found is looked
+/// at once, after it (testing the byte after every word, as before, ran 10% more instructions
+/// in the scan of Claude Code lines).
+#[inline(always)]
+fn next_stop_words(t: &[u8], i: usize) -> Option<usize> {
+    let rest = t.get(i..)?;
+    let mut words = rest.chunks_exact(8);
+    let mut skipped = 0;
+    loop {
+        let Some(w) = words.next() else {
+            // The last few bytes of the line.
+            let tail = words.remainder();
+            let mut k = 0;
+            loop {
+                let b = *tail.get(k)?;
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    return Some(i + skipped + k);
+                }
+                k += 1;
+            }
+        };
+        let hit = string_stop(u64::from_le_bytes(w.try_into().expect("eight bytes")));
+        if hit != 0 {
+            return Some(i + skipped + first(hit));
+        }
+        skipped += 8;
     }
 }
 
@@ -399,13 +449,14 @@ mod tests {
         #[test]
         fn word_scans_agree_with_byte_scans(
             body in prop::collection::vec(prop::sample::select(
-                b"\"\\{}[]a ;=}{!#[]\x5c\x22\x7a\x7c\x7e\x5a\x5e\x02\xdb\xfb".to_vec()), 0..80),
+                b"\"\\{}[]a ;=}{!#[]\x5c\x22\x7a\x7c\x7e\x5a\x5e\x02\xdb\xfb\x00\x1f\x80\xff".to_vec()), 0..80),
             open in prop::sample::select(vec![b'"', b'{', b'[']),
         ) {
             let mut t = vec![open];
             t.extend_from_slice(&body);
             if open == b'"' {
                 prop_assert_eq!(string_end(&t, 0), string_end_bytewise(&t, 0));
+                prop_assert_eq!(string_end_by(&t, 0, next_stop_words), string_end_bytewise(&t, 0));
             } else {
                 prop_assert_eq!(nested_end(&t, 0), nested_end_with(&t, 0, string_end_bytewise));
             }
