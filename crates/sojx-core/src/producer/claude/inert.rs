@@ -97,7 +97,7 @@ fn inert_mask(raw: &[u8]) -> u8 {
     // An assistant message whose answer bytes stopped the walk at its `type`.
     let mut answer = false;
     let mut init = false;
-    let object = members(raw, &mut |k, v| {
+    let object = members(raw, |k, v| {
         match k {
             b"type" => {
                 doubt |= ty.replace(v).is_some_and(|t| t != v);
@@ -209,7 +209,7 @@ fn content_kinds(message: crate::producer::raw::Raw<'_>) -> (bool, bool) {
         return (false, false);
     };
     let (mut arrays, mut strings) = (true, true);
-    let object = crate::producer::raw::members(m, &mut |k, v| {
+    let object = crate::producer::raw::members(m, |k, v| {
         if k == b"content" {
             arrays &= matches!(v, Raw::Other([b'[', ..]));
             strings &= matches!(v, Raw::Plain(_) | Raw::Other([b'"', ..]));
