@@ -78,7 +78,13 @@ impl Collect {
 
     /// The lines collected so far; collecting starts again.
     pub(super) fn batch(&mut self) -> Batch {
-        std::mem::take(&mut self.batch)
+        // The next batch starts with this one's room: a batch is the lines of one read, so the
+        // next is about as long, and its bytes are not copied over and over as they grow.
+        let room = Batch {
+            bytes: Vec::with_capacity(self.batch.bytes.len()),
+            lines: Vec::with_capacity(self.batch.lines.len()),
+        };
+        std::mem::replace(&mut self.batch, room)
     }
 }
 
@@ -114,11 +120,17 @@ impl Work<'_> {
         out: &mut Vec<Done>,
     ) {
         let mut framed = Vec::new();
+        // What the batch's envelopes take when all are valid: the first run of valid documents
+        // reserves it, so that its bytes are not copied over and over as they grow.
+        let mut reserve = match &self.fast {
+            Some((template, false)) => batch.bytes.len() + batch.lines.len() * template.overhead(),
+            _ => 0,
+        };
         for line in &batch.lines {
             match *line {
                 Line::Text { no, start, end } if no >= from => {
                     let bytes = &batch.bytes[start..end];
-                    if !self.plain_valid(no, bytes, docs, clock, out) {
+                    if !self.plain_valid(no, bytes, docs, clock, (out, &mut reserve)) {
                         docs.line(no, bytes, &mut framed);
                     }
                 }
@@ -133,7 +145,7 @@ impl Work<'_> {
                 _ => {}
             }
             for doc in framed.drain(..) {
-                self.judge(doc, clock, out);
+                self.judge(doc, clock, (out, &mut reserve));
             }
         }
     }
@@ -143,7 +155,7 @@ impl Work<'_> {
         let mut framed = Vec::new();
         docs.finish(&mut framed);
         for doc in framed {
-            self.judge(doc, clock, out);
+            self.judge(doc, clock, (out, &mut 0));
         }
     }
 
@@ -155,7 +167,7 @@ impl Work<'_> {
         bytes: &[u8],
         docs: &mut Documents,
         clock: &mut Clock,
-        out: &mut Vec<Done>,
+        (out, reserve): (&mut Vec<Done>, &mut usize),
     ) -> bool {
         let Some((template, quiet)) = &self.fast else {
             return false;
@@ -169,7 +181,7 @@ impl Work<'_> {
         if !doc.plain || self.schema.is_valid_doc(&doc) != Some(true) {
             return false;
         }
-        let (bytes, count) = valid_run(out);
+        let (bytes, count) = valid_run(out, reserve);
         if !quiet {
             template.write_plain(clock, no, raw, bytes);
         }
@@ -177,7 +189,9 @@ impl Work<'_> {
         true
     }
 
-    fn judge(&self, doc: Doc<'_>, clock: &mut Clock, out: &mut Vec<Done>) {
+    /// Validate `doc` into `out`; a new run of valid documents reserves `reserve` bytes (then
+    /// none).
+    fn judge(&self, doc: Doc<'_>, clock: &mut Clock, (out, reserve): (&mut Vec<Done>, &mut usize)) {
         match doc {
             Doc::Value {
                 line,
@@ -187,7 +201,7 @@ impl Work<'_> {
             } if let Some((template, quiet)) = &self.fast
                 && self.schema.is_valid(&value) =>
             {
-                let (bytes, count) = valid_run(out);
+                let (bytes, count) = valid_run(out, reserve);
                 if !quiet {
                     template.write(clock, line, &value, raw, bytes);
                 }
@@ -203,11 +217,11 @@ impl Work<'_> {
 }
 
 /// The run of valid documents' envelopes at the end of `out` (a new one when the last is an
-/// envelope): its bytes and its count.
-fn valid_run(out: &mut Vec<Done>) -> (&mut Vec<u8>, &mut u64) {
+/// envelope, with room for `reserve` bytes, which is then spent): its bytes and its count.
+fn valid_run<'a>(out: &'a mut Vec<Done>, reserve: &mut usize) -> (&'a mut Vec<u8>, &'a mut u64) {
     if !matches!(out.last(), Some(Done::Valid { .. })) {
         out.push(Done::Valid {
-            bytes: Vec::new(),
+            bytes: Vec::with_capacity(std::mem::take(reserve)),
             docs: 0,
         });
     }
