@@ -106,6 +106,8 @@ def session_commands(sojx, release, inp, size):
                 cmds.append((tool, [tool, "-c", JQ_FILTER, str(inp)], "select the answer, no validation"))
             else:
                 skipped.append(tool)
+    # The floor (issue 60): reading the file and finding its lines, nothing parsed.
+    cmds.append(("wc -l", ["wc", "-l", str(inp)], "count the lines: the floor"))
     return cmds, skipped
 
 
@@ -199,6 +201,9 @@ def goals(summary):
         if "jaq" in t:
             r = t["jaq"]["median"] / w
             out.append(f"- Long session, ≥ 10× jaq: {r:.1f}× — {met(r >= 10)}.")
+        if "wc -l" in t:
+            r = t["sojx extract"]["median"] / t["wc -l"]["median"]
+            out.append(f"- Long session, `sojx extract` ≤ 2× `wc -l` on 256 MB (issue 60): {r:.1f}× — {met(r <= 2)}.")
         heads = [f"{rss[n] / 1024:.1f} MiB at {s}" for (k, s), (_, _, rss) in by.items() if k == "session"
                  for n in [name] if n in rss]
         out.append(f"- Long session, peak RSS ≤ 16 MiB + the longest line: {', '.join(heads)}.")
