@@ -480,8 +480,9 @@ def main():
     md += ["", "## `sojx run` (issue 19)", "",
            "What `sojx run` costs over `extract` when it owns the agent: `sojx run -- cat FILE` against "
            "`cat FILE | sojx extract`, both reading the stream from a pipe. Goals: within 5% on the 256 MB stream "
-           "(issue 19); at most 1 ms more per attempt (issue 60; the pipeline's time includes the shell's start, "
-           "about 0.5 ms, so the per-attempt cost here is an upper bound: docs/performance.md takes it off).", "",
+           "(issue 19); at most 1 ms more per attempt (issue 60). The pipeline runs through a shell: hyperfine takes "
+           "the shell's start off its time, the Python timer (`BENCH_TIMER=python`) does not, and then the per-attempt "
+           "cost below is short by that start, about 0.5 ms (docs/performance.md measures it both ways).", "",
            "| input | cat \\| extract wall / CPU | run -- cat wall / CPU | run's cost (wall / CPU) | per attempt (wall / CPU) |",
            "|---|---:|---:|---:|---:|"]
     for size, info, by, rss in summary:

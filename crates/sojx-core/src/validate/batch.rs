@@ -40,6 +40,11 @@ impl Batch {
     }
 }
 
+/// The most room a batch's bytes, or its envelopes, reserve ahead: a few reads' worth (a batch
+/// is the lines of one read, 64 KiB, and a long line's). A batch with a long line grows as
+/// before, and no later batch keeps its size.
+const MAX_ROOM: usize = 4 * crate::input::CHUNK;
+
 /// Collects the pieces the read loop hands out into batches.
 #[derive(Debug, Default)]
 pub(super) struct Collect {
@@ -78,10 +83,14 @@ impl Collect {
 
     /// The lines collected so far; collecting starts again.
     pub(super) fn batch(&mut self) -> Batch {
+        if self.batch.is_empty() {
+            // Nothing collected: the room stays.
+            return Batch::default();
+        }
         // The next batch starts with this one's room: a batch is the lines of one read, so the
         // next is about as long, and its bytes are not copied over and over as they grow.
         let room = Batch {
-            bytes: Vec::with_capacity(self.batch.bytes.len()),
+            bytes: Vec::with_capacity(self.batch.bytes.len().min(MAX_ROOM)),
             lines: Vec::with_capacity(self.batch.lines.len()),
         };
         std::mem::replace(&mut self.batch, room)
@@ -123,7 +132,9 @@ impl Work<'_> {
         // What the batch's envelopes take when all are valid: the first run of valid documents
         // reserves it, so that its bytes are not copied over and over as they grow.
         let mut reserve = match &self.fast {
-            Some((template, false)) => batch.bytes.len() + batch.lines.len() * template.overhead(),
+            Some((template, false)) => {
+                (batch.bytes.len() + batch.lines.len() * template.overhead()).min(MAX_ROOM)
+            }
             _ => 0,
         };
         for line in &batch.lines {

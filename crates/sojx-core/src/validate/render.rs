@@ -91,14 +91,14 @@ impl Template {
         }
     }
 
-    /// Append the envelope of the valid document of line `line` whose bytes `raw` are exactly
-    /// what serde_json writes for it.
     /// The bytes an envelope takes besides its document: the template's, a timestamp's and a
     /// line number's at most.
     pub(super) fn overhead(&self) -> usize {
         self.open.len() + self.head.len() + self.mid.len() + self.tail.len() + 24 + 20
     }
 
+    /// Append the envelope of the valid document of line `line` whose bytes `raw` are exactly
+    /// what serde_json writes for it.
     pub(super) fn write_plain(&self, clock: &mut Clock, line: u64, raw: &[u8], out: &mut Vec<u8>) {
         self.write_head(clock, line, out);
         out.extend_from_slice(raw);
