@@ -129,7 +129,7 @@ def commands(sojx, release, extra, inp, tmp):
     cmds = [("sojx", [sojx, "extract", "--schema", sch, *extra, str(inp)], "extract + validate + envelope")]
     if release:
         cmds.append(("sojx (cargo build --release)", [release, "extract", "--schema", sch, *extra, str(inp)],
-                     "the plain release build: dynamically linked, no LTO"))
+                     "the plain release build: dynamically linked, fat LTO"))
     cmds.append(("sojx (one thread)", [sojx, "extract", "--schema", sch, *extra, str(inp)], "SOJX_READ_AHEAD=0"))
     cmds.append(("sojx (full parse)", [sojx, "extract", "--schema", sch, *extra, str(inp)], "SOJX_NO_FAST_PATH=1"))
     # An agent's stdout, read from a pipe: as a pipeline gives it to extract, and as `run` does
